@@ -1,0 +1,192 @@
+//! What a measured program leaves in its run directory.
+//!
+//! ```text
+//! RUNDIR/
+//!   regio.idf.json               copy of the IDF the instrumented code registered
+//!   profile-r<rank>-p<pid>.json  one per process: metadata + every thread's sub-DRG
+//! ```
+//!
+//! The runtime writes profiles by hand with fixed-width numbers (so a
+//! profile's size depends only on the DRG, never on how long the program ran,
+//! and so it can be written from a signal handler without allocating). These
+//! types are the reader's view and the definition of the format.
+
+use serde::{Deserialize, Serialize};
+
+/// `format` field of every profile file.
+pub const PROFILE_FORMAT: &str = "regio-profile";
+/// Bumped whenever an older reader could misread a newer profile.
+pub const PROFILE_VERSION: u32 = 1;
+
+/// File name prefix and suffix of per-process profiles.
+pub const PROFILE_PREFIX: &str = "profile-";
+pub const PROFILE_SUFFIX: &str = ".json";
+
+/// `profile-r<rank>-p<pid>.json`
+pub fn profile_file_name(rank: u32, pid: u32) -> String {
+    format!("{PROFILE_PREFIX}r{rank}-p{pid}{PROFILE_SUFFIX}")
+}
+
+/// One process's measurements.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Always [`PROFILE_FORMAT`].
+    pub format: String,
+    pub version: u32,
+    /// `profile` (statistics only) or `trace`.
+    pub mode: String,
+    /// False when the file was written from a fatal signal handler or while
+    /// regions were still open on some thread.
+    pub complete: bool,
+    /// Why the profile was written: `exit` (normal exit or `exit()`),
+    /// `signal`, or `flush` (explicit `regio_flush()`).
+    pub reason: String,
+    /// The fatal signal number when `reason` is `signal`.
+    pub signal: Option<i32>,
+    pub pid: u32,
+    /// MPI rank (0 without MPI) and number of ranks (1 without MPI).
+    pub rank: u32,
+    pub size: u32,
+    pub host: String,
+    /// argv of the process.
+    pub command: Vec<String>,
+    /// Wall-clock time of runtime start-up, ns since the Unix epoch.
+    pub start_unix_ns: u64,
+    /// From runtime start-up to the moment the profile was written.
+    pub duration_ns: u64,
+    pub clock: ClockInfo,
+    /// Absolute path of the IDF registered by instrumented code, if any.
+    pub idf: Option<String>,
+    /// Region descriptors registered at run time (Rust macros); regions of
+    /// instrumented C/Fortran live in the IDF instead.
+    #[serde(default)]
+    pub regions: Vec<RegionDescriptor>,
+    pub threads: Vec<ThreadProfile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockInfo {
+    /// `tsc` (invariant time-stamp counter, calibrated) or `clock_gettime`
+    /// (CLOCK_MONOTONIC).
+    pub source: String,
+    /// Ticks per second of `source` as calibrated for this run.
+    pub ticks_per_second: f64,
+}
+
+/// A region described by the running program itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegionDescriptor {
+    pub id: u32,
+    pub kind: String,
+    pub name: String,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    #[serde(default)]
+    pub module: String,
+}
+
+/// The sub-DRG of one thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadProfile {
+    /// Dense thread number in order of first measurement (0 = first thread
+    /// that entered a region, normally the main thread).
+    pub thread: u32,
+    pub os_tid: u64,
+    /// The thread had ended before the profile was written.
+    pub finished: bool,
+    /// Nodes in creation order: a parent always precedes its children.
+    pub nodes: Vec<NodeRecord>,
+}
+
+/// One DRG node: a region executed in the context of its parent node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    /// Index of this node in `ThreadProfile::nodes`.
+    pub id: u32,
+    /// Index of the parent node; `None` for nodes entered with no region active.
+    pub parent: Option<u32>,
+    /// Region id (IDF id or descriptor id).
+    pub region: u32,
+    /// Entries of the region in this context, recursive ones included.
+    pub calls: u64,
+    /// Entries made while the node was already active on the stack (folded
+    /// onto this node instead of growing the graph).
+    pub recursive_calls: u64,
+    /// Wall time from outermost entry to exit, summed over calls.
+    pub inclusive_ns: u64,
+    /// Inclusive time minus the time in instrumented subregions.
+    pub exclusive_ns: u64,
+    /// Shortest and longest single (outermost) call, inclusive.
+    pub min_ns: u64,
+    pub max_ns: u64,
+    /// Frames of this node still open when the profile was written; their
+    /// time up to that moment is included above.
+    pub open: u32,
+}
+
+impl Profile {
+    /// Parse one profile file's text; `path` only names it in errors.
+    pub fn from_json(path: &str, text: &str) -> Result<Profile, ProfileError> {
+        let p: Profile = serde_json::from_str(text).map_err(|e| ProfileError::Json {
+            path: path.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        if p.format != PROFILE_FORMAT || p.version != PROFILE_VERSION {
+            return Err(ProfileError::Version {
+                path: path.to_string(),
+                format: p.format,
+                version: p.version,
+            });
+        }
+        Ok(p)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("{path}:{line}:{column}: error: {message}")]
+    Json {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{path}: error: not a profile this build reads (format `{format}`, version {version}; expected `{PROFILE_FORMAT}` {PROFILE_VERSION})")]
+    Version {
+        path: String,
+        format: String,
+        version: u32,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padded_numbers_and_null_fields_parse() {
+        let text = r#"{"format":"regio-profile","version":1,"mode":"profile","complete":false,
+          "reason":"signal","signal":11,"pid":   42,"rank":0,"size":1,"host":"h",
+          "command":["./a","x"],"start_unix_ns":      1,"duration_ns":       5,
+          "clock":{"source":"tsc","ticks_per_second":2.5e9},"idf":null,
+          "threads":[{"thread":0,"os_tid":42,"finished":false,"nodes":[
+            {"id":0,"parent":null,"region":3,"calls":    1,"recursive_calls":0,
+             "inclusive_ns":5,"exclusive_ns":5,"min_ns":5,"max_ns":5,"open":1}]}]}"#;
+        let p = Profile::from_json("p.json", text).unwrap();
+        assert_eq!(p.threads[0].nodes[0].region, 3);
+        assert_eq!(p.signal, Some(11));
+        assert!(p.regions.is_empty());
+    }
+
+    #[test]
+    fn other_formats_are_refused_by_name() {
+        let text = r#"{"format":"x","version":9,"mode":"profile","complete":true,"reason":"exit",
+          "signal":null,"pid":1,"rank":0,"size":1,"host":"h","command":[],"start_unix_ns":0,
+          "duration_ns":0,"clock":{"source":"tsc","ticks_per_second":1.0},"idf":null,"threads":[]}"#;
+        let e = Profile::from_json("p.json", text).unwrap_err().to_string();
+        assert!(e.contains("not a profile this build reads"), "{e}");
+    }
+}

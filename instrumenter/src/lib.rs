@@ -1,0 +1,12 @@
+//! The Regio instrumenter: reads C (and later Fortran and Rust) sources,
+//! selects code regions, and writes an instrumented copy of the tree plus
+//! the IDF. The `instrument` binary (main.rs) is a thin CLI over this.
+
+pub mod c;
+pub mod diag;
+pub mod driver;
+pub mod edit;
+pub mod filter;
+pub mod frontend;
+pub mod runtime_locator;
+pub mod selection;
