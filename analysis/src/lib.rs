@@ -1,1 +1,26 @@
+//! Reads Regio run directories, merges the sub-DRGs of every thread and
+//! process into one dynamic code-region call graph (DRG) per run, and renders
+//! it as text, JSON, CSV or folded stacks.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), regio_analysis::AnalysisError> {
+//! let run = regio_analysis::load_run(std::path::Path::new("run1"), None)?;
+//! let report = regio_analysis::merge(&run);
+//! print!("{}", regio_analysis::render(&[report], regio_analysis::Format::Text));
+//! # Ok(())
+//! # }
+//! ```
 
+mod error;
+mod load;
+mod merge;
+mod regions;
+pub mod render;
+mod units;
+
+pub use error::AnalysisError;
+pub use load::{load_run, RunDir};
+pub use merge::{merge, Node, ProcessSummary, Report, ThreadStat, ThreadSummary};
+pub use regions::RegionInfo;
+pub use render::{render, Format, FormatError};
+pub use units::human_ns;

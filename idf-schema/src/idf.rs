@@ -12,6 +12,7 @@ use crate::RegionKind;
 pub const FORMAT_VERSION: u32 = 1;
 
 /// 1-based line and column in the ORIGINAL source (columns count bytes).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Pos {
     pub line: u32,
@@ -31,6 +32,7 @@ impl fmt::Display for Pos {
 }
 
 /// A source file the instrumenter read.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceFile {
     /// Relative to the instrumented root (the same string regions use).
@@ -46,6 +48,7 @@ pub struct SourceFile {
     pub max_line_len: u32,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     pub format_version: u32,
@@ -57,6 +60,7 @@ pub struct Header {
     pub files: Vec<SourceFile>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Region {
     pub id: u32,
@@ -73,6 +77,7 @@ pub struct Region {
     pub aux: serde_json::Map<String, serde_json::Value>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Idf {
     pub header: Header,
@@ -356,11 +361,19 @@ mod tests {
         ]);
         let errs = d.validate().unwrap_err();
         let text: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
-        assert!(errs.contains(&ValidationError::DuplicateId { id: 1 }), "{text:?}");
+        assert!(
+            errs.contains(&ValidationError::DuplicateId { id: 1 }),
+            "{text:?}"
+        );
         assert!(errs.contains(&ValidationError::MissingParent { id: 3, parent: 9 }));
-        assert!(errs
-            .iter()
-            .any(|e| matches!(e, ValidationError::NotEnclosed { id: 4, parent: 1, .. })));
+        assert!(errs.iter().any(|e| matches!(
+            e,
+            ValidationError::NotEnclosed {
+                id: 4,
+                parent: 1,
+                ..
+            }
+        )));
         assert!(errs
             .iter()
             .any(|e| matches!(e, ValidationError::OutsideFile { id: 5, .. })));

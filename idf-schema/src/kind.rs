@@ -90,6 +90,28 @@ impl<'de> Deserialize<'de> for RegionKind {
     }
 }
 
+/// The strings [`RegionKind`] reads and writes, as a regular expression (the
+/// JSON Schema of the IDF uses it for `kind`).
+pub const KIND_PATTERN: &str =
+    "^(program|function|loop|call|io|user|omp_[a-z0-9_]+|mpi_[a-z0-9_]+)$";
+
+// Written by hand because serde (de)serialises the kind as one string, which
+// a derive would describe as a tagged enum.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for RegionKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RegionKind".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Region kind: program, function, loop, call, io, user, omp_<construct> or mpi_<call>.",
+            "type": "string",
+            "pattern": KIND_PATTERN,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

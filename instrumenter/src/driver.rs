@@ -79,12 +79,13 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DriverError + '_ {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Language {
     C,
+    Fortran(crate::fortran::SourceForm),
 }
 
 pub fn language_of(path: &Path) -> Option<Language> {
     match path.extension().and_then(|e| e.to_str()) {
         Some("c") | Some("h") => Some(Language::C),
-        _ => None,
+        _ => crate::fortran::form_for_path(path).map(Language::Fortran),
     }
 }
 
@@ -251,6 +252,7 @@ fn source_text(display: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
 fn run_front_end(lang: Language, input: &SourceInput) -> FrontendResult {
     match lang {
         Language::C => crate::c::instrument(input),
+        Language::Fortran(form) => crate::fortran::instrument(input, form),
     }
 }
 

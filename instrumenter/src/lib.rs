@@ -7,6 +7,7 @@ pub mod diag;
 pub mod driver;
 pub mod edit;
 pub mod filter;
+pub mod fortran;
 pub mod frontend;
 pub mod runtime_locator;
 pub mod selection;

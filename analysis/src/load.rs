@@ -1,0 +1,155 @@
+//! Reading a run directory: every per-process profile, and the IDF that
+//! names the regions.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use regio_idf::rundir::{
+    Profile, ProfileError, PROFILE_FORMAT, PROFILE_PREFIX, PROFILE_SUFFIX, PROFILE_VERSION,
+};
+use regio_idf::{Idf, IDF_FILE_NAME};
+use serde::Deserialize;
+
+use crate::AnalysisError;
+
+/// One run directory as read from disk.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    pub path: PathBuf,
+    /// Sorted by (rank, pid).
+    pub profiles: Vec<Profile>,
+    /// Region table of instrumented C/Fortran code, if one was found.
+    pub idf: Option<Idf>,
+    /// Where `idf` was read from.
+    pub idf_path: Option<PathBuf>,
+}
+
+/// Reads every `profile-*.json` in `path` and the IDF: `idf_override`, else
+/// `<path>/regio.idf.json`, else the IDF a profile names (if it still exists).
+pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, AnalysisError> {
+    let mut files = profile_files(path)?;
+    if files.is_empty() {
+        return Err(AnalysisError::NoProfiles {
+            path: path.display().to_string(),
+        });
+    }
+    files.sort();
+    let mut profiles = Vec::with_capacity(files.len());
+    for file in &files {
+        profiles.push(read_profile(file)?);
+    }
+    profiles.sort_by_key(|p| (p.rank, p.pid));
+
+    let idf_path = match idf_override {
+        Some(p) => Some(p.to_path_buf()),
+        None => {
+            let local = path.join(IDF_FILE_NAME);
+            if local.is_file() {
+                Some(local)
+            } else {
+                profiles
+                    .iter()
+                    .filter_map(|p| p.idf.as_deref())
+                    .map(PathBuf::from)
+                    .find(|p| p.is_file())
+            }
+        }
+    };
+    let idf = match &idf_path {
+        Some(p) => Some(Idf::read(p)?),
+        None => None,
+    };
+    Ok(RunDir {
+        path: path.to_path_buf(),
+        profiles,
+        idf,
+        idf_path,
+    })
+}
+
+fn profile_files(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
+    let io = |source| AnalysisError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with(PROFILE_PREFIX)
+            && name.ends_with(PROFILE_SUFFIX)
+            && entry.path().is_file()
+        {
+            files.push(entry.path());
+        }
+    }
+    Ok(files)
+}
+
+/// Just enough of a profile to tell a file of another format or version from
+/// a broken one.
+#[derive(Deserialize)]
+struct FormatProbe {
+    format: String,
+    version: u32,
+}
+
+fn read_profile(file: &Path) -> Result<Profile, AnalysisError> {
+    let shown = file.display().to_string();
+    let text = std::fs::read_to_string(file).map_err(|source| AnalysisError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let profile = match Profile::from_json(&shown, &text) {
+        Ok(p) => p,
+        // A newer format may have changed any field: name the version rather
+        // than the first field this build does not understand.
+        Err(e @ ProfileError::Json { .. }) => match serde_json::from_str::<FormatProbe>(&text) {
+            Ok(probe) if probe.format != PROFILE_FORMAT || probe.version != PROFILE_VERSION => {
+                return Err(ProfileError::Version {
+                    path: shown,
+                    format: probe.format,
+                    version: probe.version,
+                }
+                .into())
+            }
+            _ => return Err(e.into()),
+        },
+        Err(e) => return Err(e.into()),
+    };
+    check_structure(&shown, &profile)?;
+    Ok(profile)
+}
+
+/// The merge relies on node `i` being at index `i` and on parents preceding
+/// their children (the runtime writes nodes in creation order).
+fn check_structure(path: &str, p: &Profile) -> Result<(), AnalysisError> {
+    let bad = |message: String| AnalysisError::Malformed {
+        path: path.to_string(),
+        message,
+    };
+    let mut seen = HashSet::new();
+    for t in &p.threads {
+        if !seen.insert(t.thread) {
+            return Err(bad(format!("thread {} appears more than once", t.thread)));
+        }
+        for (i, n) in t.nodes.iter().enumerate() {
+            if n.id as usize != i {
+                return Err(bad(format!(
+                    "thread {}: node at position {i} has id {}",
+                    t.thread, n.id
+                )));
+            }
+            if let Some(parent) = n.parent {
+                if parent >= n.id {
+                    return Err(bad(format!(
+                        "thread {}: node {} has parent {parent}, which does not precede it",
+                        t.thread, n.id
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,354 @@
+//! Merging the sub-DRGs of every thread of every process into one DRG per
+//! run. A merged node is identified by its path of region ids from the root,
+//! so the same region reached through different callers stays apart, and the
+//! same path on different threads or ranks becomes one node.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use regio_idf::rundir::{NodeRecord, Profile};
+
+use crate::regions::{RegionInfo, RegionTable};
+use crate::RunDir;
+
+/// The merged DRG of one run, with what the header of a report shows.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub run_dir: PathBuf,
+    /// argv of the first process (lowest rank).
+    pub command: Vec<String>,
+    /// Every process wrote a complete profile.
+    pub complete: bool,
+    /// `exit`, `signal` or `flush`: that of the first process killed by a
+    /// signal, else of the first incomplete one, else of the first one.
+    pub reason: String,
+    pub signal: Option<i32>,
+    /// Sorted by (rank, pid).
+    pub processes: Vec<ProcessSummary>,
+    /// Threads over all processes.
+    pub threads: usize,
+    /// Total time of the run: the longest process duration.
+    pub wall_ns: u64,
+    /// Clock source; distinct sources joined by `,` if processes differ.
+    pub clock: String,
+    /// Where region names came from.
+    pub idf_path: Option<PathBuf>,
+    pub warnings: Vec<String>,
+    /// Root nodes, by inclusive time (descending), then region id.
+    pub roots: Vec<Node>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcessSummary {
+    pub rank: u32,
+    pub pid: u32,
+    pub host: String,
+    pub duration_ns: u64,
+    pub complete: bool,
+    pub reason: String,
+    pub signal: Option<i32>,
+    pub threads: usize,
+}
+
+/// One node of the merged DRG: a region in the context of its caller path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub region: u32,
+    pub info: RegionInfo,
+    pub calls: u64,
+    pub recursive_calls: u64,
+    pub inclusive_ns: u64,
+    pub exclusive_ns: u64,
+    /// Shortest and longest single call on any thread (0 if none).
+    pub min_ns: u64,
+    pub max_ns: u64,
+    /// Frames still open when the profiles were written.
+    pub open: u64,
+    /// Every (rank, pid, thread) that visited the node, in that order.
+    pub per_thread: Vec<ThreadStat>,
+    pub threads: ThreadSummary,
+    /// By inclusive time (descending), then region id.
+    pub children: Vec<Node>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadStat {
+    pub rank: u32,
+    pub pid: u32,
+    pub thread: u32,
+    pub calls: u64,
+    pub inclusive_ns: u64,
+    pub exclusive_ns: u64,
+}
+
+/// Inclusive time across the threads that visited a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ThreadSummary {
+    pub count: usize,
+    pub min_inclusive_ns: u64,
+    /// Rounded to the nearest nanosecond.
+    pub mean_inclusive_ns: u64,
+    pub max_inclusive_ns: u64,
+    /// The first thread (in rank, pid, thread order) with the maximum.
+    pub max_rank: u32,
+    pub max_pid: u32,
+    pub max_thread: u32,
+}
+
+impl Node {
+    /// Share of the run's wall time, in percent. Inclusive time is summed
+    /// over threads, so parallel regions can exceed 100.
+    pub fn percent(&self, wall_ns: u64) -> f64 {
+        if wall_ns == 0 {
+            0.0
+        } else {
+            self.inclusive_ns as f64 * 100.0 / wall_ns as f64
+        }
+    }
+
+    /// This node and every descendant, depth first, parents before children.
+    pub fn walk(&self, f: &mut dyn FnMut(&Node, &[&Node])) {
+        fn go<'a>(n: &'a Node, path: &mut Vec<&'a Node>, f: &mut dyn FnMut(&Node, &[&Node])) {
+            path.push(n);
+            f(n, path);
+            for c in &n.children {
+                go(c, path, f);
+            }
+            path.pop();
+        }
+        go(self, &mut Vec::new(), f);
+    }
+}
+
+impl Report {
+    /// Every node depth first; the slice is the path from a root to the node
+    /// (the node last).
+    pub fn walk(&self, f: &mut dyn FnMut(&Node, &[&Node])) {
+        for r in &self.roots {
+            r.walk(f);
+        }
+    }
+}
+
+type ThreadKey = (u32, u32, u32);
+
+#[derive(Default)]
+struct Acc {
+    region: u32,
+    calls: u64,
+    recursive_calls: u64,
+    inclusive_ns: u64,
+    exclusive_ns: u64,
+    min_ns: Option<u64>,
+    max_ns: u64,
+    open: u64,
+    per_thread: BTreeMap<ThreadKey, ThreadStat>,
+    children: HashMap<u32, usize>,
+}
+
+/// Arena of merged nodes; index 0 is a virtual root above every root node.
+struct Tree {
+    nodes: Vec<Acc>,
+}
+
+impl Tree {
+    fn child(&mut self, parent: usize, region: u32) -> usize {
+        if let Some(&i) = self.nodes[parent].children.get(&region) {
+            return i;
+        }
+        let i = self.nodes.len();
+        self.nodes.push(Acc {
+            region,
+            ..Acc::default()
+        });
+        self.nodes[parent].children.insert(region, i);
+        i
+    }
+
+    fn add(&mut self, at: usize, key: ThreadKey, n: &NodeRecord) {
+        let a = &mut self.nodes[at];
+        a.calls = a.calls.saturating_add(n.calls);
+        a.recursive_calls = a.recursive_calls.saturating_add(n.recursive_calls);
+        a.inclusive_ns = a.inclusive_ns.saturating_add(n.inclusive_ns);
+        a.exclusive_ns = a.exclusive_ns.saturating_add(n.exclusive_ns);
+        // A node that was never entered carries no call durations.
+        if n.calls > 0 {
+            a.min_ns = Some(a.min_ns.map_or(n.min_ns, |m| m.min(n.min_ns)));
+            a.max_ns = a.max_ns.max(n.max_ns);
+        }
+        a.open = a.open.saturating_add(u64::from(n.open));
+        let t = a.per_thread.entry(key).or_insert(ThreadStat {
+            rank: key.0,
+            pid: key.1,
+            thread: key.2,
+            calls: 0,
+            inclusive_ns: 0,
+            exclusive_ns: 0,
+        });
+        t.calls = t.calls.saturating_add(n.calls);
+        t.inclusive_ns = t.inclusive_ns.saturating_add(n.inclusive_ns);
+        t.exclusive_ns = t.exclusive_ns.saturating_add(n.exclusive_ns);
+    }
+
+    fn build(&self, i: usize, regions: &RegionTable) -> Node {
+        let a = &self.nodes[i];
+        let mut children: Vec<Node> = a
+            .children
+            .values()
+            .map(|&c| self.build(c, regions))
+            .collect();
+        sort_nodes(&mut children);
+        let per_thread: Vec<ThreadStat> = a.per_thread.values().copied().collect();
+        Node {
+            region: a.region,
+            info: regions.info(a.region),
+            calls: a.calls,
+            recursive_calls: a.recursive_calls,
+            inclusive_ns: a.inclusive_ns,
+            exclusive_ns: a.exclusive_ns,
+            min_ns: a.min_ns.unwrap_or(0),
+            max_ns: a.max_ns,
+            open: a.open,
+            threads: summarize(&per_thread),
+            per_thread,
+            children,
+        }
+    }
+}
+
+fn sort_nodes(nodes: &mut [Node]) {
+    nodes.sort_by(|a, b| {
+        b.inclusive_ns
+            .cmp(&a.inclusive_ns)
+            .then(a.region.cmp(&b.region))
+    });
+}
+
+fn summarize(per_thread: &[ThreadStat]) -> ThreadSummary {
+    let Some(first) = per_thread.first() else {
+        return ThreadSummary::default();
+    };
+    let mut s = ThreadSummary {
+        count: per_thread.len(),
+        min_inclusive_ns: first.inclusive_ns,
+        mean_inclusive_ns: 0,
+        max_inclusive_ns: first.inclusive_ns,
+        max_rank: first.rank,
+        max_pid: first.pid,
+        max_thread: first.thread,
+    };
+    let mut sum: u128 = 0;
+    for t in per_thread {
+        sum += u128::from(t.inclusive_ns);
+        s.min_inclusive_ns = s.min_inclusive_ns.min(t.inclusive_ns);
+        if t.inclusive_ns > s.max_inclusive_ns {
+            s.max_inclusive_ns = t.inclusive_ns;
+            s.max_rank = t.rank;
+            s.max_pid = t.pid;
+            s.max_thread = t.thread;
+        }
+    }
+    let n = per_thread.len() as u128;
+    s.mean_inclusive_ns = u64::try_from((sum + n / 2) / n).unwrap_or(u64::MAX);
+    s
+}
+
+/// Merge all threads of all processes of one run.
+pub fn merge(run: &RunDir) -> Report {
+    let regions = RegionTable::of_run(run);
+    let mut tree = Tree {
+        nodes: vec![Acc::default()],
+    };
+    let mut warnings = Vec::new();
+    for p in &run.profiles {
+        for t in &p.threads {
+            let key = (p.rank, p.pid, t.thread);
+            let mut placed: Vec<usize> = Vec::with_capacity(t.nodes.len());
+            for (i, n) in t.nodes.iter().enumerate() {
+                // `load_run` refuses parents that do not precede their
+                // child; a hand-built RunDir gets a warning instead.
+                let parent = match n.parent {
+                    None => 0,
+                    Some(q) if (q as usize) < i => placed[q as usize],
+                    Some(q) => {
+                        warnings.push(format!(
+                            "rank {} pid {} thread {}: node {i} has parent {q}, which does not precede it; shown as a root",
+                            p.rank, p.pid, t.thread
+                        ));
+                        0
+                    }
+                };
+                let at = tree.child(parent, n.region);
+                tree.add(at, key, n);
+                placed.push(at);
+            }
+        }
+    }
+    let root = tree.build(0, &regions);
+    let roots = root.children;
+
+    let mut undescribed = BTreeSet::new();
+    for r in &roots {
+        r.walk(&mut |n, _| {
+            if !n.info.described {
+                undescribed.insert(n.region);
+            }
+        });
+    }
+    if !undescribed.is_empty() {
+        let ids: Vec<String> = undescribed.iter().map(|id| id.to_string()).collect();
+        let source = match &run.idf_path {
+            Some(p) => format!("not in {} nor in any region descriptor", p.display()),
+            None => "no IDF (regio.idf.json) was found and no region descriptor names them".into(),
+        };
+        warnings.push(format!(
+            "{} region(s) without description, shown as region#<id> ({source}): {}",
+            ids.len(),
+            ids.join(", ")
+        ));
+    }
+
+    let processes: Vec<ProcessSummary> = run.profiles.iter().map(summary_of).collect();
+    let worst = run
+        .profiles
+        .iter()
+        .find(|p| p.reason == "signal")
+        .or_else(|| run.profiles.iter().find(|p| !p.complete))
+        .or_else(|| run.profiles.first());
+    let clocks: BTreeSet<&str> = run
+        .profiles
+        .iter()
+        .map(|p| p.clock.source.as_str())
+        .collect();
+    Report {
+        run_dir: run.path.clone(),
+        command: run
+            .profiles
+            .first()
+            .map(|p| p.command.clone())
+            .unwrap_or_default(),
+        complete: run.profiles.iter().all(|p| p.complete),
+        reason: worst.map(|p| p.reason.clone()).unwrap_or_default(),
+        signal: worst.and_then(|p| p.signal),
+        threads: processes.iter().map(|p| p.threads).sum(),
+        wall_ns: processes.iter().map(|p| p.duration_ns).max().unwrap_or(0),
+        processes,
+        clock: clocks.into_iter().collect::<Vec<_>>().join(","),
+        idf_path: run.idf_path.clone(),
+        warnings,
+        roots,
+    }
+}
+
+fn summary_of(p: &Profile) -> ProcessSummary {
+    ProcessSummary {
+        rank: p.rank,
+        pid: p.pid,
+        host: p.host.clone(),
+        duration_ns: p.duration_ns,
+        complete: p.complete,
+        reason: p.reason.clone(),
+        signal: p.signal,
+        threads: p.threads.len(),
+    }
+}

@@ -1,0 +1,206 @@
+//! The report for people: a header about the run, then the DRG as an
+//! indented tree with aligned columns.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use crate::merge::{Node, Report};
+use crate::units::{human_ns, percent};
+
+/// Above this many processes the header summarises their durations.
+const LIST_PROCESSES: usize = 8;
+
+pub(super) fn render(reports: &[Report]) -> String {
+    let mut out = String::new();
+    for (i, r) in reports.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        header(&mut out, r);
+        out.push('\n');
+        tree(&mut out, r);
+    }
+    out
+}
+
+fn header(out: &mut String, r: &Report) {
+    let mut line = |label: &str, value: &str| {
+        let _ = writeln!(out, "{:<11}{value}", format!("{label}:"));
+    };
+    line("run", &r.run_dir.display().to_string());
+    line("command", &r.command.join(" "));
+    line("status", &status(r));
+    line("processes", &processes(r));
+    line("threads", &r.threads.to_string());
+    line("clock", &r.clock);
+    line(
+        "wall time",
+        &format!("{} (longest process)", human_ns(r.wall_ns)),
+    );
+    let regions = match &r.idf_path {
+        Some(p) => p.display().to_string(),
+        None => "no IDF found".to_string(),
+    };
+    line("regions", &regions);
+    for w in &r.warnings {
+        line("warning", w);
+    }
+}
+
+fn status(r: &Report) -> String {
+    if r.complete {
+        return format!("complete ({})", r.reason);
+    }
+    let incomplete = r.processes.iter().filter(|p| !p.complete).count();
+    let who = r
+        .processes
+        .iter()
+        .find(|p| p.reason == r.reason && p.signal == r.signal && !p.complete)
+        .map(|p| format!(" in rank {} pid {}", p.rank, p.pid))
+        .unwrap_or_default();
+    let why = match r.signal {
+        Some(sig) => format!("killed by signal {sig}{}{who}", signal_name(sig)),
+        None => format!("written by `{}`{who} while regions were open", r.reason),
+    };
+    let share = if r.processes.len() > 1 {
+        format!(
+            " ({incomplete} of {} processes incomplete)",
+            r.processes.len()
+        )
+    } else {
+        String::new()
+    };
+    format!("INCOMPLETE: {why}{share}; open regions are timed up to that moment")
+}
+
+/// Linux numbering of the signals the runtime catches or a run may die of.
+fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return String::new(),
+    };
+    format!(" ({name})")
+}
+
+fn processes(r: &Report) -> String {
+    let n = r.processes.len();
+    if n > LIST_PROCESSES {
+        let min = r.processes.iter().map(|p| p.duration_ns).min().unwrap_or(0);
+        let max = r.processes.iter().map(|p| p.duration_ns).max().unwrap_or(0);
+        return format!("{n} (durations {} to {})", human_ns(min), human_ns(max));
+    }
+    let each: Vec<String> = r
+        .processes
+        .iter()
+        .map(|p| format!("rank {} pid {}: {}", p.rank, p.pid, human_ns(p.duration_ns)))
+        .collect();
+    format!("{n} ({})", each.join(", "))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Align {
+    Left,
+    Right,
+}
+
+const COLUMNS: [(&str, Align); 8] = [
+    ("region", Align::Left),
+    ("kind", Align::Left),
+    ("location", Align::Left),
+    ("calls", Align::Right),
+    ("inclusive", Align::Right),
+    ("exclusive", Align::Right),
+    ("%", Align::Right),
+    ("threads: min / mean / max inclusive", Align::Left),
+];
+
+fn tree(out: &mut String, r: &Report) {
+    if r.roots.is_empty() {
+        out.push_str("(no regions were measured)\n");
+        return;
+    }
+    // Thread owners are named by rank unless two processes share a rank
+    // (forked processes without MPI), then by pid.
+    let ranks: HashSet<u32> = r.processes.iter().map(|p| p.rank).collect();
+    let by_rank = ranks.len() == r.processes.len();
+    let mut rows: Vec<Vec<String>> = vec![COLUMNS.iter().map(|(h, _)| h.to_string()).collect()];
+    r.walk(&mut |n, path| rows.push(row(n, path.len() - 1, r.wall_ns, by_rank)));
+    let mut widths = [0usize; COLUMNS.len()];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for row in &rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            match COLUMNS.get(i).map_or(Align::Left, |c| c.1) {
+                Align::Left => {
+                    line.push_str(cell);
+                    line.extend(std::iter::repeat_n(' ', pad));
+                }
+                Align::Right => {
+                    line.extend(std::iter::repeat_n(' ', pad));
+                    line.push_str(cell);
+                }
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str("inclusive and exclusive times are summed over threads; % is of the wall time\n");
+}
+
+fn row(n: &Node, depth: usize, wall_ns: u64, by_rank: bool) -> Vec<String> {
+    let mut calls = n.calls.to_string();
+    if n.recursive_calls > 0 {
+        let _ = write!(calls, " ({} recursive)", n.recursive_calls);
+    }
+    let mut threads = String::new();
+    let t = &n.threads;
+    if t.count > 1 {
+        let owner = if by_rank {
+            format!("rank {} thread {}", t.max_rank, t.max_thread)
+        } else {
+            format!("pid {} thread {}", t.max_pid, t.max_thread)
+        };
+        let _ = write!(
+            threads,
+            "{}: {} / {} / {} (max: {owner})",
+            t.count,
+            human_ns(t.min_inclusive_ns),
+            human_ns(t.mean_inclusive_ns),
+            human_ns(t.max_inclusive_ns)
+        );
+    }
+    if n.open > 0 {
+        if !threads.is_empty() {
+            threads.push(' ');
+        }
+        let _ = write!(threads, "[{} frame(s) still open]", n.open);
+    }
+    vec![
+        format!("{}{}", "  ".repeat(depth), n.info.name),
+        n.info.kind.clone(),
+        n.info.location(),
+        calls,
+        human_ns(n.inclusive_ns),
+        human_ns(n.exclusive_ns),
+        percent(n.percent(wall_ns)),
+        threads,
+    ]
+}

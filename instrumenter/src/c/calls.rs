@@ -1,0 +1,340 @@
+//! Which call expressions become `io` or `call` regions, and how their
+//! probes must be written so the value and evaluation order stay the same.
+
+use std::collections::HashSet;
+
+use tree_sitter::Node;
+
+use super::syntax::{squashed, text};
+
+/// stdio and POSIX I/O functions: kind `io` (with `--regions io`).
+const IO_FUNCTIONS: &[&str] = &[
+    // formatted output and input
+    "printf",
+    "fprintf",
+    "vprintf",
+    "vfprintf",
+    "dprintf",
+    "vdprintf",
+    "scanf",
+    "fscanf",
+    "vscanf",
+    "vfscanf",
+    // characters and lines
+    "puts",
+    "fputs",
+    "putchar",
+    "fputc",
+    "putc",
+    "fgets",
+    "fgetc",
+    "getc",
+    "getchar",
+    "gets",
+    "ungetc",
+    "getline",
+    "getdelim",
+    // blocks and streams
+    "fread",
+    "fwrite",
+    "fopen",
+    "fdopen",
+    "freopen",
+    "fclose",
+    "fflush",
+    "fseek",
+    "fseeko",
+    "ftell",
+    "ftello",
+    "rewind",
+    "fgetpos",
+    "fsetpos",
+    "setvbuf",
+    "tmpfile",
+    "perror",
+    // POSIX descriptors
+    "read",
+    "write",
+    "open",
+    "openat",
+    "creat",
+    "close",
+    "pread",
+    "pwrite",
+    "readv",
+    "writev",
+    "lseek",
+    "fsync",
+    "fdatasync",
+];
+
+/// Never wrapped: compile-time pseudo-functions, functions whose call may
+/// not be moved into another expression (`setjmp`), functions that do not
+/// return (the exit probe would never run), and standard macros.
+const NEVER: &[&str] = &[
+    "sizeof",
+    "_Alignof",
+    "alignof",
+    "__alignof__",
+    "__alignof",
+    "typeof",
+    "__typeof__",
+    "__typeof",
+    "typeof_unqual",
+    "_Static_assert",
+    "static_assert",
+    "_Generic",
+    "offsetof",
+    "va_start",
+    "va_end",
+    "va_arg",
+    "va_copy",
+    "setjmp",
+    "_setjmp",
+    "sigsetjmp",
+    "__sigsetjmp",
+    "longjmp",
+    "_longjmp",
+    "siglongjmp",
+    "vfork",
+    "exit",
+    "_exit",
+    "_Exit",
+    "quick_exit",
+    "abort",
+    "pthread_exit",
+];
+
+/// Callees inside whose arguments nothing is evaluated (or that are not
+/// real calls): calls there are never regions.
+const OPAQUE: &[&str] = &[
+    "sizeof",
+    "_Alignof",
+    "alignof",
+    "__alignof__",
+    "__alignof",
+    "typeof",
+    "__typeof__",
+    "__typeof",
+    "typeof_unqual",
+    "_Static_assert",
+    "static_assert",
+    "_Generic",
+    "offsetof",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallKind {
+    Io,
+    Call,
+}
+
+/// How the probes go around a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form<'t> {
+    /// `f(x);`: the expression statement is bracketed by a block.
+    Statement(Node<'t>),
+    /// Value thrown away inside an expression: a comma expression.
+    Comma,
+    /// Value used: a statement expression keeps it in a temporary.
+    Value,
+}
+
+pub(crate) struct Plan<'t> {
+    pub(crate) kind: CallKind,
+    pub(crate) name: String,
+    pub(crate) form: Form<'t>,
+}
+
+/// Whether calls inside this call's arguments must be left alone: the
+/// arguments of compile-time pseudo-functions are not evaluated, and a
+/// macro may stringify its arguments (`assert`) or paste them anywhere.
+pub(crate) fn args_are_opaque(call: Node<'_>, src: &str, macros: &HashSet<String>) -> bool {
+    call.child_by_field_name("function").is_some_and(|f| {
+        let name = text(f, src);
+        f.kind() == "identifier"
+            && (OPAQUE.contains(&name) || looks_like_macro(name) || macros.contains(name))
+    })
+}
+
+/// ALL_CAPS callees are taken to be macros: a macro "call" is no call,
+/// and one that expands to statements, declarations, a brace initializer
+/// or a `return` would break inside a wrapper.
+fn looks_like_macro(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// Names of the function-like macros a text defines (`#define f(` with
+/// no blank before the parenthesis). Lower-case macros look like calls to
+/// the parser; these are never wrapped.
+pub fn function_like_macros(text: &str) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        if !rest.starts_with([' ', '\t']) {
+            continue;
+        }
+        let rest = rest.trim_start();
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if end > 0 && rest[end..].starts_with('(') {
+            names.insert(rest[..end].to_string());
+        }
+    }
+    names
+}
+
+/// Which calls the user asked for, and which names are macros.
+pub(crate) struct CallRules<'a> {
+    pub(crate) want_io: bool,
+    pub(crate) want_calls: bool,
+    pub(crate) macros: &'a HashSet<String>,
+}
+
+/// What to do with one call expression inside a function body; None when
+/// it is not a region. `path` holds the call's ancestors and, last, the
+/// call itself.
+pub(crate) fn plan<'t>(
+    path: &[Node<'t>],
+    src: &str,
+    in_void_function: bool,
+    rules: &CallRules<'_>,
+) -> Option<Plan<'t>> {
+    let call = *path.last()?;
+    let callee = call.child_by_field_name("function")?;
+    let name = squashed(callee, src);
+    let kind = if callee.kind() == "identifier" {
+        if NEVER.contains(&name.as_str())
+            || name.starts_with("__builtin_")
+            || name.starts_with("__sync_")
+            || name.starts_with("__atomic_")
+            || name.starts_with("regio_")
+            || looks_like_macro(&name)
+            || rules.macros.contains(&name)
+        {
+            return None;
+        }
+        if IO_FUNCTIONS.contains(&name.as_str()) {
+            CallKind::Io
+        } else {
+            CallKind::Call
+        }
+    } else {
+        CallKind::Call
+    };
+    let wanted = match kind {
+        CallKind::Io => rules.want_io,
+        CallKind::Call => rules.want_calls,
+    };
+    if !wanted {
+        return None;
+    }
+    let form = match context(path, path.len() - 1, src, in_void_function) {
+        Context::Statement(stmt) => Form::Statement(stmt),
+        Context::Discarded => Form::Comma,
+        Context::Used => Form::Value,
+        Context::MaybeVoid => return None,
+    };
+    Some(Plan { kind, name, form })
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Context<'t> {
+    Statement(Node<'t>),
+    Discarded,
+    Used,
+    /// A `?:` branch: its type may be void, and wrapping only one branch
+    /// could make the branches' types disagree.
+    MaybeVoid,
+}
+
+/// How the value of `path[at]` is used, looking through parentheses,
+/// commas, casts to void and statement expressions.
+fn context<'t>(path: &[Node<'t>], at: usize, src: &str, in_void_function: bool) -> Context<'t> {
+    let Some(up) = at.checked_sub(1) else {
+        return Context::Used;
+    };
+    let (expr, parent) = (path[at], path[up]);
+    let role = field_of(parent, expr);
+    // An enclosing expression in statement position discards our value
+    // but is itself no statement we could bracket.
+    let discarded_if_statement = |c: Context<'t>| match c {
+        Context::Statement(_) => Context::Discarded,
+        c => c,
+    };
+    match parent.kind() {
+        "parenthesized_expression" | "extension_expression" => {
+            discarded_if_statement(context(path, up, src, in_void_function))
+        }
+        "comma_expression" if role == Some("left") => Context::Discarded,
+        "comma_expression" => discarded_if_statement(context(path, up, src, in_void_function)),
+        "cast_expression" => {
+            let to_void = parent
+                .child_by_field_name("type")
+                .is_some_and(|t| is_void_type(t, src));
+            if to_void {
+                Context::Discarded
+            } else {
+                Context::Used
+            }
+        }
+        "conditional_expression" if role == Some("condition") => Context::Used,
+        "conditional_expression" => Context::MaybeVoid,
+        "for_statement" if matches!(role, Some("initializer") | Some("update")) => {
+            Context::Discarded
+        }
+        "return_statement" if in_void_function => Context::Discarded,
+        "expression_statement" => match statement_expression_of(path, up) {
+            // The last statement of `({ ...; f(); })` gives the value of
+            // the whole statement expression.
+            Some(paren) => match context(path, paren, src, in_void_function) {
+                Context::Statement(_) | Context::Discarded => Context::Statement(parent),
+                c => c,
+            },
+            None => Context::Statement(parent),
+        },
+        _ => Context::Used,
+    }
+}
+
+/// If `path[stmt]` is the last statement of a statement expression, the
+/// index in `path` of that expression (it gives the statement's value).
+fn statement_expression_of(path: &[Node<'_>], stmt: usize) -> Option<usize> {
+    let block_at = stmt.checked_sub(1)?;
+    let paren_at = block_at.checked_sub(1)?;
+    let (block, paren) = (path[block_at], path[paren_at]);
+    if block.kind() != "compound_statement" || paren.kind() != "parenthesized_expression" {
+        return None;
+    }
+    let mut c = block.walk();
+    let last = block
+        .named_children(&mut c)
+        .filter(|n| n.kind() != "comment")
+        .last()?;
+    (last == path[stmt]).then_some(paren_at)
+}
+
+fn is_void_type(type_descriptor: Node<'_>, src: &str) -> bool {
+    // `(void)` parses as a type descriptor with the primitive type `void`
+    // and no declarator.
+    type_descriptor.named_child_count() == 1
+        && type_descriptor
+            .named_child(0)
+            .is_some_and(|t| t.kind() == "primitive_type" && text(t, src) == "void")
+}
+
+fn field_of<'t>(parent: Node<'t>, child: Node<'t>) -> Option<&'static str> {
+    let mut c = parent.walk();
+    for (i, ch) in parent.children(&mut c).enumerate() {
+        if ch == child {
+            return parent.field_name_for_child(i as u32);
+        }
+    }
+    None
+}

@@ -1,0 +1,448 @@
+//! `#pragma regio ...` lines: recognising them, checking them, and pairing
+//! `begin` with `end`. Everything here is decided before any edit is made,
+//! so a file with a bad directive produces errors and no output.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use crate::diag::Diagnostic;
+
+use super::jumps::{JumpCache, JumpIn};
+use super::syntax::{innermost_function, is_loop, preorder, text, Lines};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Command {
+    Begin(String),
+    End(String),
+    Disable,
+    Enable,
+    Skip,
+}
+
+impl Command {
+    fn spelled(&self) -> String {
+        match self {
+            Command::Begin(n) => format!("`#pragma regio begin {n}`"),
+            Command::End(n) => format!("`#pragma regio end {n}`"),
+            Command::Disable => "`#pragma regio disable`".into(),
+            Command::Enable => "`#pragma regio enable`".into(),
+            Command::Skip => "`#pragma regio skip`".into(),
+        }
+    }
+}
+
+pub(crate) struct Directive {
+    pub(crate) command: Command,
+    /// What the probe replaces: the whole directive except the newline
+    /// that ends it. Trailing comments go too: a `//` comment that was
+    /// part of a pragma would be a C90 error in code.
+    pub(crate) range: Range<usize>,
+    /// End of the directive's last word (a user region's end position).
+    pub(crate) last_word_end: usize,
+}
+
+/// A `begin`/`end` pair that passed every check.
+pub(crate) struct UserRegion {
+    pub(crate) name: String,
+    /// From the `#` of `begin` to the end of the last word of `end`.
+    pub(crate) span: Range<usize>,
+}
+
+pub(crate) struct Directives {
+    /// In source order.
+    pub(crate) list: Vec<Directive>,
+    /// Directive index by the start offset of its `preproc_call` node.
+    pub(crate) at: HashMap<usize, usize>,
+    pub(crate) regions: Vec<UserRegion>,
+    /// User region index by directive index, for its `begin` and its `end`.
+    pub(crate) begins: HashMap<usize, usize>,
+    pub(crate) ends: HashMap<usize, usize>,
+    /// Node ids of the function definitions and loops `skip` names.
+    pub(crate) skipped: HashSet<usize>,
+    pub(crate) warnings: Vec<Diagnostic>,
+}
+
+const NAME_RULE: &str = "[A-Za-z_][A-Za-z0-9_.-]*";
+
+fn valid_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// Words of a directive argument with their offsets, after line splices and
+/// comments are removed as the preprocessor would.
+fn words(arg: &str, base: usize) -> Vec<(usize, &str)> {
+    let b = arg.as_bytes();
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut i = 0;
+    fn flush<'s>(
+        arg: &'s str,
+        base: usize,
+        start: &mut Option<usize>,
+        end: usize,
+        out: &mut Vec<(usize, &'s str)>,
+    ) {
+        if let Some(s) = start.take() {
+            out.push((base + s, &arg[s..end]));
+        }
+    }
+    while i < b.len() {
+        let rest = &arg[i..];
+        if rest.starts_with("\\\n") || rest.starts_with("\\\r\n") {
+            flush(arg, base, &mut start, i, &mut out);
+            i += if rest.starts_with("\\\n") { 2 } else { 3 };
+        } else if rest.starts_with("//") {
+            break;
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            flush(arg, base, &mut start, i, &mut out);
+            i = comment.find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+        } else if b[i].is_ascii_whitespace() {
+            flush(arg, base, &mut start, i, &mut out);
+            i += 1;
+        } else {
+            if start.is_none() {
+                start = Some(i);
+            }
+            i += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    flush(arg, base, &mut start, b.len().min(i), &mut out);
+    out
+}
+
+struct Checker<'a> {
+    src: &'a str,
+    lines: &'a Lines,
+    file: &'a str,
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn error(&mut self, offset: usize, msg: String) {
+        let p = self.lines.pos(offset);
+        self.errors
+            .push(Diagnostic::error(self.file, p.line, p.col, msg));
+    }
+
+    fn warning(&mut self, offset: usize, msg: String) {
+        let p = self.lines.pos(offset);
+        self.warnings
+            .push(Diagnostic::warning(self.file, p.line, p.col, msg));
+    }
+
+    fn at(&self, offset: usize) -> String {
+        self.lines.pos(offset).to_string()
+    }
+
+    /// The command of a `#pragma regio` line and the end offset of its
+    /// last word, or None for other pragmas. Malformed regio lines are
+    /// errors.
+    fn command(&mut self, node: Node<'_>) -> Option<Option<(Command, usize)>> {
+        let directive = node.child_by_field_name("directive")?;
+        let d = text(directive, self.src);
+        if d.trim_start_matches('#').trim() != "pragma" {
+            return None;
+        }
+        let arg = node.child_by_field_name("argument")?;
+        let w = words(text(arg, self.src), arg.start_byte());
+        let (_, first) = *w.first()?;
+        if !first.eq_ignore_ascii_case("regio") {
+            return None;
+        }
+        const EXPECTED: &str = "expected begin, end, disable, enable or skip";
+        let Some(&(kw_at, kw)) = w.get(1) else {
+            self.error(
+                w[0].0,
+                format!("missing regio directive after `#pragma regio` ({EXPECTED})"),
+            );
+            return Some(None);
+        };
+        let lower = kw.to_ascii_lowercase();
+        let (command, used) = match lower.as_str() {
+            "begin" | "end" => {
+                let Some(&(name_at, name)) = w.get(2) else {
+                    self.error(
+                        kw_at,
+                        format!("`#pragma regio {lower}` needs a region NAME"),
+                    );
+                    return Some(None);
+                };
+                if !valid_name(name) {
+                    self.error(
+                        name_at,
+                        format!("invalid region name `{name}` (a NAME is {NAME_RULE})"),
+                    );
+                    return Some(None);
+                }
+                let c = if lower == "begin" {
+                    Command::Begin(name.to_string())
+                } else {
+                    Command::End(name.to_string())
+                };
+                (c, 3)
+            }
+            "disable" => (Command::Disable, 2),
+            "enable" => (Command::Enable, 2),
+            "skip" => (Command::Skip, 2),
+            _ => {
+                self.error(
+                    kw_at,
+                    format!("unknown regio directive `{kw}` ({EXPECTED})"),
+                );
+                return Some(None);
+            }
+        };
+        if let Some(&(extra_at, extra)) = w.get(used) {
+            self.error(
+                extra_at,
+                format!("unexpected `{extra}` after {}", command.spelled()),
+            );
+            return Some(None);
+        }
+        let (last_at, last) = w[used - 1];
+        Some(Some((command, last_at + last.len())))
+    }
+}
+
+/// A `preproc_call` node and where it stands.
+#[derive(Clone, Copy)]
+struct Found<'t> {
+    node: Node<'t>,
+    /// Node id of the list of items it stands in (begin and end must share it).
+    parent: Option<usize>,
+    function: Option<Node<'t>>,
+    /// The statement list it stands in, looking through `#if` branches (a
+    /// region may live inside one branch).
+    container: Option<Node<'t>>,
+}
+
+/// The function definition or loop a `skip` applies to.
+fn skip_target(node: Node<'_>) -> Option<Node<'_>> {
+    let mut next = node.next_named_sibling();
+    while let Some(n) = next {
+        if n.kind() != "comment" {
+            break;
+        }
+        next = n.next_named_sibling();
+    }
+    let mut n = next?;
+    while n.kind() == "labeled_statement" {
+        n = n.named_child(n.named_child_count().checked_sub(1)?)?;
+    }
+    (n.kind() == "function_definition" || is_loop(n.kind())).then_some(n)
+}
+
+/// Finds and checks every regio directive of a file.
+pub(crate) fn analyse(
+    root: Node<'_>,
+    src: &str,
+    file: &str,
+    lines: &Lines,
+    jumps: &mut JumpCache,
+) -> Result<Directives, Vec<Diagnostic>> {
+    let mut ck = Checker {
+        src,
+        lines,
+        file,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut nodes: Vec<Found> = Vec::new();
+    // Most files have no directive: skip the walk over their tree.
+    let mentions_regio = src
+        .as_bytes()
+        .windows(5)
+        .any(|w| w.eq_ignore_ascii_case(b"regio"));
+    preorder(root, |n, ancestors| {
+        if !mentions_regio {
+            return false;
+        }
+        if n.kind() == "preproc_call" {
+            nodes.push(Found {
+                node: n,
+                parent: ancestors.last().map(|p| p.id()),
+                function: innermost_function(ancestors),
+                container: ancestors
+                    .iter()
+                    .rev()
+                    .find(|a| !a.kind().starts_with("preproc_"))
+                    .copied(),
+            });
+            return false;
+        }
+        true
+    });
+
+    let mut out = Directives {
+        list: Vec::new(),
+        at: HashMap::new(),
+        regions: Vec::new(),
+        begins: HashMap::new(),
+        ends: HashMap::new(),
+        skipped: HashSet::new(),
+        warnings: Vec::new(),
+    };
+    let mut kept: Vec<Found> = Vec::new();
+    for found in nodes {
+        let node = found.node;
+        let Some(parsed) = ck.command(node) else {
+            continue;
+        };
+        let Some((command, end)) = parsed else {
+            continue;
+        };
+        let start = node.start_byte();
+        let whole = text(node, src);
+        let replaced = whole.trim_end_matches('\n').trim_end_matches('\r').len();
+        let needs_function = !matches!(command, Command::Skip);
+        if needs_function {
+            let word = match &command {
+                Command::Begin(_) => "begin",
+                Command::End(_) => "end",
+                Command::Disable => "disable",
+                _ => "enable",
+            };
+            if found.function.is_none() {
+                ck.error(start, format!("`#pragma regio {word}` outside a function"));
+                continue;
+            }
+            if found
+                .container
+                .is_none_or(|c| c.kind() != "compound_statement")
+            {
+                ck.error(
+                    start,
+                    format!("`#pragma regio {word}` must stand between the statements of a block"),
+                );
+                continue;
+            }
+        } else {
+            match skip_target(node) {
+                Some(t) => {
+                    out.skipped.insert(t.id());
+                }
+                None => ck.warning(
+                    start,
+                    "`#pragma regio skip` is not followed by a function definition or loop; ignored"
+                        .into(),
+                ),
+            }
+        }
+        out.at.insert(start, out.list.len());
+        out.list.push(Directive {
+            command,
+            range: start..start + replaced,
+            last_word_end: end,
+        });
+        kept.push(found);
+    }
+
+    pair(&mut ck, &mut out, &kept, jumps);
+    if ck.errors.is_empty() {
+        out.warnings = ck.warnings;
+        Ok(out)
+    } else {
+        ck.errors.sort_by_key(|d| (d.line, d.col));
+        Err(ck.errors)
+    }
+}
+
+/// Matches `begin`/`end` like brackets and records the pairs that nest
+/// properly and stay in one block.
+fn pair(ck: &mut Checker<'_>, out: &mut Directives, nodes: &[Found<'_>], jumps: &mut JumpCache) {
+    // Open begins: (directive index, name).
+    let mut open: Vec<(usize, String)> = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let at = out.list[i].range.start;
+        match &out.list[i].command {
+            Command::Begin(name) => open.push((i, name.clone())),
+            Command::End(name) => {
+                let Some(depth) = open.iter().rposition(|(_, n)| n == name) else {
+                    match open.last() {
+                        Some((b, top)) => ck.error(
+                            at,
+                            format!(
+                                "`#pragma regio end {name}` does not match the innermost open region `{top}` (begun at {})",
+                                ck.at(out.list[*b].range.start)
+                            ),
+                        ),
+                        None => ck.error(
+                            at,
+                            format!("`#pragma regio end {name}` has no matching `#pragma regio begin {name}`"),
+                        ),
+                    }
+                    continue;
+                };
+                if depth + 1 != open.len() {
+                    let (inner, inner_name) = &open[open.len() - 1];
+                    ck.error(
+                        at,
+                        format!(
+                            "`#pragma regio end {name}` crosses user region `{inner_name}` (begun at {}), which is still open",
+                            ck.at(out.list[*inner].range.start)
+                        ),
+                    );
+                    open.remove(depth);
+                    continue;
+                }
+                let (b, _) = open.pop().unwrap_or((i, String::new()));
+                let begun = ck.lines.pos(out.list[b].range.start);
+                if nodes[b].parent != node.parent {
+                    ck.error(
+                        at,
+                        format!(
+                            "user region `{name}` (begun at {begun}) crosses a block boundary: its `begin` and `end` must be in the same block"
+                        ),
+                    );
+                    continue;
+                }
+                let span = out.list[b].range.start..out.list[i].last_word_end;
+                if let Some(def) = node.function {
+                    match jumps.get(def, ck.src).jump_into(&span) {
+                        Some(JumpIn::Goto { goto_at, label }) => {
+                            ck.error(
+                                goto_at,
+                                format!(
+                                    "`goto {label}` jumps into user region `{name}` (begun at {begun}) from outside it"
+                                ),
+                            );
+                            continue;
+                        }
+                        Some(JumpIn::Case { case_at, switch_at }) => {
+                            ck.error(
+                                case_at,
+                                format!(
+                                    "case label inside user region `{name}` (begun at {begun}) belongs to the `switch` at {} outside it",
+                                    ck.at(switch_at)
+                                ),
+                            );
+                            continue;
+                        }
+                        None => {}
+                    }
+                }
+                let r = out.regions.len();
+                out.regions.push(UserRegion {
+                    name: name.clone(),
+                    span,
+                });
+                out.begins.insert(b, r);
+                out.ends.insert(i, r);
+            }
+            _ => {}
+        }
+    }
+    for (b, name) in open {
+        ck.error(
+            out.list[b].range.start,
+            format!("`#pragma regio begin {name}` is never closed"),
+        );
+    }
+}

@@ -1,0 +1,92 @@
+//! The C front end: tree-sitter-c parses the file, `#pragma regio` lines
+//! are checked, and probes are inserted as text at byte offsets of the
+//! original, never adding a newline outside the prelude.
+//!
+//! Emitted forms (ID is the region id):
+//! * function / program: after the body's `{`, a guard declaration whose
+//!   cleanup runs the exit probe on every way out:
+//!   `const unsigned int regio__gID __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter(IDu), IDu);`
+//! * loop: `{ <guard> ` before the statement and ` }` after its last byte.
+//! * user: the directive line becomes `regio_enter(IDu);` / `regio_exit(IDu);`;
+//!   `break`/`continue`/`goto` leaving it become `{ regio_exit(IDu); break; }`.
+//!   A function that is not a region but holds user regions gets a scope
+//!   guard (`regio_scope_open`/`regio_scope_close`) so `return` closes them.
+//! * call / io: `{ regio_enter(IDu); f(x); regio_exit(IDu); }` for a call
+//!   statement, `(regio_enter(IDu), f(x), regio_exit(IDu))` when the value
+//!   is discarded, `__extension__ ({ regio_enter(IDu); __auto_type regio__rID = f(x); regio_exit(IDu); regio__rID; })`
+//!   when it is used.
+
+mod calls;
+mod directives;
+mod jumps;
+mod parse;
+mod prelude;
+mod probes;
+mod syntax;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+pub use calls::function_like_macros;
+
+use std::collections::HashSet;
+
+use crate::diag::Diagnostic;
+use crate::edit::{self, Edit};
+use crate::frontend::{FrontendResult, Instrumented, SourceInput};
+
+/// Instrument one C source or header file. Function-like macros defined
+/// in the file are known not to be functions; see [`instrument_with_macros`].
+pub fn instrument(input: &SourceInput<'_>) -> FrontendResult {
+    instrument_with_macros(input, &HashSet::new())
+}
+
+/// [`instrument`], also treating `macros` (e.g. every
+/// [`function_like_macros`] of the tree's headers) as macros: with
+/// `--regions calls` a lower-case macro looks like a call, and wrapping
+/// one that expands to a brace initializer or a statement breaks the code.
+pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>) -> FrontendResult {
+    let src = input.text;
+    let file = input.display_path;
+    if src.contains('\0') {
+        return Err(vec![parse::binary_file(file)]);
+    }
+    let tree = parse::parse(file, src)?;
+    let root = tree.root_node();
+    let lines = syntax::Lines::new(src);
+    let mut jumps = jumps::JumpCache::default();
+    let dirs = directives::analyse(root, src, file, &lines, &mut jumps)?;
+    let mut all_macros = function_like_macros(src);
+    all_macros.extend(macros.iter().cloned());
+    let out = walk::walk(root, input, &dirs, &all_macros, &lines, &mut jumps);
+
+    let mut warnings: Vec<Diagnostic> = dirs.warnings.to_vec();
+    warnings.extend(out.warnings);
+    warnings.sort_by_key(|d| (d.line, d.col));
+
+    if out.regions.is_empty() && dirs.list.is_empty() {
+        return Ok(Instrumented {
+            text: src.to_string(),
+            regions: Vec::new(),
+            warnings,
+        });
+    }
+    let is_header = input
+        .rel_path
+        .rsplit('.')
+        .next()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("h"));
+    let register = (!is_header && !out.regions.is_empty()).then_some(input.idf_path);
+    // A byte-order mark must stay the first thing in the file.
+    let at = if src.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut edits = out.edits;
+    edits.push(Edit::insert(at, prelude::prelude(file, register)).with_order(i64::MIN));
+    let text =
+        edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
+    Ok(Instrumented {
+        text,
+        regions: out.regions,
+        warnings,
+    })
+}

@@ -1,0 +1,56 @@
+//! Text put before the first line of an instrumented file: declarations of
+//! the probes (so no header has to be found), the IDF registration, and a
+//! `#line` that hands line numbering back to the original file.
+
+/// A C string literal body for `s` (paths may hold `\` and `"`).
+pub(crate) fn c_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The prelude. `register_idf` is the IDF path to register at start-up
+/// (only in `.c` files that have regions: a header's copy would be
+/// compiled into every file that includes it).
+pub(crate) fn prelude(display_path: &str, register_idf: Option<&str>) -> String {
+    let mut p = String::from(
+        "#ifndef REGIO_PROBES_DECLARED\n\
+         #define REGIO_PROBES_DECLARED\n\
+         #ifdef __cplusplus\n\
+         extern \"C\" {\n\
+         #endif\n\
+         extern void regio_enter(unsigned int);\n\
+         extern void regio_exit(unsigned int);\n\
+         extern void regio_guard_exit(const unsigned int *);\n\
+         extern unsigned int regio_scope_open(void);\n\
+         extern void regio_scope_close(const unsigned int *);\n\
+         extern void regio_disable(void);\n\
+         extern void regio_enable(void);\n\
+         extern void regio_register_idf(const char *);\n\
+         #ifdef __cplusplus\n\
+         }\n\
+         #endif\n\
+         #endif\n",
+    );
+    if let Some(idf) = register_idf {
+        // One registration per translation unit, also when a .c file
+        // includes another instrumented .c file.
+        p.push_str(&format!(
+            "#ifndef REGIO_IDF_REGISTERED\n\
+             #define REGIO_IDF_REGISTERED\n\
+             static void regio__register_idf(void) __attribute__((constructor));\n\
+             static void regio__register_idf(void) {{ regio_register_idf(\"{}\"); }}\n\
+             #endif\n",
+            c_string(idf)
+        ));
+    }
+    p.push_str(&format!("#line 1 \"{}\"\n", c_string(display_path)));
+    p
+}

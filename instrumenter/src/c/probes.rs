@@ -1,0 +1,75 @@
+//! The exact C text of every probe. All of it fits on the line where it is
+//! inserted: no newline is ever added, so original line numbers hold.
+
+/// Declaration whose cleanup runs the exit probe on every way out of the
+/// enclosing block (return after its value is computed, falling off the
+/// end, break/goto out of a wrapped loop).
+pub(crate) fn guard(id: u32) -> String {
+    format!(
+        "const unsigned int regio__g{id} __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter({id}u), {id}u);"
+    )
+}
+
+/// In functions that are not regions but hold user regions: a `return`
+/// inside a user region closes it through this guard.
+pub(crate) fn scope_guard() -> &'static str {
+    "const unsigned int regio__s __attribute__((cleanup(regio_scope_close), unused)) = regio_scope_open();"
+}
+
+pub(crate) fn loop_open(id: u32) -> String {
+    format!("{{ {} ", guard(id))
+}
+
+pub(crate) const LOOP_CLOSE: &str = " }";
+
+pub(crate) fn enter(id: u32) -> String {
+    format!("regio_enter({id}u);")
+}
+
+pub(crate) fn exit(id: u32) -> String {
+    format!("regio_exit({id}u);")
+}
+
+pub(crate) const DISABLE: &str = "regio_disable();";
+pub(crate) const ENABLE: &str = "regio_enable();";
+
+/// Before a `break`/`continue`/`goto` that leaves user regions, innermost
+/// first; `JUMP_CLOSE` goes after the jump statement.
+pub(crate) fn jump_open(ids: &[u32]) -> String {
+    let mut s = String::from("{ ");
+    for id in ids {
+        s.push_str(&exit(*id));
+        s.push(' ');
+    }
+    s
+}
+
+pub(crate) const JUMP_CLOSE: &str = " }";
+
+/// `f(x);` as a statement.
+pub(crate) fn call_stmt_open(id: u32) -> String {
+    format!("{{ regio_enter({id}u); ")
+}
+
+pub(crate) fn call_stmt_close(id: u32) -> String {
+    format!(" regio_exit({id}u); }}")
+}
+
+/// A call whose value is thrown away inside an expression.
+pub(crate) fn call_comma_open(id: u32) -> String {
+    format!("(regio_enter({id}u), ")
+}
+
+pub(crate) fn call_comma_close(id: u32) -> String {
+    format!(", regio_exit({id}u))")
+}
+
+/// A call whose value is used: the value is kept in a temporary so the
+/// exit probe runs after the call and before the value is used.
+pub(crate) fn call_value_open(id: u32) -> String {
+    format!("__extension__ ({{ regio_enter({id}u); __auto_type regio__r{id} = ")
+}
+
+pub(crate) fn call_value_close(id: u32) -> String {
+    format!("; regio_exit({id}u); regio__r{id}; }})")
+}

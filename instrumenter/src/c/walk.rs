@@ -1,0 +1,515 @@
+//! One pass over the tree that creates the regions (ids in pre-order, so
+//! parents come before children) and the edits that put probes around
+//! them. All checks that can fail a file ran before this pass.
+
+use std::collections::HashSet;
+
+use regio_idf::{Pos, Region, RegionKind};
+use serde_json::{Map, Value};
+use tree_sitter::Node;
+
+use crate::diag::Diagnostic;
+use crate::edit::Edit;
+use crate::frontend::SourceInput;
+
+use super::calls::{self, CallKind, CallRules, Form};
+use super::directives::{Command, Directives};
+use super::jumps::{break_target, JumpCache, JumpIn};
+use super::probes;
+use super::syntax::{
+    function_name, is_loop, loop_keyword, loop_variable, returns_void, text, Lines,
+};
+
+/// Node kinds inside which no call is a region: nothing there is
+/// evaluated at run time, or it must stay a constant expression, or it is
+/// not an expression at all.
+const NO_CALLS_INSIDE: &[&str] = &[
+    "sizeof_expression",
+    "alignof_expression",
+    "offsetof_expression",
+    "generic_expression",
+    "gnu_asm_expression",
+    "attribute_specifier",
+    "attribute_declaration",
+    "ms_declspec_modifier",
+    "enumerator_list",
+    "bitfield_clause",
+    "field_declaration_list",
+    "type_descriptor",
+    "macro_type_specifier",
+    "parameter_list",
+    "array_declarator",
+    // Elements of a brace initializer: must be constant in C90 and for
+    // static data, and a lower-case "call" there is often a macro that
+    // expands to a nested initializer.
+    "initializer_list",
+];
+
+pub(crate) struct Output {
+    pub(crate) regions: Vec<Region>,
+    pub(crate) edits: Vec<Edit>,
+    pub(crate) warnings: Vec<Diagnostic>,
+}
+
+struct Function<'t> {
+    def: Node<'t>,
+    name: String,
+    returns_void: bool,
+}
+
+enum Frame<'t> {
+    Enter(Node<'t>, u32),
+    /// The subtree of the node last entered is done.
+    Leave,
+    /// Enter a subtree in which calls are not regions.
+    EnterOpaque(Node<'t>, u32),
+    PopParent,
+    PopFunction,
+    EndOpaque,
+}
+
+/// Insertions at one offset: closing text of inner constructs first, then
+/// opening text of outer constructs (a lower depth is further out).
+fn opening(depth: u32) -> i64 {
+    i64::from(depth)
+}
+
+fn closing(depth: u32) -> i64 {
+    -(1_i64 << 40) - i64::from(depth)
+}
+
+/// Newlines of a replaced directive, so every later line keeps its number.
+fn newlines_of(s: &str) -> String {
+    let mut out = String::new();
+    let mut prev_cr = false;
+    for ch in s.chars() {
+        if ch == '\n' {
+            out.push_str(if prev_cr { "\r\n" } else { "\n" });
+        }
+        prev_cr = ch == '\r';
+    }
+    out
+}
+
+struct Walker<'a, 't> {
+    src: &'a str,
+    lines: &'a Lines,
+    input: &'a SourceInput<'a>,
+    dirs: &'a Directives,
+    /// Function-like macro names: their "calls" are never regions.
+    macros: &'a HashSet<String>,
+    jumps: &'a mut JumpCache,
+    regions: Vec<Region>,
+    edits: Vec<Edit>,
+    warnings: Vec<Diagnostic>,
+    parents: Vec<u32>,
+    functions: Vec<Function<'t>>,
+    opaque: u32,
+    /// Region id of each checked user region (None when filtered out).
+    user_ids: Vec<Option<u32>>,
+    /// User regions open at this point of the walk: (span, id).
+    open_users: Vec<(std::ops::Range<usize>, u32)>,
+    /// Sorted starts of the user regions the filter keeps.
+    kept_user_starts: Vec<usize>,
+    /// Ancestors of the node being visited, and the node itself last.
+    path: Vec<Node<'t>>,
+    stack: Vec<Frame<'t>>,
+}
+
+pub(crate) fn walk(
+    root: Node<'_>,
+    input: &SourceInput<'_>,
+    dirs: &Directives,
+    macros: &HashSet<String>,
+    lines: &Lines,
+    jumps: &mut JumpCache,
+) -> Output {
+    let mut w = Walker {
+        src: input.text,
+        lines,
+        input,
+        dirs,
+        macros,
+        jumps,
+        regions: Vec::new(),
+        edits: Vec::new(),
+        warnings: Vec::new(),
+        parents: Vec::new(),
+        functions: Vec::new(),
+        opaque: 0,
+        user_ids: vec![None; dirs.regions.len()],
+        open_users: Vec::new(),
+        kept_user_starts: Vec::new(),
+        path: Vec::new(),
+        stack: vec![Frame::Enter(root, 0)],
+    };
+    w.kept_user_starts = dirs
+        .regions
+        .iter()
+        .filter(|r| input.filter.allows_region(&r.name))
+        .map(|r| r.span.start)
+        .collect();
+    w.kept_user_starts.sort_unstable();
+    while let Some(frame) = w.stack.pop() {
+        match frame {
+            Frame::Enter(n, depth) => {
+                w.path.push(n);
+                w.stack.push(Frame::Leave);
+                w.enter(n, depth);
+            }
+            Frame::EnterOpaque(n, depth) => {
+                w.opaque += 1;
+                w.stack.push(Frame::EndOpaque);
+                w.path.push(n);
+                w.stack.push(Frame::Leave);
+                w.enter(n, depth);
+            }
+            Frame::Leave => {
+                w.path.pop();
+            }
+            Frame::PopParent => {
+                w.parents.pop();
+            }
+            Frame::PopFunction => {
+                w.functions.pop();
+            }
+            Frame::EndOpaque => w.opaque -= 1,
+        }
+    }
+    Output {
+        regions: w.regions,
+        edits: w.edits,
+        warnings: w.warnings,
+    }
+}
+
+impl<'t> Walker<'_, 't> {
+    fn enter(&mut self, n: Node<'t>, depth: u32) {
+        let kind = n.kind();
+        match kind {
+            "function_definition" => self.function(n, depth),
+            "preproc_call" => self.directive(n),
+            "break_statement" | "continue_statement" | "goto_statement" => self.jump(n, depth),
+            "call_expression" => {
+                self.call(n, depth);
+                if calls::args_are_opaque(n, self.src, self.macros) {
+                    self.opaque_children(n, depth);
+                } else {
+                    self.children(n, depth);
+                }
+            }
+            "case_statement" => self.children_with_opaque_field(n, depth, "value"),
+            "preproc_if" | "preproc_elif" => self.children_with_opaque_field(n, depth, "condition"),
+            "declaration" if self.has_static_storage(n) => self.opaque_children(n, depth),
+            k if NO_CALLS_INSIDE.contains(&k) => self.opaque_children(n, depth),
+            k => {
+                if is_loop(k) {
+                    self.instrument_loop(n, depth);
+                }
+                self.children(n, depth);
+            }
+        }
+    }
+
+    fn children(&mut self, n: Node<'t>, depth: u32) {
+        let mut c = n.walk();
+        let kids: Vec<Node<'t>> = n.children(&mut c).collect();
+        for k in kids.into_iter().rev() {
+            self.stack.push(Frame::Enter(k, depth + 1));
+        }
+    }
+
+    fn opaque_children(&mut self, n: Node<'t>, depth: u32) {
+        self.opaque += 1;
+        self.stack.push(Frame::EndOpaque);
+        self.children(n, depth);
+    }
+
+    fn children_with_opaque_field(&mut self, n: Node<'t>, depth: u32, field: &str) {
+        let mut c = n.walk();
+        let kids: Vec<(Node<'t>, bool)> = n
+            .children(&mut c)
+            .enumerate()
+            .map(|(i, k)| (k, n.field_name_for_child(i as u32) == Some(field)))
+            .collect();
+        for (k, opaque) in kids.into_iter().rev() {
+            self.stack.push(if opaque {
+                Frame::EnterOpaque(k, depth + 1)
+            } else {
+                Frame::Enter(k, depth + 1)
+            });
+        }
+    }
+
+    /// `static`/`extern` locals: their initializers must stay constant.
+    fn has_static_storage(&self, decl: Node<'t>) -> bool {
+        let mut c = decl.walk();
+        let found = decl.children(&mut c).any(|k| {
+            k.kind() == "storage_class_specifier"
+                && matches!(
+                    text(k, self.src),
+                    "static" | "extern" | "_Thread_local" | "thread_local" | "__thread"
+                )
+        });
+        found
+    }
+
+    fn new_region(
+        &mut self,
+        kind: RegionKind,
+        name: &str,
+        start: Pos,
+        end: Pos,
+        aux: Map<String, Value>,
+    ) -> u32 {
+        let id = self.input.first_id + self.regions.len() as u32;
+        self.regions.push(Region {
+            id,
+            kind,
+            name: name.to_string(),
+            file: self.input.rel_path.to_string(),
+            unit: self
+                .functions
+                .last()
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            start,
+            end,
+            parent: self.parents.last().copied(),
+            aux,
+        });
+        id
+    }
+
+    fn insert(&mut self, offset: usize, text: impl Into<String>, order: i64) {
+        self.edits
+            .push(Edit::insert(offset, text).with_order(order));
+    }
+
+    fn warn(&mut self, offset: usize, msg: String) {
+        let p = self.lines.pos(offset);
+        self.warnings.push(Diagnostic::warning(
+            self.input.display_path,
+            p.line,
+            p.col,
+            msg,
+        ));
+    }
+
+    fn function(&mut self, def: Node<'t>, depth: u32) {
+        let Some(body) = def.child_by_field_name("body") else {
+            return;
+        };
+        let name = function_name(def, self.src);
+        self.functions.push(Function {
+            def,
+            name: name.clone(),
+            returns_void: returns_void(def, self.src),
+        });
+        self.stack.push(Frame::PopFunction);
+        let selected = self.input.selection.functions
+            && !self.dirs.skipped.contains(&def.id())
+            && self.input.filter.allows_region(&name);
+        let after_brace = body.start_byte() + 1;
+        if selected {
+            let kind = if name == "main" {
+                RegionKind::Program
+            } else {
+                RegionKind::Function
+            };
+            let id = self.new_region(
+                kind,
+                &name,
+                self.lines.start(def),
+                self.lines.last(def),
+                Map::new(),
+            );
+            self.insert(after_brace, probes::guard(id), opening(depth));
+            self.parents.push(id);
+            self.stack.push(Frame::PopParent);
+        } else if self.holds_user_region(body) {
+            self.insert(after_brace, probes::scope_guard(), opening(depth));
+        }
+        // Only the body: calls in declarators and K&R parameter
+        // declarations are not evaluated in the function.
+        self.stack.push(Frame::Enter(body, depth + 1));
+    }
+
+    fn holds_user_region(&self, body: Node<'t>) -> bool {
+        let range = body.byte_range();
+        let first_after = self.kept_user_starts.partition_point(|&s| s < range.start);
+        self.kept_user_starts
+            .get(first_after)
+            .is_some_and(|s| range.contains(s))
+    }
+
+    fn instrument_loop(&mut self, n: Node<'t>, depth: u32) {
+        if !self.input.selection.loops || self.dirs.skipped.contains(&n.id()) {
+            return;
+        }
+        let Some(def) = self.functions.last().map(|f| f.def) else {
+            return;
+        };
+        let keyword = loop_keyword(n.kind());
+        let start = self.lines.start(n);
+        let name = format!("{keyword}@{}", start.line);
+        if !self.input.filter.allows_region(&name) {
+            return;
+        }
+        if let Some(jump) = self.jumps.get(def, self.src).jump_into(&n.byte_range()) {
+            let why = match jump {
+                JumpIn::Goto { goto_at, label } => format!(
+                    "label `{label}` inside it is the target of the `goto` at {} outside it",
+                    self.lines.pos(goto_at)
+                ),
+                JumpIn::Case { case_at, switch_at } => format!(
+                    "the case label at {} inside it belongs to the `switch` at {} outside it",
+                    self.lines.pos(case_at),
+                    self.lines.pos(switch_at)
+                ),
+            };
+            self.warn(
+                n.start_byte(),
+                format!("loop `{name}` not instrumented: {why}"),
+            );
+            return;
+        }
+        let mut aux = Map::new();
+        aux.insert("loop".into(), Value::from(keyword));
+        if n.kind() == "for_statement" {
+            if let Some(v) = loop_variable(n, self.src) {
+                aux.insert("var".into(), Value::from(v));
+            }
+        }
+        let id = self.new_region(RegionKind::Loop, &name, start, self.lines.last(n), aux);
+        self.insert(n.start_byte(), probes::loop_open(id), opening(depth));
+        self.insert(n.end_byte(), probes::LOOP_CLOSE, closing(depth));
+        self.parents.push(id);
+        self.stack.push(Frame::PopParent);
+    }
+
+    fn directive(&mut self, n: Node<'t>) {
+        let Some(&i) = self.dirs.at.get(&n.start_byte()) else {
+            return;
+        };
+        let dirs = self.dirs;
+        let d = &dirs.list[i];
+        let kept = newlines_of(&self.src[d.range.clone()]);
+        let probe = match &d.command {
+            Command::Begin(name) => match dirs.begins.get(&i) {
+                Some(&r) if self.input.filter.allows_region(name) => {
+                    let end = self.lines.pos(dirs.regions[r].span.end - 1);
+                    let id = self.new_region(
+                        RegionKind::User,
+                        name,
+                        self.lines.pos(d.range.start),
+                        end,
+                        Map::new(),
+                    );
+                    self.user_ids[r] = Some(id);
+                    self.parents.push(id);
+                    self.open_users.push((dirs.regions[r].span.clone(), id));
+                    probes::enter(id)
+                }
+                _ => String::new(),
+            },
+            Command::End(_) => match dirs.ends.get(&i).and_then(|&r| self.user_ids[r]) {
+                Some(id) => {
+                    self.parents.pop();
+                    self.open_users.pop();
+                    probes::exit(id)
+                }
+                None => String::new(),
+            },
+            Command::Disable => probes::DISABLE.to_string(),
+            Command::Enable => probes::ENABLE.to_string(),
+            Command::Skip => String::new(),
+        };
+        self.edits
+            .push(Edit::replace(d.range.start, d.range.len(), probe + &kept));
+    }
+
+    /// `break`, `continue` or `goto` that leaves user regions closes them.
+    fn jump(&mut self, n: Node<'t>, depth: u32) {
+        let target = if n.kind() == "goto_statement" {
+            let label = n.child_by_field_name("label").map(|l| text(l, self.src));
+            match (self.functions.last().map(|f| f.def), label) {
+                (Some(def), Some(label)) => self.jumps.get(def, self.src).label(label),
+                _ => None,
+            }
+        } else {
+            let ancestors = &self.path[..self.path.len().saturating_sub(1)];
+            break_target(n.kind() == "break_statement", ancestors).map(|t| t.start_byte())
+        };
+        let Some(target) = target else { return };
+        let at = n.start_byte();
+        // Innermost first: the open regions are stacked outermost first.
+        let ids: Vec<u32> = self
+            .open_users
+            .iter()
+            .rev()
+            .filter(|(span, _)| span.contains(&at) && !span.contains(&target))
+            .map(|(_, id)| *id)
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        self.insert(at, probes::jump_open(&ids), opening(depth));
+        self.insert(n.end_byte(), probes::JUMP_CLOSE, closing(depth));
+    }
+
+    fn call(&mut self, n: Node<'t>, depth: u32) {
+        let sel = self.input.selection;
+        if self.opaque > 0 || !(sel.io || sel.calls) {
+            return;
+        }
+        let Some(in_void) = self.functions.last().map(|f| f.returns_void) else {
+            return;
+        };
+        let rules = CallRules {
+            want_io: sel.io,
+            want_calls: sel.calls,
+            macros: self.macros,
+        };
+        let Some(plan) = calls::plan(&self.path, self.src, in_void, &rules) else {
+            return;
+        };
+        if !self.input.filter.allows_region(&plan.name) {
+            return;
+        }
+        let kind = match plan.kind {
+            CallKind::Io => RegionKind::Io,
+            CallKind::Call => RegionKind::Call,
+        };
+        let mut aux = Map::new();
+        aux.insert("callee".into(), Value::from(plan.name.clone()));
+        let id = self.new_region(
+            kind,
+            &plan.name,
+            self.lines.start(n),
+            self.lines.last(n),
+            aux,
+        );
+        let (range, open, close) = match plan.form {
+            Form::Statement(stmt) => (
+                stmt.byte_range(),
+                probes::call_stmt_open(id),
+                probes::call_stmt_close(id),
+            ),
+            Form::Comma => (
+                n.byte_range(),
+                probes::call_comma_open(id),
+                probes::call_comma_close(id),
+            ),
+            Form::Value => (
+                n.byte_range(),
+                probes::call_value_open(id),
+                probes::call_value_close(id),
+            ),
+        };
+        self.insert(range.start, open, opening(depth));
+        self.insert(range.end, close, closing(depth));
+        self.parents.push(id);
+        self.stack.push(Frame::PopParent);
+    }
+}

@@ -1,0 +1,145 @@
+//! The Fortran front end: fixed and free source form.
+//!
+//! Fortran is read statement by statement: a scanner for each source form
+//! (`scan`) joins continuation lines into statements with an exact map
+//! back to the original bytes, `syntax` classifies each statement, and
+//! `structure` pairs program units, block constructs and labelled DO loops
+//! (also DO loops sharing a terminal statement). tree-sitter-fortran is not
+//! used: it is a free-form grammar and cannot read alternate returns, `*`
+//! dummy arguments or assigned GO TO, which this front end must handle,
+//! and its error recovery swallows the statements after such a line.
+//!
+//! Emitted forms (ID is the region id):
+//! * procedure or main program: `external :: regio_enter, regio_exit`
+//!   before the first executable statement (after USE, IMPLICIT and the
+//!   declarations; statement functions stay first), then
+//!   `call regio_enter(ID)`; `call regio_exit(ID)` before END (or
+//!   CONTAINS) and before every RETURN. The main program first calls
+//!   `regio_register_idf('<IDF path>')`.
+//! * ENTRY points: `go to L` before the ENTRY statement (so falling
+//!   through it does not enter), `regio_u = ID; call regio_enter(ID); L
+//!   continue` after it; exits of such procedures use `regio_u`.
+//! * DO loop: `call regio_enter(ID)` before the DO statement but after its
+//!   label (a jump to the label enters the loop), `call regio_exit(ID)`
+//!   after END DO or the terminal statement. Loops that share a terminal
+//!   statement (`DO 10 I / DO 10 J / 10 CONTINUE`) get fresh labels and a
+//!   CONTINUE each when an inner one is a region, so each exit runs exactly
+//!   when its loop ends. EXIT needs nothing: the loop's exit probe is the
+//!   next statement.
+//! * jumps that leave regions: `call regio_exit(ID)` of the outermost
+//!   region left, before GO TO / RETURN / EXIT / CYCLE (a logical IF
+//!   becomes an IF block); arithmetic IF, computed GO TO, alternate returns
+//!   and I/O `END=`/`ERR=`/`EOR=` go through a trampoline
+//!   (`L call regio_exit(ID); go to TARGET`) placed after the statement.
+//!   STOP and ERROR STOP need nothing: the runtime writes its data at exit.
+//! * `!$regio begin/end/disable/enable` lines are replaced by the calls.
+//! * PURE and ELEMENTAL procedures cannot call the probes: they are listed
+//!   in the IDF with a `reason` in `aux` and left unchanged.
+//!
+//! Line numbers: see `emit` (probes share the statement's line in free
+//! form; otherwise whole lines followed by a `# N "file"` line marker).
+
+mod directives;
+mod emit;
+mod plan;
+mod scan;
+mod structure;
+mod syntax;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+use crate::diag::Diagnostic;
+use crate::edit;
+use crate::frontend::{FrontendResult, Instrumented, SourceInput};
+
+use scan::Item;
+use syntax::{Kind, UnitKind};
+
+/// How the compiler reads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceForm {
+    Fixed,
+    Free,
+}
+
+/// The source form gfortran assumes for a file name, or None for files
+/// that are not Fortran sources.
+pub fn form_for_path(path: &Path) -> Option<SourceForm> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "f90" | "f95" | "f03" | "f08" | "f18" => Some(SourceForm::Free),
+        "f" | "for" | "f77" | "ftn" => Some(SourceForm::Fixed),
+        _ => None,
+    }
+}
+
+/// Instrument one Fortran source file read in `form`.
+pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
+    let text = input.text;
+    let file = input.display_path;
+    if let Some(at) = text.find('\0') {
+        let (l, c) = crate::diag::line_col(text, at);
+        return Err(vec![Diagnostic::error(file, l, c, "not a text file (contains NUL bytes)")]);
+    }
+    let fixed = form == SourceForm::Fixed;
+    let scanned = scan::scan(text, form, file)?;
+    let kinds: Vec<Option<Kind>> = scanned
+        .items
+        .iter()
+        .map(|it| match it {
+            Item::Stmt(s) => Some(syntax::classify(s, fixed)),
+            Item::Regio(_) => None,
+        })
+        .collect();
+    let st = structure::build(text, file, &scanned.items, &kinds)?;
+    let skip_target = |t: usize| match &kinds[t] {
+        Some(Kind::Header(h)) => h.kind.is_procedure() && h.kind != UnitKind::Program || h.kind == UnitKind::Program,
+        Some(Kind::Do { .. }) => true,
+        _ => false,
+    };
+    let dirs = directives::analyse(text, file, &scanned.items, &st, skip_target)?;
+    let mut planner = plan::Planner::new(input, &scanned.items, &kinds, &st, &dirs, fixed);
+    let regions = planner.regions();
+    planner.probes();
+    let plan = planner.finish()?;
+
+    let mut warnings: Vec<Diagnostic> = st.warnings.clone();
+    warnings.extend(dirs.warnings.iter().cloned());
+    warnings.extend(plan.warnings.iter().cloned());
+    warnings.sort_by_key(|d| (d.line, d.col));
+
+    if plan.edits.iter().all(|e| e.is_empty()) {
+        return Ok(Instrumented {
+            text: text.to_string(),
+            regions,
+            warnings,
+        });
+    }
+    let action_at = |i: usize| match (&scanned.items[i], &kinds[i]) {
+        (Item::Stmt(s), Some(Kind::LogicalIf { action_at, .. })) => Some(s.orig(*action_at)),
+        _ => None,
+    };
+    let mut em = emit::Emitter {
+        text,
+        fixed,
+        lines: &scanned.lines,
+        items: &scanned.items,
+        edits: &plan.edits,
+        display_path: file,
+        out: Vec::new(),
+        errors: Vec::new(),
+    };
+    em.run(&action_at);
+    if !em.errors.is_empty() {
+        return Err(em.errors);
+    }
+    let out = edit::apply(text, &em.out).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
+    Ok(Instrumented {
+        text: out,
+        regions,
+        warnings,
+    })
+}

@@ -1,0 +1,1122 @@
+//! Which regions a file gets, and which probe statements go where.
+//!
+//! The plan is made in two passes: first every region of the file is
+//! collected and numbered in pre-order (parents first), then each
+//! procedure's statements get their probes. Probes are abstract statements
+//! attached to a statement (before its label, after its label, after it,
+//! around a logical IF's action) or to a directive line; `emit` turns them
+//! into text for the source form.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use regio_idf::{Pos, Region, RegionKind};
+use serde_json::{Map, Value};
+
+use crate::diag::{line_col, Diagnostic};
+use crate::frontend::SourceInput;
+
+use super::directives::{Command, Directives};
+use super::scan::{Item, Stmt};
+use super::structure::{ConsKind, Structure, Unit};
+use super::syntax::{Construct, DoForm, Kind, LabelRef, Spec, UnitKind};
+
+/// Where an exit probe sends its region id from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Target {
+    Id(u32),
+    /// `regio_u`: the region the procedure was entered through (procedures
+    /// with ENTRY statements).
+    Var,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Op {
+    External(Vec<&'static str>),
+    DeclareVar,
+    Register(String),
+    SetUnit(u32),
+    Enter(u32),
+    Exit(Target),
+    Disable,
+    Enable,
+    Goto(u32),
+    Continue,
+    /// Only made by the emitter (closing a rewritten logical IF).
+    EndIf,
+}
+
+/// One statement to insert, optionally labelled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Probe {
+    pub label: Option<u32>,
+    pub op: Op,
+}
+
+impl Probe {
+    fn new(op: Op) -> Self {
+        Probe { label: None, op }
+    }
+
+    fn labelled(label: u32, op: Op) -> Self {
+        Probe {
+            label: Some(label),
+            op,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ItemEdits {
+    /// Before the statement's label: not run by a jump to the label.
+    pub before_label: Vec<Probe>,
+    /// After the label: run by a jump to the label.
+    pub after_label: Vec<Probe>,
+    pub after: Vec<Probe>,
+    /// A logical IF turned into an IF block: probes before and after its
+    /// action statement.
+    pub action: Option<(Vec<Probe>, Vec<Probe>)>,
+    /// Label references replaced by fresh labels (original byte ranges).
+    pub relabel: Vec<(Range<usize>, u32)>,
+    /// The statement's own label is no longer referenced: blank it.
+    pub drop_label: bool,
+    /// A directive line's replacement (None keeps the line as it is).
+    pub replace: Option<Vec<Probe>>,
+    /// END DO or terminal statement of a DO loop (OpenMP end directives
+    /// after it belong to the loop).
+    pub closes_loop: bool,
+}
+
+impl ItemEdits {
+    pub fn is_empty(&self) -> bool {
+        self.before_label.is_empty()
+            && self.after_label.is_empty()
+            && self.after.is_empty()
+            && self.action.is_none()
+            && self.relabel.is_empty()
+            && !self.drop_label
+            && self.replace.is_none()
+    }
+
+    /// Edits that make a DO terminal statement unusable as the terminal.
+    fn disturbs_terminal(&self) -> bool {
+        !(self.after_label.is_empty()
+            && self.after.is_empty()
+            && self.action.is_none()
+            && self.relabel.is_empty())
+    }
+}
+
+pub(crate) struct Plan {
+    pub edits: Vec<ItemEdits>,
+    pub regions: Vec<Region>,
+    pub warnings: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Key {
+    Unit(usize),
+    Entry(usize),
+    Loop(usize),
+    User(usize),
+    Stmt(usize),
+    Listed(usize),
+}
+
+struct Pre {
+    key: Key,
+    kind: RegionKind,
+    name: String,
+    unit: String,
+    start: usize,
+    /// Offset of the last byte.
+    last: usize,
+    aux: Map<String, Value>,
+}
+
+/// Fresh statement labels, unique in the file.
+struct Labels {
+    used: HashSet<u32>,
+}
+
+impl Labels {
+    /// Prefer a label as wide as `width` digits, so fixed-form lines keep
+    /// their columns.
+    fn fresh(&mut self, width: usize) -> u32 {
+        let width = width.clamp(1, 5) as u32;
+        let (lo, hi) = (10u32.pow(width - 1).max(1), 10u32.pow(width) - 1);
+        let pick = (lo..=hi)
+            .rev()
+            .find(|l| !self.used.contains(l))
+            .or_else(|| (1..=99999).rev().find(|l| !self.used.contains(l)))
+            .unwrap_or(99999);
+        self.used.insert(pick);
+        pick
+    }
+}
+
+enum JumpTo {
+    Outside,
+    Label(u32),
+    /// Right after a construct (EXIT).
+    After(usize),
+    /// The next iteration of a DO (CYCLE).
+    Next(usize),
+}
+
+pub(crate) struct Planner<'a> {
+    pub input: &'a SourceInput<'a>,
+    pub items: &'a [Item],
+    pub kinds: &'a [Option<Kind>],
+    pub st: &'a Structure,
+    pub dirs: &'a Directives,
+    pub fixed: bool,
+    ids: HashMap<Key, u32>,
+    anchors_of: HashMap<usize, Anchors>,
+    edits: Vec<ItemEdits>,
+    labels: Labels,
+    warnings: Vec<Diagnostic>,
+    errors: Vec<Diagnostic>,
+}
+
+fn stmt(item: &Item) -> Option<&Stmt> {
+    match item {
+        Item::Stmt(s) => Some(s),
+        Item::Regio(_) => None,
+    }
+}
+
+/// Original spelling of a canonical range (names are ASCII).
+pub(crate) fn orig_text(text: &str, s: &Stmt, r: Range<usize>) -> String {
+    let b = text.as_bytes();
+    r.filter_map(|i| s.map.get(i).map(|&o| b[o] as char)).collect()
+}
+
+fn pos(text: &str, off: usize) -> Pos {
+    let (l, c) = line_col(text, off);
+    Pos::new(l, c)
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(
+        input: &'a SourceInput<'a>,
+        items: &'a [Item],
+        kinds: &'a [Option<Kind>],
+        st: &'a Structure,
+        dirs: &'a Directives,
+        fixed: bool,
+    ) -> Self {
+        let used = st.labels.keys().map(|(_, l)| *l).collect();
+        Planner {
+            input,
+            items,
+            kinds,
+            st,
+            dirs,
+            fixed,
+            ids: HashMap::new(),
+            anchors_of: HashMap::new(),
+            edits: vec![ItemEdits::default(); items.len()],
+            labels: Labels { used },
+            warnings: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn text(&self) -> &'a str {
+        self.input.text
+    }
+
+    fn start_of(&self, i: usize) -> usize {
+        match &self.items[i] {
+            Item::Stmt(s) => s.start,
+            Item::Regio(r) => r.start,
+        }
+    }
+
+    fn last_of(&self, i: usize) -> usize {
+        match &self.items[i] {
+            Item::Stmt(s) => s.end.saturating_sub(1),
+            Item::Regio(r) => self
+                .dirs
+                .at
+                .get(&i)
+                .map_or(r.start, |d| d.last_end.saturating_sub(1)),
+        }
+    }
+
+    fn line(&self, i: usize) -> u32 {
+        line_col(self.text(), self.start_of(i)).0
+    }
+
+    fn warn(&mut self, i: usize, msg: String) {
+        let (l, c) = line_col(self.text(), self.start_of(i));
+        self.warnings
+            .push(Diagnostic::warning(self.input.display_path, l, c, msg));
+    }
+
+    fn error(&mut self, i: usize, msg: String) {
+        let (l, c) = line_col(self.text(), self.start_of(i));
+        self.errors
+            .push(Diagnostic::error(self.input.display_path, l, c, msg));
+    }
+
+    fn unit_name(&self, u: usize) -> String {
+        let unit = &self.st.units[u];
+        match unit.header.as_ref().and_then(|h| h.name.as_ref()) {
+            Some(n) => match stmt(&self.items[unit.first]) {
+                Some(s) => orig_text(self.text(), s, n.canon.clone()),
+                None => n.upper.to_ascii_lowercase(),
+            },
+            None => "main".to_string(),
+        }
+    }
+
+    fn is_pure(unit: &Unit) -> bool {
+        unit.header
+            .as_ref()
+            .is_some_and(|h| h.pure || (h.elemental && !h.impure))
+    }
+
+    fn instrumentable(&self, u: usize) -> bool {
+        let unit = &self.st.units[u];
+        unit.kind.is_procedure() && !unit.fragment
+    }
+
+    /// Executable-part items of a unit, in order (not internal procedures,
+    /// not interface bodies).
+    fn body(&self, u: usize) -> Vec<usize> {
+        let unit = &self.st.units[u];
+        let from = if unit.header.is_some() {
+            unit.first + 1
+        } else {
+            unit.first
+        };
+        let to = unit.contains.unwrap_or(unit.end);
+        (from..to.min(self.items.len()))
+            .filter(|&i| self.st.unit_of[i] == Some(u) && !self.st.in_spec_block[i])
+            .filter(|&i| stmt(&self.items[i]).is_none_or(|s| !s.conditional))
+            .collect()
+    }
+
+    /// Like [`Self::body`], with conditional-compilation statements: they
+    /// are code when compiled with OpenMP, so the declarations and the
+    /// entry probe must come before them.
+    fn body_all(&self, u: usize) -> Vec<usize> {
+        let unit = &self.st.units[u];
+        let from = if unit.header.is_some() {
+            unit.first + 1
+        } else {
+            unit.first
+        };
+        let to = unit.contains.unwrap_or(unit.end);
+        (from..to.min(self.items.len()))
+            .filter(|&i| self.st.unit_of[i] == Some(u) && !self.st.in_spec_block[i])
+            .collect()
+    }
+
+    /// The closing item of a unit's execution part (CONTAINS or END).
+    fn terminus(&self, u: usize) -> usize {
+        let unit = &self.st.units[u];
+        unit.contains.unwrap_or(unit.end)
+    }
+
+    /// Inside DO CONCURRENT, FORALL or WHERE: no impure calls allowed.
+    fn in_pure_construct(&self, item: usize) -> bool {
+        let mut c = self.st.cons_of[item];
+        while let Some(ci) = c {
+            let cons = &self.st.cons[ci];
+            match &cons.kind {
+                ConsKind::Do(d) if d.form == DoForm::Concurrent => return true,
+                ConsKind::Other(Construct::Forall | Construct::Where) => return true,
+                _ => {}
+            }
+            c = cons.parent;
+        }
+        false
+    }
+
+    fn skipped(&self, item: usize) -> bool {
+        self.dirs.skipped.contains(&item)
+    }
+
+    fn allowed(&self, name: &str) -> bool {
+        self.input.filter.allows_region(name)
+    }
+}
+
+/// Anchors of a procedure's execution part.
+struct Anchors {
+    /// Where the declarations go: before the first statement function or
+    /// executable statement.
+    decl_at: usize,
+    /// Where the entry probe goes: before the first executable statement
+    /// (statement functions stay first).
+    enter_at: usize,
+    /// ENTRY statements in the execution part.
+    entries: Vec<usize>,
+}
+
+impl<'a> Planner<'a> {
+    fn anchors(&mut self, u: usize, body: &[usize]) -> Anchors {
+        let unit = &self.st.units[u];
+        let mut arrays: HashSet<String> = HashSet::new();
+        let mut scalars: HashSet<String> = HashSet::new();
+        let mut first_stmt_fn: Option<usize> = None;
+        let mut first_exec: Option<usize> = None;
+        let mut last_spec: Option<usize> = None;
+        for &i in body {
+            let Some(k) = self.kinds[i].as_ref() else {
+                continue;
+            };
+            if first_exec.is_some() {
+                break;
+            }
+            match k {
+                Kind::Spec(Spec::Decl { arrays: a, scalars: s }) => {
+                    arrays.extend(a.iter().cloned());
+                    scalars.extend(s.iter().cloned());
+                    last_spec = Some(i);
+                }
+                Kind::Spec(_) | Kind::Include | Kind::Interface | Kind::TypeDef | Kind::EnumDef | Kind::DecDef => {
+                    last_spec = Some(i)
+                }
+                Kind::Assignment {
+                    name,
+                    simple_args: true,
+                    pointer: false,
+                } => {
+                    let n = &name.upper;
+                    let stmt_fn = !arrays.contains(n)
+                        && (scalars.contains(n) || !unit.implicit_none);
+                    if stmt_fn {
+                        first_stmt_fn.get_or_insert(i);
+                        last_spec = Some(i);
+                    } else {
+                        first_exec = Some(i);
+                    }
+                }
+                k if k.is_executable() => first_exec = Some(i),
+                _ => {}
+            }
+        }
+        let spec_end = last_spec;
+        let term = self.terminus(u);
+        let mut entries = Vec::new();
+        let mut exec_directive: Option<usize> = None;
+        for &i in body {
+            match &self.items[i] {
+                Item::Stmt(_) => {
+                    if let Some(Kind::Entry(_)) = self.kinds[i] {
+                        if spec_end.is_some_and(|e| i < e) {
+                            let host = self.unit_name(u);
+                            self.warn(
+                                i,
+                                format!("ENTRY among the declarations of `{host}`: its calls are counted as calls of `{host}`"),
+                            );
+                        } else {
+                            entries.push(i);
+                        }
+                    }
+                }
+                Item::Regio(_) => {
+                    let exec = self
+                        .dirs
+                        .at
+                        .get(&i)
+                        .is_some_and(|d| d.command != Command::Skip);
+                    if exec {
+                        if spec_end.is_some_and(|e| i < e) {
+                            self.error(
+                                i,
+                                "`!$regio` directive among the declarations: it must follow them".into(),
+                            );
+                        } else if exec_directive.is_none() {
+                            exec_directive = Some(i);
+                        }
+                    }
+                }
+            }
+        }
+        let first_entry = entries.first().copied();
+        let enter_at = [first_exec, first_entry, exec_directive]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(term);
+        let decl_at = first_stmt_fn.map_or(enter_at, |f| f.min(enter_at));
+        Anchors {
+            decl_at,
+            enter_at,
+            entries,
+        }
+    }
+
+    /// Pass 1: every region of the file, numbered in pre-order.
+    pub fn regions(&mut self) -> Vec<Region> {
+        let mut pre: Vec<Pre> = Vec::new();
+        let sel = self.input.selection;
+        for u in 0..self.st.units.len() {
+            if !self.instrumentable(u) {
+                continue;
+            }
+            let unit = &self.st.units[u];
+            let name = self.unit_name(u);
+            let start = self.start_of(unit.first);
+            let last = self.last_of(unit.end.min(self.items.len() - 1));
+            let mut aux = Map::new();
+            aux.insert(
+                "procedure".into(),
+                Value::from(unit.kind.word().to_ascii_lowercase()),
+            );
+            if let Some(p) = unit.parent {
+                let key = if self.st.units[p].kind == UnitKind::Module
+                    || self.st.units[p].kind == UnitKind::Submodule
+                {
+                    "module"
+                } else {
+                    "host"
+                };
+                aux.insert(key.into(), Value::from(self.unit_name(p)));
+            }
+            if unit.header.as_ref().is_some_and(|h| h.recursive) {
+                aux.insert("recursive".into(), Value::from(true));
+            }
+            if Self::is_pure(unit) {
+                if sel.functions && self.allowed(&name) {
+                    let h = unit.header.as_ref();
+                    let what = if h.is_some_and(|h| h.elemental) {
+                        "ELEMENTAL"
+                    } else {
+                        "PURE"
+                    };
+                    aux.insert(
+                        "reason".into(),
+                        Value::from(format!(
+                            "{what} procedure: it may not call the (impure) probes, so it is not instrumented"
+                        )),
+                    );
+                    aux.insert("instrumented".into(), Value::from(false));
+                    pre.push(Pre {
+                        key: Key::Listed(u),
+                        kind: RegionKind::Function,
+                        name: name.clone(),
+                        unit: name,
+                        start,
+                        last,
+                        aux,
+                    });
+                }
+                continue;
+            }
+            let body = self.body(u);
+            let anchors = self.anchors(u, &self.body_all(u));
+            let entries = anchors.entries.clone();
+            self.anchors_of.insert(u, anchors);
+            let unit = &self.st.units[u];
+            let p_region =
+                sel.functions && self.allowed(&name) && !self.skipped(unit.first);
+            if p_region {
+                let kind = if unit.kind == UnitKind::Program {
+                    RegionKind::Program
+                } else {
+                    RegionKind::Function
+                };
+                pre.push(Pre {
+                    key: Key::Unit(u),
+                    kind,
+                    name: name.clone(),
+                    unit: name.clone(),
+                    start,
+                    last,
+                    aux,
+                });
+                for e in entries {
+                    let Some(Kind::Entry(n)) = &self.kinds[e] else {
+                        continue;
+                    };
+                    let Some(s) = stmt(&self.items[e]) else {
+                        continue;
+                    };
+                    let ename = orig_text(self.text(), s, n.canon.clone());
+                    if !self.allowed(&ename) {
+                        continue;
+                    }
+                    let mut aux = Map::new();
+                    aux.insert("procedure".into(), Value::from("entry"));
+                    aux.insert("entry_of".into(), Value::from(name.clone()));
+                    pre.push(Pre {
+                        key: Key::Entry(e),
+                        kind: RegionKind::Function,
+                        name: ename,
+                        unit: name.clone(),
+                        start: s.start,
+                        last: s.end - 1,
+                        aux,
+                    });
+                }
+            }
+            if sel.loops {
+                for (c, cons) in self.st.cons.iter().enumerate() {
+                    let Some(info) = cons.do_info() else { continue };
+                    if cons.unit != u || self.skipped(cons.start) {
+                        continue;
+                    }
+                    let lname = format!("do@{}", self.line(cons.start));
+                    if !self.allowed(&lname) {
+                        continue;
+                    }
+                    if self.in_pure_construct(cons.start) {
+                        self.warn(
+                            cons.start,
+                            format!("loop `{lname}` not instrumented: it is inside DO CONCURRENT, FORALL or WHERE, where probes cannot be called"),
+                        );
+                        continue;
+                    }
+                    let Some(s) = stmt(&self.items[cons.start]) else { continue };
+                    let mut aux = Map::new();
+                    aux.insert("loop".into(), Value::from(info.form.word()));
+                    if let Some(v) = &info.var {
+                        aux.insert("var".into(), Value::from(orig_text(self.text(), s, v.canon.clone())));
+                    }
+                    if let Some(n) = &cons.name {
+                        aux.insert("construct".into(), Value::from(n.to_ascii_lowercase()));
+                    }
+                    if let Some(l) = &info.label {
+                        aux.insert("label".into(), Value::from(l.value));
+                    }
+                    pre.push(Pre {
+                        key: Key::Loop(c),
+                        kind: RegionKind::Loop,
+                        name: lname,
+                        unit: name.clone(),
+                        start: s.start,
+                        last: self.last_of(cons.end),
+                        aux,
+                    });
+                }
+            }
+            for r in self.dirs.regions.iter().filter(|r| r.unit == u) {
+                if !self.allowed(&r.name) {
+                    continue;
+                }
+                if Self::is_pure(&self.st.units[u]) || self.in_pure_construct(r.begin) {
+                    continue;
+                }
+                pre.push(Pre {
+                    key: Key::User(r.begin),
+                    kind: RegionKind::User,
+                    name: r.name.clone(),
+                    unit: name.clone(),
+                    start: self.start_of(r.begin),
+                    last: self.last_of(r.end),
+                    aux: Map::new(),
+                });
+            }
+            if sel.io || sel.calls {
+                for &i in &body {
+                    let Some(s) = stmt(&self.items[i]) else { continue };
+                    let Some(k) = self.kinds[i].as_ref() else { continue };
+                    let (k, at) = match k {
+                        Kind::LogicalIf { action, action_at } => (action.as_ref(), *action_at),
+                        k => (k, 0),
+                    };
+                    let (kind, rname, aux) = match k {
+                        Kind::Io { word, region: true, .. } if sel.io => {
+                            let mut aux = Map::new();
+                            aux.insert("statement".into(), Value::from(*word));
+                            (RegionKind::Io, word.to_string(), aux)
+                        }
+                        Kind::Call { callee, .. }
+                            if sel.calls && !callee.upper.starts_with("REGIO_") =>
+                        {
+                            let n = orig_text(self.text(), s, callee.canon.clone());
+                            let mut aux = Map::new();
+                            aux.insert("callee".into(), Value::from(n.clone()));
+                            (RegionKind::Call, n, aux)
+                        }
+                        _ => continue,
+                    };
+                    if !self.allowed(&rname) || self.in_pure_construct(i) {
+                        continue;
+                    }
+                    pre.push(Pre {
+                        key: Key::Stmt(i),
+                        kind,
+                        name: rname,
+                        unit: name.clone(),
+                        start: s.orig(at),
+                        last: s.end - 1,
+                        aux,
+                    });
+                }
+            }
+        }
+        // Pre-order: by start, enclosing (longer) regions first.
+        pre.sort_by(|a, b| a.start.cmp(&b.start).then(b.last.cmp(&a.last)));
+        let mut out = Vec::with_capacity(pre.len());
+        let mut stack: Vec<(usize, u32)> = Vec::new();
+        for (n, p) in pre.into_iter().enumerate() {
+            let id = self.input.first_id + n as u32;
+            while stack.last().is_some_and(|&(last, _)| last < p.last || p.start > last) {
+                stack.pop();
+            }
+            let parent = stack.last().map(|&(_, id)| id);
+            stack.push((p.last, id));
+            self.ids.insert(p.key, id);
+            out.push(Region {
+                id,
+                kind: p.kind,
+                name: p.name,
+                file: self.input.rel_path.to_string(),
+                unit: p.unit,
+                start: pos(self.text(), p.start),
+                end: pos(self.text(), p.last),
+                parent,
+                aux: p.aux,
+            });
+        }
+        out
+    }
+}
+
+impl<'a> Planner<'a> {
+    /// Regions enclosing `item` in unit `u`, outermost first (with the
+    /// statement's own call/io region last when `own`).
+    fn chain(&self, u: usize, item: usize, own: bool) -> Vec<Key> {
+        let mut found: Vec<(usize, Key)> = Vec::new();
+        let mut c = self.st.cons_of[item];
+        while let Some(ci) = c {
+            let cons = &self.st.cons[ci];
+            if cons.is_do() && self.ids.contains_key(&Key::Loop(ci)) {
+                found.push((cons.start, Key::Loop(ci)));
+            }
+            c = cons.parent;
+        }
+        for r in self.dirs.regions.iter().filter(|r| r.unit == u) {
+            if r.begin < item && item < r.end && self.ids.contains_key(&Key::User(r.begin)) {
+                found.push((r.begin, Key::User(r.begin)));
+            }
+        }
+        found.sort_by_key(|(s, _)| *s);
+        let mut out = Vec::new();
+        if self.ids.contains_key(&Key::Unit(u)) {
+            out.push(Key::Unit(u));
+        }
+        out.extend(found.into_iter().map(|(_, k)| k));
+        if own && self.ids.contains_key(&Key::Stmt(item)) {
+            out.push(Key::Stmt(item));
+        }
+        out
+    }
+
+    fn target_chain(&mut self, u: usize, from: usize, to: &JumpTo) -> Option<Vec<Key>> {
+        Some(match to {
+            JumpTo::Outside => Vec::new(),
+            JumpTo::Label(l) => {
+                let Some(&t) = self.st.labels.get(&(u, *l)) else {
+                    self.error(from, format!("label {l} is not defined in this procedure"));
+                    return None;
+                };
+                self.chain(u, t, false)
+            }
+            JumpTo::After(c) => self.chain(u, self.st.cons[*c].start, false),
+            JumpTo::Next(c) => {
+                let mut v = self.chain(u, self.st.cons[*c].start, false);
+                if self.ids.contains_key(&Key::Loop(*c)) {
+                    v.push(Key::Loop(*c));
+                }
+                v
+            }
+        })
+    }
+
+    /// The outermost region a jump leaves, if any.
+    fn leaves(&mut self, u: usize, from: usize, to: &JumpTo) -> Option<Key> {
+        let here = self.chain(u, from, true);
+        let there = self.target_chain(u, from, to)?;
+        let common = here.iter().zip(there.iter()).take_while(|(a, b)| a == b).count();
+        if let Some(k) = there.get(common) {
+            let what = match k {
+                Key::User(b) => format!(
+                    "user region `{}`",
+                    self.dirs.regions.iter().find(|r| r.begin == *b).map_or("", |r| r.name.as_str())
+                ),
+                _ => "a loop region".to_string(),
+            };
+            self.error(
+                from,
+                format!("jump into {what} from outside it: its entry would not be recorded"),
+            );
+            return None;
+        }
+        here.get(common).copied()
+    }
+
+    fn exit_target(&self, k: Key, var: bool) -> Target {
+        match k {
+            Key::Unit(_) if var => Target::Var,
+            k => Target::Id(self.ids[&k]),
+        }
+    }
+
+    /// The construct an EXIT or CYCLE refers to.
+    fn construct_for(&mut self, item: usize, name: Option<&str>, need_do: bool) -> Option<usize> {
+        let mut c = self.st.cons_of[item];
+        while let Some(ci) = c {
+            let cons = &self.st.cons[ci];
+            let hit = match name {
+                Some(n) => cons.name.as_deref() == Some(n),
+                None => cons.is_do(),
+            };
+            if hit && (!need_do || cons.is_do()) {
+                return Some(ci);
+            }
+            c = cons.parent;
+        }
+        let what = if need_do { "CYCLE" } else { "EXIT" };
+        match name {
+            Some(n) => self.error(item, format!("{what} names `{n}`, which is not an enclosing construct")),
+            None => self.error(item, format!("{what} outside a DO loop")),
+        }
+        None
+    }
+
+    /// Pass 2: probes of every instrumented procedure.
+    pub fn probes(&mut self) {
+        for u in 0..self.st.units.len() {
+            if !self.instrumentable(u) || Self::is_pure(&self.st.units[u]) {
+                if self.instrumentable(u) {
+                    self.pure_directives(u);
+                }
+                continue;
+            }
+            self.unit_probes(u);
+        }
+    }
+
+    fn pure_directives(&mut self, u: usize) {
+        for (&i, d) in &self.dirs.at {
+            if self.st.unit_of[i] == Some(u) && d.command != Command::Skip {
+                let (l, c) = line_col(self.input.text, d.start);
+                self.warnings.push(Diagnostic::warning(
+                    self.input.display_path,
+                    l,
+                    c,
+                    "`!$regio` directive in a PURE or ELEMENTAL procedure: ignored (probes cannot be called there)",
+                ));
+            }
+        }
+    }
+
+    fn unit_probes(&mut self, u: usize) {
+        let body = self.body(u);
+        let Some(anchors) = self.anchors_of.remove(&u) else {
+            return;
+        };
+        let p = self.ids.get(&Key::Unit(u)).copied();
+        let var = p.is_some() && !anchors.entries.is_empty();
+        let mut used: Vec<&'static str> = Vec::new();
+        let mut need = |name: &'static str, used: &mut Vec<&'static str>| {
+            if !used.contains(&name) {
+                used.push(name);
+            }
+        };
+        let term = self.terminus(u);
+        let is_main = self.st.units[u].kind == UnitKind::Program;
+
+        // Entry of the procedure.
+        let mut enter = Vec::new();
+        if is_main {
+            enter.push(Probe::new(Op::Register(self.input.idf_path.to_string())));
+            need("regio_register_idf", &mut used);
+        }
+        if let Some(id) = p {
+            if var {
+                enter.push(Probe::new(Op::SetUnit(id)));
+            }
+            enter.push(Probe::new(Op::Enter(id)));
+            need("regio_enter", &mut used);
+            need("regio_exit", &mut used);
+            // Falling into END (or CONTAINS).
+            let t = if var { Target::Var } else { Target::Id(id) };
+            self.edits[term].after_label.push(Probe::new(Op::Exit(t)));
+        }
+        self.edits[anchors.enter_at].before_label.extend(enter);
+
+        // ENTRY points: sequential flow skips the entry probe.
+        if let Some(pid) = p {
+            for &e in &anchors.entries {
+                let id = self.ids.get(&Key::Entry(e)).copied().unwrap_or(pid);
+                let skip = self.labels.fresh(5);
+                self.edits[e].before_label.push(Probe::new(Op::Goto(skip)));
+                self.edits[e].after.extend([
+                    Probe::new(Op::SetUnit(id)),
+                    Probe::new(Op::Enter(id)),
+                    Probe::labelled(skip, Op::Continue),
+                ]);
+            }
+        }
+
+        // Directives.
+        let unit_dirs: Vec<(usize, Command)> = {
+            let mut v: Vec<(usize, Command)> = self
+                .dirs
+                .at
+                .iter()
+                .filter(|(&i, _)| self.st.unit_of[i] == Some(u))
+                .map(|(&i, d)| (i, d.command.clone()))
+                .collect();
+            v.sort_by_key(|(i, _)| *i);
+            v
+        };
+        for (i, cmd) in unit_dirs {
+            let op = match &cmd {
+                Command::Begin(_) => self.ids.get(&Key::User(i)).map(|&id| Op::Enter(id)),
+                Command::End(n) => self
+                    .dirs
+                    .regions
+                    .iter()
+                    .find(|r| r.end == i && &r.name == n)
+                    .and_then(|r| self.ids.get(&Key::User(r.begin)))
+                    .map(|&id| Op::Exit(Target::Id(id))),
+                Command::Disable | Command::Enable => {
+                    if self.in_pure_construct(i) {
+                        self.warn(i, "`!$regio` directive inside DO CONCURRENT, FORALL or WHERE: ignored".into());
+                        None
+                    } else if cmd == Command::Disable {
+                        need("regio_disable", &mut used);
+                        Some(Op::Disable)
+                    } else {
+                        need("regio_enable", &mut used);
+                        Some(Op::Enable)
+                    }
+                }
+                Command::Skip => None,
+            };
+            if matches!(cmd, Command::Begin(_) | Command::End(_)) && self.in_pure_construct(i) {
+                self.warn(i, "`!$regio` user region inside DO CONCURRENT, FORALL or WHERE: not instrumented".into());
+            }
+            if let Some(op) = op {
+                if matches!(op, Op::Enter(_) | Op::Exit(_)) {
+                    need("regio_enter", &mut used);
+                    need("regio_exit", &mut used);
+                }
+                self.edits[i].replace = Some(vec![Probe::new(op)]);
+            }
+        }
+
+        // Statements: call/io regions and jumps that leave regions.
+        for &i in &body {
+            let Some(kind) = self.kinds[i].clone() else { continue };
+            let (k, in_if) = match &kind {
+                Kind::LogicalIf { action, .. } => ((**action).clone(), true),
+                k => (k.clone(), false),
+            };
+            let mut before: Vec<Probe> = Vec::new();
+            let mut after: Vec<Probe> = Vec::new();
+            if let Some(&r) = self.ids.get(&Key::Stmt(i)) {
+                before.push(Probe::new(Op::Enter(r)));
+                after.push(Probe::new(Op::Exit(Target::Id(r))));
+                need("regio_enter", &mut used);
+                need("regio_exit", &mut used);
+            }
+            let single = match &k {
+                Kind::Return => Some(JumpTo::Outside),
+                Kind::Goto(l) => Some(JumpTo::Label(l.value)),
+                Kind::Exit(n) => {
+                    let n = n.as_ref().map(|n| n.upper.clone());
+                    self.construct_for(i, n.as_deref(), false).map(JumpTo::After)
+                }
+                Kind::Cycle(n) => {
+                    let n = n.as_ref().map(|n| n.upper.clone());
+                    self.construct_for(i, n.as_deref(), true).map(JumpTo::Next)
+                }
+                _ => None,
+            };
+            if let Some(to) = single {
+                if let Some(k) = self.leaves(u, i, &to) {
+                    // EXIT of a loop region: its own exit probe right after
+                    // the loop runs anyway and closes everything inside.
+                    let covered = matches!((&to, k), (JumpTo::After(c), Key::Loop(l)) if *c == l);
+                    if !covered {
+                        before.push(Probe::new(Op::Exit(self.exit_target(k, var))));
+                        need("regio_exit", &mut used);
+                    }
+                }
+            }
+            if let Kind::AssignedGoto(ls) = &k {
+                let mut outs: Vec<Option<Key>> = Vec::new();
+                for l in ls {
+                    outs.push(self.leaves(u, i, &JumpTo::Label(l.value)));
+                }
+                let inside = !self.chain(u, i, true).is_empty();
+                if ls.is_empty() && inside {
+                    self.warn(i, "assigned GO TO without a label list inside a region: if it leaves the region, that exit is not recorded".into());
+                } else if outs.windows(2).all(|w| w[0] == w[1]) {
+                    if let Some(Some(k)) = outs.first() {
+                        before.push(Probe::new(Op::Exit(self.exit_target(*k, var))));
+                        need("regio_exit", &mut used);
+                    }
+                } else {
+                    self.warn(i, "assigned GO TO whose targets leave different regions: its exits are not recorded".into());
+                }
+            }
+            // Statements with several targets, or that may fall through:
+            // each leaving label reference goes through a trampoline.
+            let (refs, falls): (Vec<LabelRef>, bool) = match &k {
+                Kind::ArithIf(v) => (v.clone(), false),
+                Kind::ComputedGoto(v) => (v.clone(), true),
+                Kind::Call { alt, .. } => (alt.clone(), true),
+                Kind::Io { jumps, .. } => (jumps.clone(), true),
+                _ => (Vec::new(), true),
+            };
+            let mut tramps: Vec<Probe> = Vec::new();
+            let mut by_target: HashMap<(u32, Target), u32> = HashMap::new();
+            let s = stmt(&self.items[i]).cloned();
+            for r in refs {
+                let Some(k) = self.leaves(u, i, &JumpTo::Label(r.value)) else {
+                    continue;
+                };
+                let Some(s) = s.as_ref() else { continue };
+                let t = self.exit_target(k, var);
+                let width = r.canon.len();
+                let fresh = match by_target.get(&(r.value, t)) {
+                    Some(&f) => f,
+                    None => {
+                        let f = self.labels.fresh(width);
+                        by_target.insert((r.value, t), f);
+                        tramps.push(Probe::labelled(f, Op::Exit(t)));
+                        tramps.push(Probe::new(Op::Goto(r.value)));
+                        f
+                    }
+                };
+                self.edits[i].relabel.push((s.orig_range(r.canon.clone()), fresh));
+                need("regio_exit", &mut used);
+            }
+            if !tramps.is_empty() {
+                if falls {
+                    let skip = self.labels.fresh(5);
+                    after.push(Probe::new(Op::Goto(skip)));
+                    after.extend(tramps);
+                    after.push(Probe::labelled(skip, Op::Continue));
+                } else {
+                    after.extend(tramps);
+                }
+            }
+            if before.is_empty() && after.is_empty() {
+                continue;
+            }
+            let e = &mut self.edits[i];
+            if in_if {
+                e.action = Some((before, after));
+            } else {
+                e.after_label.extend(before);
+                e.after.splice(0..0, after);
+            }
+        }
+
+        // Loops: entry before the DO statement (after its label, so a jump
+        // to the label enters the region), exit after the loop.
+        let loops: Vec<usize> = (0..self.st.cons.len())
+            .filter(|&c| self.st.cons[c].unit == u && self.st.cons[c].is_do())
+            .collect();
+        for &c in &loops {
+            let cons = &self.st.cons[c];
+            let (start, end) = (cons.start, cons.end);
+            self.edits[end].closes_loop = true;
+            if let Some(&id) = self.ids.get(&Key::Loop(c)) {
+                self.edits[start].after_label.push(Probe::new(Op::Enter(id)));
+                need("regio_enter", &mut used);
+                need("regio_exit", &mut used);
+                if cons.do_info().is_some_and(|d| d.label.is_none()) {
+                    self.edits[end].after.push(Probe::new(Op::Exit(Target::Id(id))));
+                }
+            }
+        }
+        self.label_terminals(u, &loops);
+
+        if !used.is_empty() {
+            let mut decl = vec![Probe::new(Op::External(used))];
+            if var {
+                decl.push(Probe::new(Op::DeclareVar));
+            }
+            self.edits[anchors.decl_at].before_label.splice(0..0, decl);
+        }
+    }
+
+    /// Labelled DO loops end at a labelled statement, possibly shared by
+    /// several loops. When the terminal statement needs probes of its own,
+    /// or an inner loop of a shared group is a region, every loop of the
+    /// group gets a fresh label and its own CONTINUE after the terminal
+    /// statement, so each loop's exit probe runs exactly when it finishes.
+    fn label_terminals(&mut self, u: usize, loops: &[usize]) {
+        let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
+        for &c in loops {
+            let cons = &self.st.cons[c];
+            if cons.do_info().is_some_and(|d| d.label.is_some()) {
+                groups.entry(cons.end).or_default().push(c);
+            }
+        }
+        let mut terminals: Vec<usize> = groups.keys().copied().collect();
+        terminals.sort_unstable();
+        for t in terminals {
+            let mut group = groups.remove(&t).unwrap_or_default();
+            group.sort_by_key(|&c| self.st.cons[c].start);
+            let region = |c: usize| self.ids.get(&Key::Loop(c)).copied();
+            let relabel = self.edits[t].disturbs_terminal()
+                || group.iter().skip(1).any(|&c| region(c).is_some());
+            if !relabel {
+                if let Some(id) = region(group[0]) {
+                    self.edits[t].after.push(Probe::new(Op::Exit(Target::Id(id))));
+                }
+                continue;
+            }
+            let mut closing = Vec::new();
+            for &c in group.iter().rev() {
+                let start = self.st.cons[c].start;
+                let Some(l) = self.st.cons[c].do_info().and_then(|d| d.label.clone()) else {
+                    continue;
+                };
+                let Some(s) = stmt(&self.items[start]) else { continue };
+                let fresh = self.labels.fresh(l.canon.len());
+                let range = s.orig_range(l.canon.clone());
+                self.edits[start].relabel.push((range, fresh));
+                closing.push(Probe::labelled(fresh, Op::Continue));
+                if let Some(id) = region(c) {
+                    closing.push(Probe::new(Op::Exit(Target::Id(id))));
+                }
+            }
+            self.edits[t].after.extend(closing);
+            // The terminal's label stays only if something else uses it.
+            let label = stmt(&self.items[t]).and_then(|s| s.label.as_ref().map(|l| l.value));
+            if let Some(label) = label {
+                let used_elsewhere = self.body(u).iter().any(|&i| {
+                    if group.iter().any(|&c| self.st.cons[c].start == i) {
+                        return false;
+                    }
+                    self.kinds[i]
+                        .as_ref()
+                        .is_some_and(|k| k.label_refs().iter().any(|r| r.value == label))
+                });
+                if !used_elsewhere {
+                    self.edits[t].drop_label = true;
+                }
+            }
+        }
+    }
+
+    pub fn finish(self) -> Result<Plan, Vec<Diagnostic>> {
+        if !self.errors.is_empty() {
+            let mut e = self.errors;
+            e.sort_by_key(|d| (d.line, d.col));
+            e.dedup();
+            return Err(e);
+        }
+        Ok(Plan {
+            edits: self.edits,
+            regions: Vec::new(),
+            warnings: self.warnings,
+        })
+    }
+}

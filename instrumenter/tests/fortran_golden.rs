@@ -1,0 +1,158 @@
+//! Golden tests of the Fortran front end: every program under
+//! `testdata/fortran/` instrumented and snapshotted (text, IDF regions,
+//! warnings); every file under `testdata/fortran/bad/` rejected with
+//! snapshotted diagnostics. Write snapshots with
+//! `INSTA_UPDATE=always cargo test -p instrument --test fortran_golden`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use regio_instrumenter::filter::Filter;
+use regio_instrumenter::fortran::{form_for_path, instrument};
+use regio_instrumenter::frontend::SourceInput;
+use regio_instrumenter::selection::Selection;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Fortran sources under `testdata/fortran/<dir>`, sorted.
+fn sources(dir: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root().join("testdata/fortran").join(dir)];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if form_for_path(&p).is_some() {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The path as it appears in snapshots: relative to the workspace root.
+fn shown(p: &Path) -> String {
+    p.strip_prefix(root())
+        .unwrap_or(p)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn run(path: &Path, regions: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(path).expect("testdata is readable");
+    let display = shown(path);
+    let form = form_for_path(path).expect("a Fortran suffix");
+    let filter = Filter::default();
+    let selection: Selection = regions.parse().expect("valid --regions");
+    let input = SourceInput {
+        text: &text,
+        display_path: &display,
+        rel_path: &display,
+        idf_path: "/regio-out/regio.idf.json",
+        selection,
+        filter: &filter,
+        first_id: 1,
+    };
+    match instrument(&input, form) {
+        Ok(done) => {
+            let mut s = String::new();
+            writeln!(s, "--- regions ({regions})").ok();
+            for r in &done.regions {
+                let aux = serde_json::Value::Object(r.aux.clone());
+                writeln!(
+                    s,
+                    "{:>3} {:<8} {:<14} unit={:<10} {}:{}-{}:{} parent={} {}",
+                    r.id,
+                    r.kind.to_string(),
+                    r.name,
+                    r.unit,
+                    r.start.line,
+                    r.start.col,
+                    r.end.line,
+                    r.end.col,
+                    r.parent.map_or("-".to_string(), |p| p.to_string()),
+                    aux
+                )
+                .ok();
+            }
+            if !done.warnings.is_empty() {
+                writeln!(s, "--- warnings").ok();
+                for w in &done.warnings {
+                    writeln!(s, "{w}").ok();
+                }
+            }
+            writeln!(s, "--- text").ok();
+            s.push_str(&done.text);
+            Ok(s)
+        }
+        Err(diags) => Err(diags
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")),
+    }
+}
+
+fn snapshot_name(path: &Path, suffix: &str) -> String {
+    let s = shown(path)
+        .trim_start_matches("testdata/fortran/")
+        .replace(['/', '.'], "_");
+    format!("{s}{suffix}")
+}
+
+#[test]
+fn programs_instrument_as_recorded() {
+    let files: Vec<PathBuf> = ["free", "fixed"].iter().flat_map(|d| sources(d)).collect();
+    assert!(files.len() >= 5, "testdata/fortran is missing: {files:?}");
+    for f in files {
+        let out = run(&f, "functions,loops,user")
+            .unwrap_or_else(|e| panic!("{} failed:\n{e}", f.display()));
+        insta::assert_snapshot!(snapshot_name(&f, ""), out);
+    }
+}
+
+/// Some programs also with I/O and call-site regions.
+#[test]
+fn io_and_call_regions_as_recorded() {
+    for name in ["free/io_calls.f90", "fixed/legacy.f"] {
+        let f = root().join("testdata/fortran").join(name);
+        let out = run(&f, "functions,loops,user,io,calls")
+            .unwrap_or_else(|e| panic!("{} failed:\n{e}", f.display()));
+        insta::assert_snapshot!(snapshot_name(&f, "_io_calls"), out);
+    }
+}
+
+/// Only user directives: probes where the directives are, nothing else.
+#[test]
+fn user_regions_alone() {
+    let f = root().join("testdata/fortran/free/exits.f90");
+    let out = run(&f, "user").unwrap_or_else(|e| panic!("{e}"));
+    insta::assert_snapshot!(snapshot_name(&f, "_user_only"), out);
+}
+
+#[test]
+fn bad_inputs_are_rejected_with_located_errors() {
+    let files = sources("bad");
+    assert!(files.len() >= 8, "testdata/fortran/bad is missing: {files:?}");
+    for f in files {
+        let diags = match run(&f, "functions,loops,user") {
+            Ok(out) => panic!("{} was accepted:\n{out}", f.display()),
+            Err(d) => d,
+        };
+        let prefix = format!("{}:", shown(&f));
+        for line in diags.lines() {
+            assert!(
+                line.starts_with(&prefix) && line.contains(": error: "),
+                "not `file:line:col: error: ...`: {line}"
+            );
+        }
+        insta::assert_snapshot!(snapshot_name(&f, ""), diags);
+    }
+}

@@ -1,0 +1,90 @@
+/*
+ * regio.h - C interface of the Regio measurement runtime (libregio.a,
+ * libregio.so).
+ *
+ * Instrumented code calls these with region ids from the IDF
+ * (regio.idf.json). Each thread builds its own dynamic code-region call
+ * graph; one profile per process is written into the run directory
+ * ($REGIO_DIR, else regio-run-<program>-<pid>) at exit, after exit() from
+ * anywhere, on regio_flush() and on SIGSEGV, SIGABRT, SIGTERM, SIGINT,
+ * SIGBUS and SIGFPE. REGIO_DISABLE=1 turns all measurement off.
+ *
+ * Every function is thread-safe and may be called before main (the runtime
+ * starts lazily on first use).
+ */
+#ifndef REGIO_H
+#define REGIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Enters region `id` on the calling thread. */
+void regio_enter(uint32_t id);
+
+/* Leaves region `id`. If `id` is not the innermost open region, every
+ * region above its innermost frame is closed at the same moment (they
+ * missed their exit, e.g. through longjmp or a return); if `id` is not open
+ * at all (entered while disabled) nothing happens. */
+void regio_exit(uint32_t id);
+
+/* Cleanup hook for guard variables: regio_exit(*id). Used as
+ *   const unsigned int regio__g3 __attribute__((cleanup(regio_guard_exit),
+ *       unused)) = (regio_enter(3u), 3u);
+ * so every exit path of the enclosing block closes the region. */
+void regio_guard_exit(const uint32_t *id);
+
+/* Returns the number of regions open on the calling thread; pass it to
+ * regio_scope_close. */
+uint32_t regio_scope_open(void);
+
+/* Closes every region the calling thread opened above *depth (a value from
+ * regio_scope_open), with normal accounting. Used as a cleanup guard in
+ * functions that contain user regions but are not regions themselves. */
+void regio_scope_close(const uint32_t *depth);
+
+/* Stops measuring, process-wide, until regio_enable. Regions entered while
+ * disabled are not recorded; regions entered before still close. */
+void regio_disable(void);
+
+/* Measures again after regio_disable (no effect under REGIO_DISABLE=1). */
+void regio_enable(void);
+
+/* Remembers the absolute path of an IDF (instrumented files call this from
+ * a constructor). Up to 16 distinct paths are kept; the first one is copied
+ * into the run directory as regio.idf.json whenever the profile is
+ * written. */
+void regio_register_idf(const char *abs_path);
+
+/* Writes the profile now (reason "flush"); a later write replaces it. */
+void regio_flush(void);
+
+/* Fortran-callable twins: arguments by reference, trailing underscore. */
+
+/* call regio_enter(id) with INTEGER(4) id. */
+void regio_enter_(const int32_t *id);
+
+/* call regio_exit(id) with INTEGER(4) id. */
+void regio_exit_(const int32_t *id);
+
+/* call regio_disable() */
+void regio_disable_(void);
+
+/* call regio_enable() */
+void regio_enable_(void);
+
+/* call regio_flush() */
+void regio_flush_(void);
+
+/* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
+ * length, passed by value; trailing blanks are ignored. */
+void regio_register_idf_(const char *path, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REGIO_H */

@@ -1,0 +1,202 @@
+//! The probe clock: raw ticks on the hot path, nanoseconds only when writing.
+//!
+//! On x86_64 with an invariant TSC (CPUID 0x8000_0007 EDX bit 8) a tick is
+//! one `rdtsc`: no fence, because the probe wants the cost of one clock read,
+//! not an ordering guarantee. Ticks are converted with the ratio of the TSC
+//! span to the CLOCK_MONOTONIC span between start-up and the moment of
+//! writing, so the calibration gets better the longer a run lasts and costs
+//! nothing while the program runs. Everywhere else a tick is one nanosecond
+//! of CLOCK_MONOTONIC.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+static USE_TSC: AtomicBool = AtomicBool::new(false);
+static START_TICKS: AtomicU64 = AtomicU64::new(0);
+static START_MONO_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Shortest span the calibration accepts: below it the two clock reads'
+/// own jitter would show in the ratio.
+const MIN_CALIBRATION_NS: u64 = 20_000_000;
+
+/// Current time in ticks of the selected source.
+#[inline(always)]
+pub fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if USE_TSC.load(Relaxed) {
+            return rdtsc();
+        }
+    }
+    monotonic_ns()
+}
+
+/// One plain `rdtsc` (public for the benchmark's floor measurement).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn rdtsc() -> u64 {
+    // SAFETY: rdtsc exists on every x86_64 CPU; it has no memory effects.
+    #[allow(unused_unsafe)]
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+}
+
+/// CLOCK_MONOTONIC in ns (async-signal-safe).
+#[inline]
+pub fn monotonic_ns() -> u64 {
+    read_clock(libc::CLOCK_MONOTONIC)
+}
+
+/// CLOCK_REALTIME in ns since the Unix epoch.
+pub fn realtime_ns() -> u64 {
+    read_clock(libc::CLOCK_REALTIME)
+}
+
+#[inline]
+fn read_clock(id: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid out-pointer; these clocks always exist on Linux.
+    unsafe { libc::clock_gettime(id, &mut ts) };
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// Whether the CPU promises a TSC that ticks at a constant rate in every
+/// power state (what makes it usable as a wall clock).
+#[cfg(target_arch = "x86_64")]
+fn invariant_tsc() -> bool {
+    use core::arch::x86_64::__cpuid;
+    // SAFETY: cpuid exists on every x86_64 CPU; leaves above the reported
+    // maximum are not queried.
+    #[allow(unused_unsafe)]
+    unsafe {
+        let has_tsc = __cpuid(1).edx & (1 << 4) != 0;
+        let max_ext = __cpuid(0x8000_0000).eax;
+        has_tsc && max_ext >= 0x8000_0007 && __cpuid(0x8000_0007).edx & (1 << 8) != 0
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn invariant_tsc() -> bool {
+    false
+}
+
+/// Picks the source and takes the first calibration point. Called once,
+/// before any probe records a frame.
+pub fn init() {
+    USE_TSC.store(invariant_tsc(), Relaxed);
+    let (t, m) = pair();
+    START_TICKS.store(t, Relaxed);
+    START_MONO_NS.store(m, Relaxed);
+}
+
+/// A tick reading and a CLOCK_MONOTONIC reading taken together.
+fn pair() -> (u64, u64) {
+    let t = ticks();
+    let m = monotonic_ns();
+    (t, m)
+}
+
+/// `tsc` or `clock_gettime`, as the profile's `clock.source`.
+pub fn source_name() -> &'static str {
+    if USE_TSC.load(Relaxed) {
+        "tsc"
+    } else {
+        "clock_gettime"
+    }
+}
+
+/// CLOCK_MONOTONIC at start-up.
+pub fn start_monotonic_ns() -> u64 {
+    START_MONO_NS.load(Relaxed)
+}
+
+/// Ticks-to-nanoseconds ratio valid for one write.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibration {
+    span_ticks: u64,
+    span_ns: u64,
+}
+
+impl Calibration {
+    /// The identity (ticks are nanoseconds).
+    pub const NS: Calibration = Calibration {
+        span_ticks: 1,
+        span_ns: 1,
+    };
+
+    /// A ratio measured over `span_ticks` ticks and `span_ns` nanoseconds.
+    pub fn new(span_ticks: u64, span_ns: u64) -> Calibration {
+        if span_ticks == 0 || span_ns == 0 {
+            return Calibration::NS;
+        }
+        Calibration {
+            span_ticks,
+            span_ns,
+        }
+    }
+
+    /// Converts a tick count; exact integer arithmetic so equal tick sums
+    /// give equal nanosecond sums up to one rounding per value.
+    pub fn to_ns(self, ticks: u64) -> u64 {
+        let ns = ticks as u128 * self.span_ns as u128 / self.span_ticks as u128;
+        ns.min(u64::MAX as u128) as u64
+    }
+
+    pub fn ticks_per_second(self) -> f64 {
+        self.span_ticks as f64 * 1e9 / self.span_ns as f64
+    }
+}
+
+/// Measures the tick rate since start-up, spinning until the span is long
+/// enough to be trustworthy. Async-signal-safe (no allocation, no lock).
+pub fn calibrate() -> Calibration {
+    if !USE_TSC.load(Relaxed) {
+        return Calibration::NS;
+    }
+    let t0 = START_TICKS.load(Relaxed);
+    let m0 = START_MONO_NS.load(Relaxed);
+    loop {
+        let (t, m) = pair();
+        let span_ns = m.saturating_sub(m0);
+        if span_ns >= MIN_CALIBRATION_NS {
+            return Calibration::new(t.saturating_sub(t0), span_ns);
+        }
+        std::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversion_is_exact_integer_scaling() {
+        let c = Calibration::new(3_000, 1_000);
+        assert_eq!(c.to_ns(3), 1);
+        assert_eq!(c.to_ns(3_000_000_000), 1_000_000_000);
+        assert_eq!(c.ticks_per_second(), 3e9);
+        assert_eq!(Calibration::new(0, 5), Calibration::NS);
+        assert_eq!(Calibration::NS.to_ns(u64::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn ticks_advance_and_calibration_matches_monotonic() {
+        init();
+        let m0 = monotonic_ns();
+        let t0 = ticks();
+        let cal = calibrate();
+        let t1 = ticks();
+        let m1 = monotonic_ns();
+        assert!(t1 > t0);
+        let measured = cal.to_ns(t1 - t0) as f64;
+        let real = (m1 - m0) as f64;
+        // Both spans cover the >= 20 ms calibration spin.
+        assert!(real >= 20e6, "{real}");
+        assert!((measured / real - 1.0).abs() < 0.05, "{measured} vs {real}");
+    }
+}

@@ -1,0 +1,281 @@
+//! Process-wide switch and lazy start-up.
+//!
+//! One atomic, `MODE`, answers both "is the runtime initialised" and "is
+//! measurement on", so the probe fast path pays a single relaxed load for
+//! both. Start-up (environment, run directory, argv, host, clock, exit and
+//! signal hooks) happens on the first probe or API call.
+
+use std::sync::atomic::{AtomicU8, Ordering::*};
+use std::sync::OnceLock;
+
+use crate::out::warn;
+
+/// Not started yet.
+pub const UNINIT: u8 = 0;
+/// Measuring.
+pub const ON: u8 = 1;
+/// Switched off by `disable()`; `enable()` turns it back on.
+pub const OFF: u8 = 2;
+/// Off for good (`REGIO_DISABLE`): no hooks, no files.
+pub const DEAD: u8 = 3;
+
+pub static MODE: AtomicU8 = AtomicU8::new(UNINIT);
+
+const IDLE: u8 = 0;
+const RUNNING: u8 = 1;
+const DONE: u8 = 2;
+static INIT: AtomicU8 = AtomicU8::new(IDLE);
+
+static CONFIG: OnceLock<Config> = OnceLock::new();
+
+/// What start-up learnt about the process; immutable afterwards, so the
+/// profile writer can read it from a signal handler.
+pub struct Config {
+    /// Absolute run directory, without NUL.
+    pub run_dir: Vec<u8>,
+    /// argv as the kernel has it.
+    pub command: Vec<Vec<u8>>,
+    pub host: Vec<u8>,
+    pub rank: u32,
+    pub size: u32,
+    pub start_unix_ns: u64,
+    /// `REGIO_MODE` in force (only `profile` exists so far).
+    pub mode: &'static str,
+}
+
+/// The configuration, once start-up has run (and measurement is not dead).
+pub fn config() -> Option<&'static Config> {
+    CONFIG.get()
+}
+
+/// The mode, running start-up first if needed.
+#[inline]
+pub fn ensure_init_fast() -> u8 {
+    match MODE.load(Acquire) {
+        UNINIT => ensure_init(),
+        m => m,
+    }
+}
+
+/// Runs start-up if nobody has; returns the mode afterwards.
+#[cold]
+#[inline(never)]
+pub fn ensure_init() -> u8 {
+    loop {
+        match INIT.compare_exchange(IDLE, RUNNING, Acquire, Acquire) {
+            Ok(_) => {
+                let mode = start();
+                MODE.store(mode, Release);
+                INIT.store(DONE, Release);
+                return mode;
+            }
+            Err(DONE) => return MODE.load(Acquire),
+            // Another thread is starting up: it takes microseconds.
+            Err(_) => std::thread::yield_now(),
+        }
+    }
+}
+
+fn env(name: &str) -> Option<Vec<u8>> {
+    use std::os::unix::ffi::OsStringExt;
+    std::env::var_os(name).map(|v| v.into_vec())
+}
+
+/// `REGIO_DISABLE` set to anything but empty or `0` turns measurement off.
+fn disabled_by_env(v: Option<&[u8]>) -> bool {
+    matches!(v, Some(v) if !v.is_empty() && v != b"0")
+}
+
+fn start() -> u8 {
+    if disabled_by_env(env("REGIO_DISABLE").as_deref()) {
+        return DEAD;
+    }
+    crate::clock::init();
+    let mode = match env("REGIO_MODE").as_deref() {
+        None | Some(b"") | Some(b"profile") => "profile",
+        Some(b"trace") => {
+            warn(
+                &[b"REGIO_MODE=trace is not implemented yet; recording a profile instead"],
+                None,
+            );
+            "profile"
+        }
+        Some(other) => {
+            warn(
+                &[b"unknown REGIO_MODE `", other, b"`; recording a profile"],
+                None,
+            );
+            "profile"
+        }
+    };
+    let command = read_cmdline();
+    let pid = crate::sys::getpid();
+    let cwd = std::env::current_dir()
+        .map(|p| {
+            use std::os::unix::ffi::OsStringExt;
+            p.into_os_string().into_vec()
+        })
+        .unwrap_or_else(|_| b".".to_vec());
+    let program = command.first().map(|a| program_name(a)).unwrap_or_default();
+    let run_dir = run_dir(env("REGIO_DIR").as_deref(), &cwd, &program, pid);
+    let (rank, size) = rank_and_size(&|n| env(n));
+    let config = Config {
+        run_dir,
+        command,
+        host: hostname(),
+        rank,
+        size,
+        start_unix_ns: crate::clock::realtime_ns(),
+        mode,
+    };
+    if CONFIG.set(config).is_err() {
+        return DEAD;
+    }
+    // SAFETY: registering a plain extern "C" function.
+    if unsafe { libc::atexit(at_exit) } != 0 {
+        warn(
+            &[b"cannot register the exit hook; the profile is written only by regio_flush or a signal"],
+            None,
+        );
+    }
+    crate::signals::install();
+    ON
+}
+
+extern "C" fn at_exit() {
+    crate::profile::write(crate::profile::Reason::Exit);
+}
+
+fn read_cmdline() -> Vec<Vec<u8>> {
+    let raw = std::fs::read("/proc/self/cmdline").unwrap_or_default();
+    let raw = raw.strip_suffix(&[0]).unwrap_or(&raw);
+    if raw.is_empty() {
+        return Vec::new();
+    }
+    raw.split(|&b| b == 0).map(<[u8]>::to_vec).collect()
+}
+
+/// Basename of argv[0], reduced to characters safe in a directory name.
+fn program_name(argv0: &[u8]) -> Vec<u8> {
+    let base = argv0.rsplit(|&b| b == b'/').next().unwrap_or(argv0);
+    let name: Vec<u8> = base
+        .iter()
+        .map(|&b| {
+            if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-' {
+                b
+            } else {
+                b'_'
+            }
+        })
+        .collect();
+    if name.is_empty() {
+        b"program".to_vec()
+    } else {
+        name
+    }
+}
+
+/// `$REGIO_DIR`, else `regio-run-<program>-<pid>`, made absolute against
+/// the start-up working directory so a later chdir does not move it.
+fn run_dir(regio_dir: Option<&[u8]>, cwd: &[u8], program: &[u8], pid: u64) -> Vec<u8> {
+    let rel: Vec<u8> = match regio_dir {
+        Some(d) if !d.is_empty() => d.to_vec(),
+        _ => {
+            let mut v = b"regio-run-".to_vec();
+            v.extend_from_slice(program);
+            v.push(b'-');
+            v.extend_from_slice(pid.to_string().as_bytes());
+            v
+        }
+    };
+    let mut dir = if rel.starts_with(b"/") {
+        rel
+    } else {
+        let mut v = cwd.to_vec();
+        if !v.ends_with(b"/") {
+            v.push(b'/');
+        }
+        v.extend_from_slice(&rel);
+        v
+    };
+    while dir.len() > 1 && dir.ends_with(b"/") {
+        dir.pop();
+    }
+    dir
+}
+
+/// Rank and size from the variables Open MPI, MPICH/PMI and Slurm set.
+fn rank_and_size(env: &dyn Fn(&str) -> Option<Vec<u8>>) -> (u32, u32) {
+    let first = |names: &[&str]| {
+        names.iter().find_map(|n| {
+            env(n).and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse::<u32>().ok())
+        })
+    };
+    let rank = first(&["OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"]).unwrap_or(0);
+    let size = first(&["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"])
+        .filter(|&s| s > 0)
+        .unwrap_or(1);
+    (rank, size)
+}
+
+fn hostname() -> Vec<u8> {
+    let mut buf = [0u8; 256];
+    // SAFETY: buf is writable for its length.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if r != 0 {
+        return b"unknown".to_vec();
+    }
+    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    buf[..n].to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_dir_defaults_to_program_and_pid_in_cwd() {
+        assert_eq!(
+            run_dir(None, b"/home/u", b"a.out", 42),
+            b"/home/u/regio-run-a.out-42".to_vec()
+        );
+        assert_eq!(run_dir(Some(b""), b"/", b"p", 1), b"/regio-run-p-1".to_vec());
+        assert_eq!(run_dir(Some(b"out/"), b"/w", b"p", 1), b"/w/out".to_vec());
+        assert_eq!(run_dir(Some(b"/abs/d"), b"/w", b"p", 1), b"/abs/d".to_vec());
+    }
+
+    #[test]
+    fn program_names_are_sanitised_basenames() {
+        assert_eq!(program_name(b"./bin/my prog"), b"my_prog".to_vec());
+        assert_eq!(program_name(b"/usr/bin/"), b"program".to_vec());
+        assert_eq!(program_name(b"solver-2.x"), b"solver-2.x".to_vec());
+    }
+
+    #[test]
+    fn rank_and_size_come_from_the_first_launcher_variable_set() {
+        let none = |_: &str| None;
+        assert_eq!(rank_and_size(&none), (0, 1));
+        let slurm = |n: &str| match n {
+            "SLURM_PROCID" => Some(b"3".to_vec()),
+            "SLURM_NTASKS" => Some(b"8".to_vec()),
+            "PMI_RANK" => Some(b"junk".to_vec()),
+            _ => None,
+        };
+        assert_eq!(rank_and_size(&slurm), (3, 8));
+        let ompi = |n: &str| match n {
+            "OMPI_COMM_WORLD_RANK" => Some(b"1".to_vec()),
+            "OMPI_COMM_WORLD_SIZE" => Some(b"0".to_vec()),
+            _ => None,
+        };
+        assert_eq!(rank_and_size(&ompi), (1, 1));
+    }
+
+    #[test]
+    fn regio_disable_values() {
+        assert!(disabled_by_env(Some(b"1")));
+        assert!(disabled_by_env(Some(b"yes")));
+        assert!(!disabled_by_env(Some(b"0")));
+        assert!(!disabled_by_env(Some(b"")));
+        assert!(!disabled_by_env(None));
+    }
+}

@@ -1,0 +1,382 @@
+//! Writes `profile-r<rank>-p<pid>.json` (format: `regio_idf::rundir`) and
+//! copies the registered IDF next to it.
+//!
+//! Runs at exit, on `regio_flush` and inside fatal-signal handlers, so it
+//! allocates nothing: text goes through a static buffer guarded by the
+//! writer lock, paths are built in static buffers too, and files are
+//! written under a temporary name and renamed.
+//!
+//! `complete` rule: true when the profile is written by a normal exit or a
+//! flush and no thread other than the writing one has a frame open. At exit
+//! the writing thread's own frames are closed first (so `exit()` from deep
+//! inside the program leaves a complete profile); at a flush they stay open
+//! and are reported with `open` > 0. A profile written from a signal
+//! handler is never complete.
+
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU64, Ordering::*};
+
+use crate::clock::{self, Calibration};
+use crate::init::{self, Config};
+use crate::out::{warn, Cat, Out, W32, W64, WI32};
+use crate::registry;
+use crate::sys;
+use crate::thread::{totals, ThreadState};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    Exit,
+    Flush,
+    Signal(i32),
+}
+
+/// Static storage used only while holding the writer lock.
+struct Scratch<const N: usize>(UnsafeCell<[u8; N]>);
+// SAFETY: accessed only by the thread holding WRITER.
+unsafe impl<const N: usize> Sync for Scratch<N> {}
+
+const PATH_BUF: usize = crate::idf::MAX_PATH + 128;
+static TEXT: Scratch<65536> = Scratch(UnsafeCell::new([0; 65536]));
+static DIR: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
+static FINAL: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
+static TEMP: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
+
+/// Threads written in number order through this table; numbers beyond it
+/// (more threads than slots) are found by walking the list.
+const ORDER_SLOTS: usize = 8192;
+struct Order(UnsafeCell<[*const ThreadState; ORDER_SLOTS]>);
+// SAFETY: accessed only by the thread holding WRITER.
+unsafe impl Sync for Order {}
+static ORDER: Order = Order(UnsafeCell::new([std::ptr::null(); ORDER_SLOTS]));
+
+/// OS thread id of the thread writing, 0 when free.
+static WRITER: AtomicU64 = AtomicU64::new(0);
+
+/// How long a writer waits for another thread's write to finish.
+const WAIT_NS: u64 = 2_000_000_000;
+
+/// Writes the profile now. Returns false if it could not (runtime off, a
+/// write already in progress on this thread, or an I/O error, which is
+/// reported on stderr).
+pub fn write(reason: Reason) -> bool {
+    let Some(cfg) = init::config() else {
+        return false;
+    };
+    let me = sys::gettid();
+    let t0 = clock::monotonic_ns();
+    loop {
+        match WRITER.compare_exchange(0, me, Acquire, Relaxed) {
+            Ok(_) => break,
+            // A signal interrupted this thread's own write: the buffers are
+            // mid-use, so leave the profile to the interrupted write.
+            Err(owner) if owner == me => return false,
+            Err(_) => {
+                if clock::monotonic_ns().saturating_sub(t0) > WAIT_NS {
+                    return false;
+                }
+                // SAFETY: sched_yield has no preconditions.
+                unsafe { libc::sched_yield() };
+            }
+        }
+    }
+    // SAFETY: we hold the writer lock, which owns the scratch buffers.
+    let ok = unsafe { write_locked(cfg, reason) };
+    WRITER.store(0, Release);
+    ok
+}
+
+unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
+    // Read the end of the run before calibrating: the calibration may spin
+    // for up to 20 ms, and that wait is not part of the program's time.
+    let now = clock::ticks();
+    let mono = clock::monotonic_ns();
+    let cal = clock::calibrate();
+    let me = registry::current();
+    if !me.is_null() {
+        // glibc's exit() runs the calling thread's TLS destructors before
+        // the exit hooks, which marks it finished; it is still running.
+        (*me).finished.store(false, Relaxed);
+        if reason == Reason::Exit {
+            (*me).pop_to(1, now);
+        }
+    }
+    let complete = !matches!(reason, Reason::Signal(_)) && {
+        let mut others_open = false;
+        let mut t = registry::head();
+        while !t.is_null() {
+            if t != me && (*t).depth() > 1 {
+                others_open = true;
+            }
+            t = (*t).next.load(Acquire);
+        }
+        !others_open
+    };
+
+    let pid = sys::getpid();
+    let mut dir = Cat::new(&mut *DIR.0.get());
+    dir.push(&cfg.run_dir);
+    let Some(dir) = dir.finish() else {
+        warn(&[b"run directory path too long: ", &cfg.run_dir], None);
+        return false;
+    };
+    if let Err(e) = sys::mkdir_p(dir) {
+        warn(&[b"cannot create run directory ", &cfg.run_dir], Some(e));
+        return false;
+    }
+    let dir = &cfg.run_dir;
+    let mut fin = Cat::new(&mut *FINAL.0.get());
+    fin.push(dir).push(b"/profile-r").num(cfg.rank as u64);
+    fin.push(b"-p").num(pid).push(b".json");
+    let mut tmp = Cat::new(&mut *TEMP.0.get());
+    tmp.push(dir).push(b"/.profile-r").num(cfg.rank as u64);
+    tmp.push(b"-p").num(pid).push(b".json.tmp.").num(pid);
+    let (Some(fin), Some(tmp)) = (fin.finish(), tmp.finish()) else {
+        warn(&[b"profile path too long in ", dir], None);
+        return false;
+    };
+    let ok = match sys::open_write(tmp) {
+        Err(e) => {
+            warn(&[b"cannot create ", until_nul(tmp)], Some(e));
+            false
+        }
+        Ok(fd) => {
+            let mut out = Out::new(fd, &mut *TEXT.0.get());
+            emit(&mut out, cfg, reason, complete, pid, now, mono, cal);
+            out.flush();
+            let closed = sys::close(fd);
+            match out.error.or(closed.err()) {
+                Some(e) => {
+                    warn(&[b"cannot write ", until_nul(tmp)], Some(e));
+                    sys::unlink(tmp);
+                    false
+                }
+                None => match sys::rename(tmp, fin) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        warn(&[b"cannot rename ", until_nul(tmp)], Some(e));
+                        sys::unlink(tmp);
+                        false
+                    }
+                },
+            }
+        }
+    };
+    copy_idf(dir, pid) && ok
+}
+
+fn until_nul(s: &[u8]) -> &[u8] {
+    s.strip_suffix(&[0]).unwrap_or(s)
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn emit(
+    o: &mut Out,
+    cfg: &Config,
+    reason: Reason,
+    complete: bool,
+    pid: u64,
+    now: u64,
+    mono: u64,
+    cal: Calibration,
+) {
+    o.raw(b"{\"format\":");
+    o.string(b"regio-profile");
+    o.raw(b",\"version\":1,\"mode\":");
+    o.string(cfg.mode.as_bytes());
+    o.raw(b",\"complete\":");
+    o.boolean(complete);
+    o.raw(b",\"reason\":");
+    let (name, signal): (&[u8], Option<i32>) = match reason {
+        Reason::Exit => (b"exit", None),
+        Reason::Flush => (b"flush", None),
+        Reason::Signal(s) => (b"signal", Some(s)),
+    };
+    o.string(name);
+    o.pad(b"signal".len() - name.len());
+    o.raw(b",\"signal\":");
+    match signal {
+        Some(s) => o.int(s as i64, WI32),
+        None => o.null(WI32),
+    }
+    o.raw(b",\"pid\":");
+    o.uint(pid, W32);
+    o.raw(b",\"rank\":");
+    o.uint(cfg.rank as u64, W32);
+    o.raw(b",\"size\":");
+    o.uint(cfg.size as u64, W32);
+    o.raw(b",\"host\":");
+    o.string(&cfg.host);
+    o.raw(b",\"command\":[");
+    for (i, arg) in cfg.command.iter().enumerate() {
+        if i > 0 {
+            o.raw(b",");
+        }
+        o.string(arg);
+    }
+    o.raw(b"],\"start_unix_ns\":");
+    o.uint(cfg.start_unix_ns, W64);
+    o.raw(b",\"duration_ns\":");
+    o.uint(mono.saturating_sub(clock::start_monotonic_ns()), W64);
+    o.raw(b",\"clock\":{\"source\":");
+    o.string(clock::source_name().as_bytes());
+    o.raw(b",\"ticks_per_second\":");
+    o.fixed6(cal.ticks_per_second());
+    o.raw(b"},\"idf\":");
+    if crate::idf::count() > 0 {
+        o.string(crate::idf::get(0));
+    } else {
+        o.raw(b"null");
+    }
+    // Region descriptors of macro-defined Rust regions will be listed here;
+    // C and Fortran regions live in the IDF.
+    o.raw(b",\"regions\":[],\"threads\":[");
+    let n = registry::count();
+    fill_order(n);
+    let mut first = true;
+    for number in 0..n {
+        let t = thread_by_number(number);
+        if t.is_null() {
+            continue;
+        }
+        if !first {
+            o.raw(b",");
+        }
+        first = false;
+        emit_thread(o, &*t, now, cal);
+    }
+    o.raw(b"\n]}\n");
+}
+
+unsafe fn fill_order(n: u32) {
+    let order = &mut *ORDER.0.get();
+    let fill = (n as usize).min(ORDER_SLOTS);
+    order[..fill].fill(std::ptr::null());
+    let mut t = registry::head();
+    while !t.is_null() {
+        let k = (*t).number.load(Relaxed) as usize;
+        if k < fill {
+            order[k] = t;
+        }
+        t = (*t).next.load(Acquire);
+    }
+}
+
+unsafe fn thread_by_number(number: u32) -> *const ThreadState {
+    if (number as usize) < ORDER_SLOTS {
+        return (*ORDER.0.get())[number as usize];
+    }
+    let mut t = registry::head();
+    while !t.is_null() && (*t).number.load(Relaxed) != number {
+        t = (*t).next.load(Acquire);
+    }
+    t
+}
+
+unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) {
+    let finished = t.finished.load(Acquire);
+    let end = if finished {
+        t.finished_at.load(Relaxed)
+    } else {
+        now
+    };
+    let (stack, depth) = t.stack_snapshot();
+    o.raw(b"\n{\"thread\":");
+    o.uint(t.number.load(Relaxed) as u64, W32);
+    o.raw(b",\"os_tid\":");
+    o.uint(t.os_tid, W64);
+    o.raw(b",\"finished\":");
+    o.boolean(finished);
+    o.raw(b",\"nodes\":[");
+    let len = t.arena.len();
+    // Arena index 0 is the hidden root; written ids are arena index - 1.
+    for i in 1..len {
+        let node = t.arena.get(i);
+        let s = totals(node, stack, depth, end);
+        if i > 1 {
+            o.raw(b",");
+        }
+        o.raw(b"\n{\"id\":");
+        o.uint(i as u64 - 1, W32);
+        o.raw(b",\"parent\":");
+        if node.parent == crate::node::ROOT {
+            o.null(W32);
+        } else {
+            o.uint(node.parent as u64 - 1, W32);
+        }
+        o.raw(b",\"region\":");
+        o.uint(node.region as u64, W32);
+        o.raw(b",\"calls\":");
+        o.uint(s.calls, W64);
+        o.raw(b",\"recursive_calls\":");
+        o.uint(s.recursive_calls, W64);
+        o.raw(b",\"inclusive_ns\":");
+        o.uint(cal.to_ns(s.inclusive), W64);
+        o.raw(b",\"exclusive_ns\":");
+        o.uint(cal.to_ns(s.exclusive), W64);
+        o.raw(b",\"min_ns\":");
+        o.uint(cal.to_ns(s.min), W64);
+        o.raw(b",\"max_ns\":");
+        o.uint(cal.to_ns(s.max), W64);
+        o.raw(b",\"open\":");
+        o.uint(s.open as u64, W32);
+        o.raw(b"}");
+    }
+    o.raw(b"]}");
+}
+
+/// Copies the first registered IDF to `<dir>/regio.idf.json` (atomically).
+unsafe fn copy_idf(dir: &[u8], pid: u64) -> bool {
+    if crate::idf::count() == 0 {
+        return true;
+    }
+    let src = crate::idf::get_c(0);
+    let mut fin = Cat::new(&mut *FINAL.0.get());
+    fin.push(dir).push(b"/regio.idf.json");
+    let mut tmp = Cat::new(&mut *TEMP.0.get());
+    tmp.push(dir).push(b"/.regio.idf.json.tmp.").num(pid);
+    let (Some(fin), Some(tmp)) = (fin.finish(), tmp.finish()) else {
+        return false;
+    };
+    let from = match sys::open_read(src) {
+        Ok(fd) => fd,
+        Err(e) => {
+            warn(&[b"cannot read IDF ", until_nul(src)], Some(e));
+            return false;
+        }
+    };
+    let to = match sys::open_write(tmp) {
+        Ok(fd) => fd,
+        Err(e) => {
+            let _ = sys::close(from);
+            warn(&[b"cannot create ", until_nul(tmp)], Some(e));
+            return false;
+        }
+    };
+    let buf = &mut *TEXT.0.get();
+    let mut result = Ok(());
+    loop {
+        match sys::read(from, buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if let Err(e) = sys::write_all(to, &buf[..n]) {
+                    result = Err(e);
+                    break;
+                }
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    let _ = sys::close(from);
+    let result = result.and(sys::close(to));
+    match result.and_then(|()| sys::rename(tmp, fin)) {
+        Ok(()) => true,
+        Err(e) => {
+            warn(&[b"cannot copy the IDF to ", until_nul(fin)], Some(e));
+            sys::unlink(tmp);
+            false
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The global list of thread states and the thread-local pointer to the
+//! calling thread's own.
+//!
+//! States are pushed with a CAS on an append-only list and leaked, so a
+//! thread that has finished keeps its data until the process writes. Each
+//! state's number is its predecessor's plus one, fixed inside the CAS loop,
+//! which makes numbers dense and the list ordered newest first.
+
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering::*};
+
+use crate::thread::ThreadState;
+
+static HEAD: AtomicPtr<ThreadState> = AtomicPtr::new(ptr::null_mut());
+
+thread_local! {
+    /// The probe fast path's only TLS access: const-initialised and without
+    /// a destructor, so it compiles to one thread-pointer-relative load.
+    static CURRENT: Cell<*const ThreadState> = const { Cell::new(ptr::null()) };
+    /// Separate key whose destructor marks the state finished; touched once
+    /// per thread, at registration.
+    static FINISH: FinishGuard = const { FinishGuard(Cell::new(ptr::null())) };
+}
+
+struct FinishGuard(Cell<*const ThreadState>);
+
+impl Drop for FinishGuard {
+    fn drop(&mut self) {
+        let s = self.0.get();
+        if !s.is_null() {
+            // SAFETY: states are leaked, never freed.
+            let s = unsafe { &*s };
+            s.finished_at.store(crate::clock::ticks(), Relaxed);
+            s.finished.store(true, Release);
+        }
+    }
+}
+
+/// The calling thread's state, or null if it never entered a region.
+#[inline(always)]
+pub fn current() -> *const ThreadState {
+    CURRENT.with(Cell::get)
+}
+
+/// The calling thread's state, created and registered if needed.
+#[cold]
+#[inline(never)]
+pub fn current_or_register() -> *const ThreadState {
+    let c = current();
+    if !c.is_null() {
+        return c;
+    }
+    let tid = crate::sys::gettid();
+    let state: &'static ThreadState = Box::leak(Box::new(ThreadState::new(tid)));
+    let me = state as *const ThreadState as *mut ThreadState;
+    let mut head = HEAD.load(Acquire);
+    loop {
+        let number = if head.is_null() {
+            0
+        } else {
+            // SAFETY: published states are never freed.
+            unsafe { (*head).number.load(Relaxed) + 1 }
+        };
+        state.number.store(number, Relaxed);
+        state.next.store(head, Relaxed);
+        match HEAD.compare_exchange_weak(head, me, Release, Acquire) {
+            Ok(_) => break,
+            Err(h) => head = h,
+        }
+    }
+    CURRENT.with(|c| c.set(me));
+    // Fails only when the thread is already tearing down its TLS; then it
+    // is about to end and simply stays unmarked.
+    let _ = FINISH.try_with(|g| g.0.set(me));
+    if tid == crate::sys::getpid() {
+        crate::signals::install_altstack();
+    }
+    me
+}
+
+/// Newest registered state (follow `next` for older ones).
+pub fn head() -> *const ThreadState {
+    HEAD.load(Acquire)
+}
+
+/// Number of registered threads.
+pub fn count() -> u32 {
+    let h = head();
+    if h.is_null() {
+        0
+    } else {
+        // SAFETY: published states are never freed.
+        unsafe { (*h).number.load(Relaxed) + 1 }
+    }
+}

@@ -1,0 +1,168 @@
+//! Fatal-signal handling: write what was measured, then let the signal do
+//! what it would have done without us.
+//!
+//! The handler writes an incomplete profile, puts the previous disposition
+//! back, and then either calls the previous handler (if the program or its
+//! runtime had installed one) or re-raises the signal so the process dies
+//! by it, with the exit status a shell or a parent expects. For a fault
+//! (SIGSEGV, SIGBUS, SIGFPE) returning re-executes the faulting
+//! instruction under the restored disposition.
+
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+
+use libc::{c_int, c_void, siginfo_t};
+
+const SIGNALS: [c_int; 6] = [
+    libc::SIGSEGV,
+    libc::SIGABRT,
+    libc::SIGTERM,
+    libc::SIGINT,
+    libc::SIGBUS,
+    libc::SIGFPE,
+];
+
+struct Saved {
+    old: [UnsafeCell<MaybeUninit<libc::sigaction>>; SIGNALS.len()],
+    installed: [AtomicBool; SIGNALS.len()],
+}
+
+// SAFETY: `old[i]` is written once before `installed[i]` is set (Release)
+// and our handler is installed; afterwards it is only read.
+unsafe impl Sync for Saved {}
+
+static SAVED: Saved = Saved {
+    old: [const { UnsafeCell::new(MaybeUninit::uninit()) }; SIGNALS.len()],
+    installed: [const { AtomicBool::new(false) }; SIGNALS.len()],
+};
+
+/// OS thread id of the thread inside the handler, 0 when none.
+static HANDLING: AtomicU64 = AtomicU64::new(0);
+
+/// Alternate stack for the main thread, so a stack overflow there can
+/// still run the handler.
+const ALT_SIZE: usize = 64 * 1024;
+struct AltStack(UnsafeCell<[u8; ALT_SIZE]>);
+// SAFETY: handed to the kernel once, for one thread; Rust never touches it.
+unsafe impl Sync for AltStack {}
+static ALT_STACK: AltStack = AltStack(UnsafeCell::new([0; ALT_SIZE]));
+static ALT_USED: AtomicBool = AtomicBool::new(false);
+
+/// Installs the handler for every fatal signal whose disposition is not
+/// SIG_IGN (a program started with SIGINT ignored, e.g. under nohup, must
+/// keep ignoring it).
+pub fn install() {
+    for (i, &sig) in SIGNALS.iter().enumerate() {
+        // SAFETY: plain sigaction calls on valid structures; old[i] is not
+        // read until installed[i] is set.
+        unsafe {
+            let old = &mut *SAVED.old[i].get();
+            if libc::sigaction(sig, std::ptr::null(), old.as_mut_ptr()) != 0 {
+                continue;
+            }
+            if old.assume_init_ref().sa_sigaction == libc::SIG_IGN {
+                continue;
+            }
+            let mut new: libc::sigaction = std::mem::zeroed();
+            new.sa_sigaction = handler as *const () as usize;
+            new.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESTART;
+            libc::sigemptyset(&mut new.sa_mask);
+            for &s in &SIGNALS {
+                libc::sigaddset(&mut new.sa_mask, s);
+            }
+            SAVED.installed[i].store(true, Release);
+            if libc::sigaction(sig, &new, std::ptr::null_mut()) != 0 {
+                SAVED.installed[i].store(false, Release);
+            }
+        }
+    }
+}
+
+/// Gives the calling thread (the main thread) an alternate signal stack
+/// unless it has a large enough one already.
+pub fn install_altstack() {
+    // SAFETY: sigaltstack with valid structures; ALT_STACK is handed to
+    // the kernel at most once.
+    unsafe {
+        let mut cur: libc::stack_t = std::mem::zeroed();
+        if libc::sigaltstack(std::ptr::null(), &mut cur) == 0
+            && cur.ss_flags & libc::SS_DISABLE == 0
+            && cur.ss_size >= ALT_SIZE
+        {
+            return;
+        }
+        if ALT_USED.swap(true, AcqRel) {
+            return;
+        }
+        let ss = libc::stack_t {
+            ss_sp: ALT_STACK.0.get().cast(),
+            ss_flags: 0,
+            ss_size: ALT_SIZE,
+        };
+        libc::sigaltstack(&ss, std::ptr::null_mut());
+    }
+}
+
+fn index_of(sig: c_int) -> Option<usize> {
+    SIGNALS.iter().position(|&s| s == sig)
+}
+
+extern "C" fn handler(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
+    let errno = crate::sys::errno();
+    let me = crate::sys::gettid();
+    loop {
+        match HANDLING.compare_exchange(0, me, Acquire, Relaxed) {
+            Ok(_) => break,
+            Err(owner) if owner == me => {
+                // A fatal signal while this thread was handling one: give
+                // up on writing and die by it.
+                // SAFETY: async-signal-safe calls.
+                unsafe {
+                    libc::signal(sig, libc::SIG_DFL);
+                    libc::raise(sig);
+                }
+                return;
+            }
+            Err(_) => {
+                // Another thread is writing; it will kill the process or
+                // hand over when done.
+                let ts = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 1_000_000,
+                };
+                // SAFETY: nanosleep is async-signal-safe.
+                unsafe { libc::nanosleep(&ts, std::ptr::null_mut()) };
+            }
+        }
+    }
+    crate::profile::write(crate::profile::Reason::Signal(sig));
+    // SAFETY: restores what install() saved and hands the signal on.
+    unsafe { chain(sig, info, ctx) };
+    HANDLING.store(0, Release);
+    // SAFETY: restoring errno as the interrupted code left it.
+    unsafe { *libc::__errno_location() = errno };
+}
+
+/// Restores the previous disposition of `sig` and passes the signal on.
+unsafe fn chain(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
+    let Some(i) = index_of(sig).filter(|&i| SAVED.installed[i].load(Acquire)) else {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+        return;
+    };
+    let old = (*SAVED.old[i].get()).assume_init_ref();
+    libc::sigaction(sig, old, std::ptr::null_mut());
+    let h = old.sa_sigaction;
+    if h == libc::SIG_DFL || h == libc::SIG_IGN {
+        // Blocked while we run: delivered, with the restored (default)
+        // action, as soon as the handler returns.
+        libc::raise(sig);
+    } else if old.sa_flags & libc::SA_SIGINFO != 0 {
+        let f: extern "C" fn(c_int, *mut siginfo_t, *mut c_void) = std::mem::transmute(h);
+        f(sig, info, ctx);
+    } else {
+        let f: extern "C" fn(c_int) = std::mem::transmute(h);
+        f(sig);
+    }
+}

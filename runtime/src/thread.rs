@@ -1,0 +1,551 @@
+//! One thread's sub-DRG and frame stack, and the probe logic on them.
+//!
+//! Everything here is written by the owning thread only. Fields another
+//! thread or a signal handler may read while the owner runs are atomics
+//! written with plain relaxed stores, so the owner pays nothing for them.
+
+use std::cell::UnsafeCell;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::*};
+
+use crate::childmap::{self, ChildMap};
+use crate::node::{bump, Arena, Node, ROOT};
+
+/// Initial frame-stack capacity; deeper stacks double it.
+const INITIAL_FRAMES: usize = 256;
+
+/// A source of ticks; generic so tests can drive the logic with a fake clock.
+pub trait Clock {
+    fn now(&self) -> u64;
+}
+
+/// `key` of a frame: region id shifted left, recursion flag in bit 0. The
+/// root frame's key, u64::MAX, shifts to a value no u32 id can equal, so the
+/// exit fast path needs one comparison.
+#[inline(always)]
+fn frame_key(region: u32, recursive: bool) -> u64 {
+    (region as u64) << 1 | recursive as u64
+}
+
+const ROOT_KEY: u64 = u64::MAX;
+
+/// One open region instance.
+#[repr(C)]
+pub struct Frame {
+    pub key: AtomicU64,
+    pub node: AtomicPtr<Node>,
+    /// Tick of entry.
+    pub start: AtomicU64,
+    /// Ticks spent in closed child frames.
+    pub child: AtomicU64,
+}
+
+impl Frame {
+    #[inline]
+    pub fn recursive(&self) -> bool {
+        self.key.load(Relaxed) & 1 == 1
+    }
+}
+
+fn alloc_frames(n: usize) -> *mut Frame {
+    let mut v: Vec<Frame> = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(Frame {
+            key: AtomicU64::new(0),
+            node: AtomicPtr::new(ptr::null_mut()),
+            start: AtomicU64::new(0),
+            child: AtomicU64::new(0),
+        });
+    }
+    // Leaked on purpose: a reader may still hold the old stack after growth.
+    let p = v.as_mut_ptr();
+    std::mem::forget(v);
+    p
+}
+
+/// Per-thread measurement state. Leaked when registered, so it outlives
+/// its thread and can be written at process exit.
+pub struct ThreadState {
+    stack: AtomicPtr<Frame>,
+    /// Frames on the stack, the root frame included (so always >= 1).
+    depth: AtomicU32,
+    capacity: UnsafeCell<usize>,
+    children: UnsafeCell<ChildMap>,
+    pub arena: Arena,
+    /// Dense number in order of registration (set before publication).
+    pub number: AtomicU32,
+    pub os_tid: u64,
+    pub finished: AtomicBool,
+    /// Tick at which the thread ended; open frames of a finished thread are
+    /// accounted up to here, not up to the write.
+    pub finished_at: AtomicU64,
+    /// Next (older) thread in the global registry list.
+    pub next: AtomicPtr<ThreadState>,
+}
+
+// SAFETY: the UnsafeCell fields are touched only by the owning thread;
+// everything else is atomic or immutable after publication.
+unsafe impl Sync for ThreadState {}
+unsafe impl Send for ThreadState {}
+
+impl ThreadState {
+    pub fn new(os_tid: u64) -> ThreadState {
+        let arena = Arena::new();
+        let stack = alloc_frames(INITIAL_FRAMES);
+        // SAFETY: the fresh stack has INITIAL_FRAMES frames.
+        let root = unsafe { &*stack };
+        root.key.store(ROOT_KEY, Relaxed);
+        root.node
+            .store(arena.get(ROOT) as *const Node as *mut Node, Relaxed);
+        ThreadState {
+            stack: AtomicPtr::new(stack),
+            depth: AtomicU32::new(1),
+            capacity: UnsafeCell::new(INITIAL_FRAMES),
+            children: UnsafeCell::new(ChildMap::new()),
+            arena,
+            number: AtomicU32::new(0),
+            os_tid,
+            finished: AtomicBool::new(false),
+            finished_at: AtomicU64::new(0),
+            next: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    /// Open frames, the root frame included.
+    #[inline(always)]
+    pub fn depth(&self) -> usize {
+        self.depth.load(Relaxed) as usize
+    }
+
+    /// Frame `i` of the current stack; `i` must be below a depth read after
+    /// the stack pointer (the stack only grows, old stacks stay valid).
+    #[inline(always)]
+    fn frame(&self, i: usize) -> &Frame {
+        // SAFETY: callers keep i < depth <= capacity of the current stack.
+        unsafe { &*self.stack.load(Relaxed).add(i) }
+    }
+
+    /// A consistent-enough view for writers: the stack pointer and depth.
+    pub fn stack_snapshot(&self) -> (*const Frame, usize) {
+        let s = self.stack.load(Acquire);
+        let d = self.depth.load(Acquire) as usize;
+        (s, d)
+    }
+
+    /// Records entry into `region`.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    #[inline(always)]
+    pub unsafe fn enter<C: Clock>(&self, region: u32, clock: &C) {
+        let d = self.depth();
+        if d == *self.capacity.get() {
+            self.grow();
+        }
+        let stack = self.stack.load(Relaxed);
+        let top = &*stack.add(d - 1);
+        let parent = &*top.node.load(Relaxed);
+        let mut child = parent.cached_child(region);
+        if child.is_null() {
+            child = self.child_slow(parent, region);
+            if child.is_null() {
+                return;
+            }
+        }
+        let node = &*child;
+        let open = node.open.load(Relaxed);
+        let recursive = open != 0;
+        node.open.store(open + 1, Relaxed);
+        bump(&node.calls, 1);
+        if recursive {
+            bump(&node.recursive_calls, 1);
+        }
+        let f = &*stack.add(d);
+        f.key.store(frame_key(region, recursive), Relaxed);
+        f.node.store(child as *mut Node, Relaxed);
+        f.child.store(0, Relaxed);
+        // Read the clock last so the probe's own work is outside the region.
+        f.start.store(clock.now(), Relaxed);
+        // Release: a reader that sees the new depth sees the frame.
+        self.depth.store(d as u32 + 1, Release);
+    }
+
+    /// Records exit from `region`: pops the top frame if it is `region`,
+    /// else every frame down to the innermost one of `region`; ignores the
+    /// call if `region` is not on the stack.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    #[inline(always)]
+    pub unsafe fn exit<C: Clock>(&self, region: u32, clock: &C) {
+        let now = clock.now();
+        let d = self.depth();
+        if self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64 {
+            self.pop(d, now);
+        } else {
+            self.exit_search(region, now);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    unsafe fn exit_search(&self, region: u32, now: u64) {
+        let d = self.depth();
+        let found = (1..d)
+            .rev()
+            .find(|&i| self.frame(i).key.load(Relaxed) >> 1 == region as u64);
+        if let Some(i) = found {
+            self.pop_to(i, now);
+        }
+    }
+
+    /// Pops frames until `depth` frames (root included) remain, all closed
+    /// at `now`.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    pub unsafe fn pop_to(&self, depth: usize, now: u64) {
+        let depth = depth.max(1);
+        let mut d = self.depth();
+        while d > depth {
+            self.pop(d, now);
+            d -= 1;
+        }
+    }
+
+    /// Closes the top frame (`d` is the current depth, > 1).
+    #[inline(always)]
+    unsafe fn pop(&self, d: usize, now: u64) {
+        let stack = self.stack.load(Relaxed);
+        let f = &*stack.add(d - 1);
+        let node = &*f.node.load(Relaxed);
+        let dur = now.saturating_sub(f.start.load(Relaxed));
+        bump(&node.exclusive, dur.saturating_sub(f.child.load(Relaxed)));
+        if f.key.load(Relaxed) & 1 == 0 {
+            bump(&node.inclusive, dur);
+            if dur < node.min.load(Relaxed) {
+                node.min.store(dur, Relaxed);
+            }
+            if dur > node.max.load(Relaxed) {
+                node.max.store(dur, Relaxed);
+            }
+        }
+        node.open.store(node.open.load(Relaxed) - 1, Relaxed);
+        bump(&(*stack.add(d - 2)).child, dur);
+        self.depth.store(d as u32 - 1, Release);
+    }
+
+    /// Finds or creates the node of `region` under `parent`, folding
+    /// recursion onto the innermost ancestor with the same region.
+    #[cold]
+    #[inline(never)]
+    unsafe fn child_slow(&self, parent: &Node, region: u32) -> *const Node {
+        let map = &mut *self.children.get();
+        let key = childmap::key(parent.index, region);
+        let child = match map.get(key) {
+            Some(c) => c,
+            None => {
+                let c = match self.fold_target(parent, region) {
+                    Some(a) => a as *const Node,
+                    None => match self.arena.push(parent.index, region) {
+                        Some(n) => n as *const Node,
+                        None => return ptr::null(),
+                    },
+                };
+                map.insert(key, c);
+                c
+            }
+        };
+        parent.set_cache(region, child);
+        child
+    }
+
+    /// The innermost node on `parent`'s ancestor chain (itself included)
+    /// with `region`, if any.
+    fn fold_target<'a>(&'a self, parent: &'a Node, region: u32) -> Option<&'a Node> {
+        let mut n = parent;
+        while n.index != ROOT {
+            if n.region == region {
+                return Some(n);
+            }
+            n = self.arena.get(n.parent);
+        }
+        None
+    }
+
+    #[cold]
+    #[inline(never)]
+    unsafe fn grow(&self) {
+        let cap = *self.capacity.get();
+        let new = alloc_frames(cap * 2);
+        let old = self.stack.load(Relaxed);
+        for i in 0..cap {
+            let (o, n) = (&*old.add(i), &*new.add(i));
+            n.key.store(o.key.load(Relaxed), Relaxed);
+            n.node.store(o.node.load(Relaxed), Relaxed);
+            n.start.store(o.start.load(Relaxed), Relaxed);
+            n.child.store(o.child.load(Relaxed), Relaxed);
+        }
+        self.stack.store(new, Release);
+        *self.capacity.get() = cap * 2;
+    }
+}
+
+/// What a node's figures are when written, open frames included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeTotals {
+    pub calls: u64,
+    pub recursive_calls: u64,
+    pub inclusive: u64,
+    pub exclusive: u64,
+    /// 0 when the node has no call (completed or open) to measure.
+    pub min: u64,
+    pub max: u64,
+    pub open: u32,
+}
+
+/// Figures of `node` with its frames still open on `stack[..depth]`
+/// accounted up to `end` as if they closed then (without closing them).
+///
+/// An open frame's exclusive time ends where its open child frame began;
+/// its inclusive time (outermost frames only) runs to `end`, and that
+/// partial duration also takes part in min and max.
+///
+/// # Safety
+/// `stack` must point to at least `depth` frames.
+pub unsafe fn totals(node: &Node, stack: *const Frame, depth: usize, end: u64) -> NodeTotals {
+    let mut t = NodeTotals {
+        calls: node.calls.load(Relaxed),
+        recursive_calls: node.recursive_calls.load(Relaxed),
+        inclusive: node.inclusive.load(Relaxed),
+        exclusive: node.exclusive.load(Relaxed),
+        min: node.min.load(Relaxed),
+        max: node.max.load(Relaxed),
+        open: 0,
+    };
+    if node.open.load(Relaxed) != 0 {
+        let me = node as *const Node as *mut Node;
+        for i in 1..depth {
+            let f = &*stack.add(i);
+            if f.node.load(Relaxed) != me {
+                continue;
+            }
+            t.open += 1;
+            let start = f.start.load(Relaxed);
+            let next_start = if i + 1 < depth {
+                (*stack.add(i + 1)).start.load(Relaxed)
+            } else {
+                end
+            };
+            t.exclusive += next_start
+                .saturating_sub(start)
+                .saturating_sub(f.child.load(Relaxed));
+            if !f.recursive() {
+                let dur = end.saturating_sub(start);
+                t.inclusive += dur;
+                t.min = t.min.min(dur);
+                t.max = t.max.max(dur);
+            }
+        }
+    }
+    if t.min == u64::MAX {
+        t.min = 0;
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    struct Fake(Cell<u64>);
+    impl Clock for Fake {
+        fn now(&self) -> u64 {
+            self.0.get()
+        }
+    }
+    impl Fake {
+        fn at(&self, t: u64) -> &Self {
+            self.0.set(t);
+            self
+        }
+    }
+
+    fn nodes(t: &ThreadState, end: u64) -> Vec<(u32, u32, NodeTotals)> {
+        let (s, d) = t.stack_snapshot();
+        (1..t.arena.len())
+            .map(|i| {
+                let n = t.arena.get(i);
+                (n.parent, n.region, unsafe { totals(n, s, d, end) })
+            })
+            .collect()
+    }
+
+    fn tot(calls: u64, rec: u64, incl: u64, excl: u64, min: u64, max: u64) -> NodeTotals {
+        NodeTotals {
+            calls,
+            recursive_calls: rec,
+            inclusive: incl,
+            exclusive: excl,
+            min,
+            max,
+            open: 0,
+        }
+    }
+
+    #[test]
+    fn nesting_is_exact() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        unsafe {
+            t.enter(1, c.at(0)); // main
+            for i in 0..3 {
+                let b = 10 + i * 100;
+                t.enter(2, c.at(b)); // loop body: f
+                t.enter(3, c.at(b + 10)); // g inside f
+                t.exit(3, c.at(b + 30 + i));
+                t.exit(2, c.at(b + 50));
+            }
+            t.exit(1, c.at(1000));
+        }
+        assert_eq!(t.depth(), 1);
+        let n = nodes(&t, 1000);
+        assert_eq!(n.len(), 3);
+        assert_eq!(n[0], (ROOT, 1, tot(1, 0, 1000, 850, 1000, 1000)));
+        assert_eq!(n[1], (1, 2, tot(3, 0, 150, 87, 50, 50)));
+        assert_eq!(n[2], (2, 3, tot(3, 0, 63, 63, 20, 22)));
+        let excl: u64 = n.iter().map(|x| x.2.exclusive).sum();
+        assert_eq!(excl, n[0].2.inclusive);
+    }
+
+    #[test]
+    fn direct_recursion_folds_onto_one_node() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        unsafe {
+            // f(3) -> f(2) -> f(1), each level enters at +10 and leaves 10
+            // after its child.
+            for (i, s) in [0u64, 10, 20].iter().enumerate() {
+                t.enter(7, c.at(*s));
+                assert_eq!(t.depth(), i + 2);
+            }
+            for e in [30u64, 40, 50] {
+                t.exit(7, c.at(e));
+            }
+        }
+        let n = nodes(&t, 50);
+        assert_eq!(n.len(), 1);
+        // Inclusive only from the outermost frame; exclusive sums to it.
+        assert_eq!(n[0].2, tot(3, 2, 50, 50, 50, 50));
+    }
+
+    #[test]
+    fn mutual_recursion_is_bounded_and_exact() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        let depth = 50u64;
+        unsafe {
+            for i in 0..depth {
+                t.enter(if i % 2 == 0 { 1 } else { 2 }, c.at(i));
+            }
+            for i in 0..depth {
+                let region = if (depth - 1 - i) % 2 == 0 { 1 } else { 2 };
+                t.exit(region, c.at(depth + i));
+            }
+        }
+        let n = nodes(&t, 100);
+        assert_eq!(n.len(), 2, "graph must not grow with recursion depth");
+        assert_eq!((n[0].0, n[0].1), (ROOT, 1));
+        assert_eq!((n[1].0, n[1].1), (1, 2));
+        assert_eq!(n[0].2.calls + n[1].2.calls, depth);
+        assert_eq!(n[0].2.recursive_calls, depth / 2 - 1);
+        assert_eq!(n[1].2.recursive_calls, depth / 2 - 1);
+        assert_eq!(n[0].2.inclusive, 2 * depth - 1 - 0);
+        assert_eq!(n[1].2.inclusive, 2 * depth - 1 - 1 - 1);
+        assert_eq!(n[0].2.exclusive + n[1].2.exclusive, n[0].2.inclusive);
+    }
+
+    #[test]
+    fn missing_exits_are_recovered_at_one_timestamp() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        unsafe {
+            t.enter(1, c.at(0));
+            t.enter(2, c.at(10));
+            t.enter(3, c.at(20));
+            t.exit(9, c.at(25)); // never entered: ignored
+            assert_eq!(t.depth(), 4);
+            t.exit(1, c.at(40)); // closes 3, 2 and 1 at 40
+        }
+        assert_eq!(t.depth(), 1);
+        let n = nodes(&t, 40);
+        assert_eq!(n[0].2, tot(1, 0, 40, 10, 40, 40));
+        assert_eq!(n[1].2, tot(1, 0, 30, 10, 30, 30));
+        assert_eq!(n[2].2, tot(1, 0, 20, 20, 20, 20));
+    }
+
+    #[test]
+    fn open_frames_are_accounted_up_to_the_end_without_popping() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        unsafe {
+            t.enter(1, c.at(0));
+            t.enter(2, c.at(10));
+            t.exit(2, c.at(20));
+            t.enter(2, c.at(30));
+            t.enter(2, c.at(35)); // recursive
+        }
+        let n = nodes(&t, 100);
+        assert_eq!(t.depth(), 4);
+        assert_eq!(n[0].2.open, 1);
+        assert_eq!((n[0].2.inclusive, n[0].2.exclusive), (100, 20));
+        // Node 2: closed call 10, open outer frame 70, open recursive frame 65.
+        let b = n[1].2;
+        assert_eq!((b.open, b.calls, b.recursive_calls), (2, 3, 1));
+        assert_eq!((b.inclusive, b.min, b.max), (80, 10, 70));
+        assert_eq!(b.exclusive, 10 + 5 + 65);
+        assert_eq!(n[0].2.exclusive + b.exclusive, 100);
+    }
+
+    #[test]
+    fn deep_stacks_grow_and_keep_their_frames() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        let n = 3 * INITIAL_FRAMES as u32;
+        unsafe {
+            for r in 0..n {
+                t.enter(r, c.at(r as u64));
+            }
+            assert_eq!(t.depth(), n as usize + 1);
+            for r in (0..n).rev() {
+                t.exit(r, c.at(2 * n as u64 - r as u64));
+            }
+        }
+        assert_eq!(t.depth(), 1);
+        let all = nodes(&t, 0);
+        assert_eq!(all.len(), n as usize);
+        assert_eq!(all[0].2.inclusive, 2 * n as u64);
+        let excl: u64 = all.iter().map(|x| x.2.exclusive).sum();
+        assert_eq!(excl, 2 * n as u64);
+    }
+
+    #[test]
+    fn cache_and_map_agree_when_siblings_alternate() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        unsafe {
+            t.enter(1, c.at(0));
+            for i in 0..100u64 {
+                let r = 2 + (i % 3) as u32;
+                t.enter(r, c.at(i * 10));
+                t.exit(r, c.at(i * 10 + 1));
+            }
+            t.exit(1, c.at(1000));
+        }
+        let n = nodes(&t, 1000);
+        assert_eq!(n.len(), 4);
+        assert_eq!(n[1].2.calls + n[2].2.calls + n[3].2.calls, 100);
+        assert_eq!(n[1].2.calls, 34);
+    }
+}

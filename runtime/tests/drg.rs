@@ -1,0 +1,503 @@
+//! Whole-process tests of the DRG a run writes: each scenario runs in a
+//! fresh child process and the test reads the profile it leaves.
+
+mod common;
+
+use common::{check_invariants, node, run, SCENARIO};
+use std::hint::black_box;
+
+const ENTRY: &str = "child_entry";
+
+/// Entry point of the child processes; does nothing in a normal test run.
+#[test]
+#[ignore = "entry point for child processes spawned by the other tests"]
+fn child_entry() {
+    let Ok(s) = std::env::var(SCENARIO) else {
+        return;
+    };
+    match s.as_str() {
+        "nesting" => nesting(),
+        "recursion" => recursion(),
+        "threads" => threads(),
+        "disable" => disable(),
+        "recovery" => recovery(),
+        "scope" => scope(),
+        "size" => size(),
+        "exit_nested" => exit_nested(),
+        "flush" => flush(),
+        "idf" => idf(),
+        "c_abi" => c_abi(),
+        "nothing" => regio::enter(1),
+        other => panic!("unknown scenario {other}"),
+    }
+    std::process::exit(0);
+}
+
+fn work(n: u64) -> u64 {
+    (0..n).fold(0u64, |a, i| black_box(a.wrapping_mul(31).wrapping_add(i)))
+}
+
+fn nesting() {
+    regio::enter(1);
+    for _ in 0..10 {
+        let _f = regio::Guard::new(2);
+        for _ in 0..2 {
+            let _g = regio::Guard::new(3);
+            work(100);
+        }
+        work(50);
+    }
+    regio::enter(4);
+    regio::exit(4);
+    regio::exit(1);
+}
+
+#[test]
+fn nesting_counts_are_exact() {
+    let r = run(ENTRY, "nesting", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    assert!(p.complete);
+    assert_eq!(p.reason, "exit");
+    assert_eq!(p.signal, None);
+    assert_eq!(p.threads.len(), 1);
+    let t = &p.threads[0];
+    assert_eq!(t.thread, 0);
+    assert_eq!(t.nodes.len(), 4);
+    let calls = |path: &[u32]| node(t, path).calls;
+    assert_eq!(calls(&[1]), 1);
+    assert_eq!(calls(&[1, 2]), 10);
+    assert_eq!(calls(&[1, 2, 3]), 20);
+    assert_eq!(calls(&[1, 4]), 1);
+    for n in &t.nodes {
+        assert_eq!((n.open, n.recursive_calls), (0, 0));
+    }
+    let main = node(t, &[1]);
+    assert_eq!(main.min_ns, main.inclusive_ns);
+    let f = node(t, &[1, 2]);
+    let g = node(t, &[1, 2, 3]);
+    assert!(f.inclusive_ns >= g.inclusive_ns);
+    assert!(f.min_ns <= f.max_ns && f.max_ns <= f.inclusive_ns);
+    assert!(f.exclusive_ns + g.exclusive_ns <= f.inclusive_ns + 2);
+}
+
+fn fan(depth: u32) {
+    let _g = regio::Guard::new(10);
+    if depth > 0 {
+        fan(depth - 1);
+        fan(depth - 1);
+    }
+}
+
+fn even(n: u32) {
+    let _g = regio::Guard::new(11);
+    if n > 0 {
+        odd(n - 1);
+    }
+}
+
+fn odd(n: u32) {
+    let _g = regio::Guard::new(12);
+    if n > 0 {
+        even(n - 1);
+    }
+}
+
+fn recursion() {
+    let _main = regio::Guard::new(1);
+    fan(10);
+    even(199);
+    // A second, separate outermost call of the recursive region.
+    fan(0);
+}
+
+#[test]
+fn recursion_folds_and_does_not_double_count() {
+    let r = run(ENTRY, "recursion", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    let t = &p.threads[0];
+    // main, fan, even, odd: the graph does not grow with recursion depth.
+    assert_eq!(t.nodes.len(), 4, "{:#?}", t.nodes);
+    let main = node(t, &[1]);
+    let fan = node(t, &[1, 10]);
+    assert_eq!(fan.calls, 2047 + 1);
+    assert_eq!(fan.recursive_calls, 2046);
+    let even = node(t, &[1, 11]);
+    let odd = node(t, &[1, 11, 12]);
+    assert_eq!((even.calls, odd.calls), (100, 100));
+    assert_eq!((even.recursive_calls, odd.recursive_calls), (99, 99));
+    // Only outermost calls count: no node exceeds its parent or the run.
+    assert!(fan.inclusive_ns <= main.inclusive_ns);
+    assert!(odd.inclusive_ns <= even.inclusive_ns);
+    assert!(even.inclusive_ns + fan.inclusive_ns <= main.inclusive_ns + 2);
+    assert!(main.inclusive_ns <= p.duration_ns);
+    assert!(fan.max_ns <= fan.inclusive_ns && fan.min_ns < fan.max_ns);
+}
+
+fn threads() {
+    regio::enter(1);
+    let workers: Vec<_> = (0..4u32)
+        .map(|k| {
+            std::thread::spawn(move || {
+                for _ in 0..1000 {
+                    let _w = regio::Guard::new(100 + k);
+                    let _i = regio::Guard::new(200);
+                    work(10);
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    // Work after every worker has ended: their data must survive.
+    regio::enter(2);
+    work(1000);
+    regio::exit(2);
+    regio::exit(1);
+}
+
+#[test]
+fn finished_threads_keep_their_data() {
+    let r = run(ENTRY, "threads", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    assert!(p.complete);
+    let numbers: Vec<u32> = p.threads.iter().map(|t| t.thread).collect();
+    assert_eq!(numbers, vec![0, 1, 2, 3, 4]);
+    let main = &p.threads[0];
+    assert!(!main.finished);
+    assert_eq!(node(main, &[1]).calls, 1);
+    assert_eq!(node(main, &[1, 2]).calls, 1);
+    let mut seen: Vec<u32> = Vec::new();
+    for t in &p.threads[1..] {
+        assert!(t.finished, "thread {} should be marked finished", t.thread);
+        assert_ne!(t.os_tid, main.os_tid);
+        assert_eq!(t.nodes.len(), 2);
+        let region = t.nodes[0].region;
+        seen.push(region);
+        assert_eq!(node(t, &[region]).calls, 1000);
+        assert_eq!(node(t, &[region, 200]).calls, 1000);
+    }
+    seen.sort();
+    assert_eq!(seen, vec![100, 101, 102, 103]);
+}
+
+fn disable() {
+    regio::enter(1);
+    regio::disable();
+    regio::enter(2);
+    regio::exit(2);
+    regio::enable();
+    regio::enter(3);
+    regio::exit(3);
+    regio::enter(4);
+    regio::disable();
+    regio::enter(5);
+    regio::exit(5);
+    regio::exit(4); // entered before the disable: still closes
+    regio::enable();
+    regio::exit(1);
+}
+
+#[test]
+fn disabled_regions_are_not_recorded() {
+    let r = run(ENTRY, "disable", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    assert!(p.complete);
+    let t = &p.threads[0];
+    let regions: Vec<u32> = t.nodes.iter().map(|n| n.region).collect();
+    assert_eq!(regions, vec![1, 3, 4]);
+    assert_eq!(node(t, &[1, 4]).calls, 1);
+    assert!(t.nodes.iter().all(|n| n.open == 0));
+}
+
+#[test]
+fn regio_disable_env_turns_everything_off() {
+    let r = run(ENTRY, "nesting", &[("REGIO_DISABLE", "1")]);
+    assert!(r.status.success(), "{}", r.stderr);
+    assert!(!r.dir.exists(), "no run directory under REGIO_DISABLE");
+}
+
+fn recovery() {
+    regio::enter(1);
+    regio::enter(2);
+    regio::enter(3);
+    regio::exit(99); // never entered: ignored
+    regio::exit(1); // closes 3 and 2 as well
+    regio::enter(5);
+    regio::exit(5);
+}
+
+#[test]
+fn exit_recovers_missing_inner_exits() {
+    let r = run(ENTRY, "recovery", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    assert!(p.complete);
+    let t = &p.threads[0];
+    assert_eq!(t.nodes.len(), 4);
+    assert_eq!(node(t, &[1, 2, 3]).calls, 1);
+    // 5 is a root again: 1 and everything above it were closed.
+    assert_eq!(node(t, &[5]).calls, 1);
+    assert!(t.nodes.iter().all(|n| n.open == 0));
+}
+
+fn scope() {
+    regio::enter(1);
+    let depth = regio::scope_open();
+    assert_eq!(depth, 1);
+    regio::enter(2);
+    regio::enter(3);
+    regio::scope_close(depth);
+    assert_eq!(regio::scope_open(), 1);
+    regio::enter(4);
+    regio::exit(4);
+    // Through the C ABI, as instrumented C code uses it.
+    let d = regio::regio_scope_open();
+    regio::regio_enter(6);
+    // SAFETY: d is a live u32.
+    unsafe { regio::regio_scope_close(&d) };
+    regio::exit(1);
+}
+
+#[test]
+fn scope_close_pops_everything_above_the_mark() {
+    let r = run(ENTRY, "scope", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    let t = &p.threads[0];
+    assert_eq!(node(t, &[1, 2, 3]).calls, 1);
+    assert_eq!(node(t, &[1, 4]).calls, 1);
+    assert_eq!(node(t, &[1, 6]).calls, 1);
+    assert!(t.nodes.iter().all(|n| n.open == 0));
+}
+
+fn size() {
+    let iters: u64 = std::env::var("REGIO_TEST_ITERS").unwrap().parse().unwrap();
+    let _m = regio::Guard::new(1);
+    for i in 0..iters {
+        let _l = regio::Guard::new(2);
+        fan((i % 3) as u32);
+        even((i % 5) as u32);
+    }
+    let w = std::thread::spawn(move || {
+        for _ in 0..iters {
+            let _g = regio::Guard::new(3);
+        }
+    });
+    w.join().unwrap();
+}
+
+#[test]
+fn profile_size_does_not_depend_on_run_length() {
+    let short = run(ENTRY, "size", &[("REGIO_TEST_ITERS", "100")]);
+    let long = run(ENTRY, "size", &[("REGIO_TEST_ITERS", "1000")]);
+    assert!(short.status.success() && long.status.success());
+    let (ps, pl) = (short.profile(), long.profile());
+    check_invariants(&ps);
+    check_invariants(&pl);
+    assert_eq!(node(&ps.threads[0], &[1, 2]).calls, 100);
+    assert_eq!(node(&pl.threads[0], &[1, 2]).calls, 1000);
+    let (_, ts) = short.profile_text();
+    let (_, tl) = long.profile_text();
+    assert_eq!(ts.len(), tl.len(), "\n{ts}\n---\n{tl}");
+}
+
+fn deeper(n: u32) {
+    let _g = regio::Guard::new(10 + n);
+    if n == 0 {
+        std::process::exit(3);
+    }
+    deeper(n - 1);
+}
+
+fn exit_nested() {
+    regio::enter(1);
+    deeper(3);
+}
+
+#[test]
+fn exit_from_a_nested_call_leaves_a_complete_profile() {
+    let r = run(ENTRY, "exit_nested", &[]);
+    assert_eq!(r.status.code(), Some(3), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    assert!(p.complete);
+    assert_eq!(p.reason, "exit");
+    let t = &p.threads[0];
+    assert_eq!(t.nodes.len(), 5);
+    assert!(t.nodes.iter().all(|n| n.open == 0 && n.calls == 1));
+    let leaf = node(t, &[1, 13, 12, 11, 10]);
+    assert!(leaf.inclusive_ns <= node(t, &[1]).inclusive_ns);
+}
+
+fn flush() {
+    regio::enter(1);
+    regio::enter(2);
+    regio::exit(2);
+    assert!(regio::flush());
+    // Skip the exit hook so the flushed profile is what remains.
+    // SAFETY: terminating the process.
+    unsafe { libc::_exit(0) };
+}
+
+#[test]
+fn flush_writes_a_profile_with_open_frames() {
+    let r = run(ENTRY, "flush", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    assert_eq!(p.reason, "flush");
+    assert!(p.complete, "only the flushing thread has open frames");
+    let t = &p.threads[0];
+    let main = node(t, &[1]);
+    assert_eq!(main.open, 1);
+    assert!(main.inclusive_ns >= node(t, &[1, 2]).inclusive_ns);
+    assert_eq!(node(t, &[1, 2]).open, 0);
+    let leftovers: Vec<String> = common::list(&r.dir)
+        .into_iter()
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+fn idf() {
+    let dir = std::env::var("REGIO_TEST_IDF_DIR").unwrap();
+    let path = format!("{dir}/regio.idf.json");
+    regio::register_idf(&path);
+    // The same path again through the C and Fortran entry points: kept once.
+    let c = std::ffi::CString::new(path.clone()).unwrap();
+    // SAFETY: valid NUL-terminated string.
+    unsafe { regio::regio_register_idf(c.as_ptr()) };
+    let padded = format!("{path}      ");
+    // SAFETY: pointer and length describe `padded`.
+    unsafe { regio::regio_register_idf_(padded.as_ptr().cast(), padded.len()) };
+    let _g = regio::Guard::new(1);
+}
+
+#[test]
+fn registered_idf_is_copied_into_the_run_directory() {
+    let src = tempfile::tempdir().unwrap();
+    let content = "{\"version\":1,\"regions\":[\"with \\\"quotes\\\"\"]}\n";
+    std::fs::write(src.path().join("regio.idf.json"), content).unwrap();
+    let src_dir = src.path().to_str().unwrap();
+    let r = run(ENTRY, "idf", &[("REGIO_TEST_IDF_DIR", src_dir)]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    let expected = format!("{src_dir}/regio.idf.json");
+    assert_eq!(p.idf.as_deref(), Some(expected.as_str()));
+    let copied = std::fs::read_to_string(r.dir.join("regio.idf.json")).unwrap();
+    assert_eq!(copied, content);
+    assert_eq!(
+        common::list(&r.dir).len(),
+        2,
+        "profile and IDF only: {:?}",
+        common::list(&r.dir)
+    );
+}
+
+fn c_abi() {
+    regio::regio_enter(1);
+    {
+        let id = 2u32;
+        regio::regio_enter(id);
+        // SAFETY: id is a live u32, as in a C cleanup attribute.
+        unsafe { regio::regio_guard_exit(&id) };
+    }
+    let f = 7i32;
+    // SAFETY: f is a live INTEGER(4).
+    unsafe {
+        regio::regio_enter_(&f);
+        regio::regio_exit_(&f);
+    }
+    regio::regio_disable_();
+    regio::regio_enter(8);
+    regio::regio_exit(8);
+    regio::regio_enable_();
+    regio::regio_disable();
+    regio::regio_enter(9);
+    regio::regio_enable();
+    regio::regio_exit(1);
+    regio::regio_flush_();
+    regio::regio_flush();
+}
+
+#[test]
+fn c_and_fortran_entry_points_record_the_same_graph() {
+    let r = run(ENTRY, "c_abi", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    // The exit hook replaced the flushed profiles.
+    assert_eq!(p.reason, "exit");
+    let t = &p.threads[0];
+    let regions: Vec<u32> = t.nodes.iter().map(|n| n.region).collect();
+    assert_eq!(regions, vec![1, 2, 7]);
+    assert_eq!(node(t, &[1, 7]).calls, 1);
+}
+
+#[test]
+fn trace_mode_warns_and_records_a_profile() {
+    let r = run(ENTRY, "nothing", &[("REGIO_MODE", "trace")]);
+    assert!(r.status.success(), "{}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("regio: REGIO_MODE=trace").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    let p = r.profile();
+    assert_eq!(p.mode, "profile");
+    // Region 1 was still open at exit: closed by the exit hook.
+    assert!(p.complete);
+    assert_eq!(p.threads[0].nodes[0].open, 0);
+}
+
+#[test]
+fn default_run_directory_is_named_after_program_and_pid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", ENTRY, "--ignored", "--test-threads=1"])
+        .env(SCENARIO, "nothing")
+        .env_remove("REGIO_DIR")
+        .env_remove("REGIO_DISABLE")
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let dirs = common::list(tmp.path());
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let exe = std::env::current_exe().unwrap();
+    let prog = exe.file_name().unwrap().to_str().unwrap();
+    let name = &dirs[0];
+    let pid = name
+        .strip_prefix(&format!("regio-run-{prog}-"))
+        .unwrap_or_else(|| panic!("{name}"));
+    let files = common::list(&tmp.path().join(name));
+    assert_eq!(files, vec![format!("profile-r0-p{pid}.json")]);
+}
+
+#[test]
+fn mpi_rank_variables_name_the_profile() {
+    let r = run(
+        ENTRY,
+        "nothing",
+        &[("OMPI_COMM_WORLD_RANK", "3"), ("OMPI_COMM_WORLD_SIZE", "4")],
+    );
+    assert!(r.status.success(), "{}", r.stderr);
+    let (path, _) = r.profile_text();
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    assert!(name.starts_with("profile-r3-p"), "{name}");
+    let p = r.profile();
+    assert_eq!((p.rank, p.size), (3, 4));
+    assert_eq!(name, regio_idf::rundir::profile_file_name(3, p.pid));
+}

@@ -1,0 +1,5 @@
+subroutine s(n)
+  integer, intent(in) :: n
+  print *, n
+  !$regio end work
+end subroutine s
