@@ -1,220 +1,108 @@
 //! End to end for Fortran: instrument the programs in `testdata/fortran`
 //! with the `instrument` binary, build the original and the instrumented
 //! copy with the same gfortran flags, run both, and require the same
-//! output and exit status. The report's call counts must equal ground
-//! truth: gfortran `-finstrument-functions` with a counting hook for
-//! procedures, and for loop, user, I/O and call regions the `! expect N`
-//! annotations in the sources (known by construction).
+//! output and exit status. The report must match ground truth exactly:
+//! the procedure call graph (paths, calls, recursive calls) against the
+//! original built with `-finstrument-functions` and the counting hook of
+//! `tests/support`, and every loop, user, I/O and call region against the
+//! `! expect N` annotation on its first line (known by construction).
 //!
-//! Without gfortran (or gcc, nm) the tests print `SKIPPED: needs gfortran`
-//! and pass, unless `REGIO_REQUIRE_TOOLCHAINS=1`.
+//! Without gfortran (or nm, a C compiler) the tests print
+//! `SKIPPED: needs gfortran` and pass, unless `REGIO_REQUIRE_TOOLCHAINS=1`.
 
-use std::collections::HashMap;
+mod common;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use common::report::{call_paths, only_run, report_json, visit, Counts};
+use common::truth::{hook_object, read_call_paths, COUNT_FILE_VAR, TRUTH_CFLAGS, TRUTH_LDFLAGS};
+use common::{instrument_bin, instrument_flags, require_tool, run, run_ok, testdata, Run, TestDir};
 
-fn instrument_cmd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_instrument"))
-}
-
-fn works(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// True when the tool chain is there. Otherwise prints why the test is
-/// skipped, or fails under `REGIO_REQUIRE_TOOLCHAINS=1`.
 fn toolchain() -> bool {
-    let missing: Vec<&str> = ["gfortran", "gcc", "nm"]
-        .into_iter()
-        .filter(|t| !works(t))
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    if std::env::var("REGIO_REQUIRE_TOOLCHAINS").as_deref() == Ok("1") {
-        panic!("REGIO_REQUIRE_TOOLCHAINS=1 but these tools are missing: {missing:?}");
-    }
-    println!("SKIPPED: needs {}", missing.join(", "));
-    false
-}
-
-fn run(cmd: &mut Command, what: &str) -> Output {
-    // cargo's LD_LIBRARY_PATH may name a stale copy of libregio.so ahead of
-    // the -rpath that `instrument flags --libs` gives.
-    cmd.env_remove("LD_LIBRARY_PATH")
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"))
-}
-
-fn ok(cmd: &mut Command, what: &str) -> Output {
-    let out = run(cmd, what);
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("regio-fortran-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    require_tool("gfortran", "gfortran")
+        && require_tool("nm", "binutils")
+        && require_tool(&common::cc(), "a C compiler")
 }
 
 fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
 
-fn flags(which: &str) -> Vec<String> {
-    let out = ok(instrument_cmd().args(["flags", which]), "instrument flags");
-    words(&text(&out.stdout))
+/// Runs a program built in this test. cargo's LD_LIBRARY_PATH may name a
+/// stale copy of libregio.so ahead of the -rpath of `instrument flags`.
+fn exec(exe: &Path, dir: &Path, env: &[(&str, &Path)]) -> Run {
+    let mut c = Command::new(exe);
+    c.current_dir(dir).env_remove("LD_LIBRARY_PATH");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    run(&mut c)
 }
 
-/// Counting hook for `-finstrument-functions`: function address and
-/// number of entries, written at exit (gfortran's STOP calls exit).
-const HOOK: &str = r#"
-#include <stdio.h>
-#include <stdlib.h>
-static struct { void *fn; unsigned long n; } tab[4096];
-static int ntab;
-__attribute__((no_instrument_function))
-void __cyg_profile_func_enter(void *fn, void *site) {
-    (void)site;
-    for (int i = 0; i < ntab; i++)
-        if (tab[i].fn == fn) { tab[i].n++; return; }
-    if (ntab < 4096) { tab[ntab].fn = fn; tab[ntab].n = 1; ntab++; }
-}
-__attribute__((no_instrument_function))
-void __cyg_profile_func_exit(void *fn, void *site) { (void)fn; (void)site; }
-__attribute__((no_instrument_function, destructor))
-static void regio_gt_dump(void) {
-    const char *p = getenv("REGIO_GT_OUT");
-    FILE *f = p ? fopen(p, "w") : NULL;
-    if (!f) return;
-    for (int i = 0; i < ntab; i++) fprintf(f, "%lx %lu\n", (unsigned long)tab[i].fn, tab[i].n);
-    fclose(f);
-}
-"#;
-
-/// The Fortran procedure a symbol belongs to (lower case): `MAIN__` is the
-/// main program, `__m_MOD_f` a module procedure, `f_` an external one,
-/// `f.0` an internal one, `master.0.f` the body of a procedure with ENTRY
-/// statements (its `f_` and `e_` are then the entry wrappers).
-fn procedure_of(sym: &str) -> Option<(String, bool)> {
+/// The Fortran procedure (lower case) a symbol of a gfortran binary
+/// belongs to: `MAIN__` is the main program, `__m_MOD_f` a module
+/// procedure, `f.0` an internal one, `f_` an external one. None for
+/// symbols that are not a procedure of their own: the C `main` gfortran
+/// adds, and `master.0.f`, the body of a procedure with ENTRY statements
+/// (its `f_` and `e_` wrappers are the entry points the regions match).
+fn procedure_of(sym: &str, program: &str) -> Option<String> {
     if sym == "MAIN__" {
-        return Some(("<main>".into(), false));
+        return Some(program.to_string());
     }
-    if let Some(rest) = sym.strip_prefix("master.") {
-        let name = rest.split_once('.').map_or(rest, |(_, n)| n);
-        return Some((name.to_string(), true));
+    if sym == "main" || sym.starts_with("master.") {
+        return None;
     }
-    if let Some((_, n)) = sym.split_once("_MOD_") {
-        return Some((n.to_string(), false));
-    }
-    if let Some((n, _)) = sym.split_once('.') {
-        return Some((n.to_string(), false));
-    }
-    sym.strip_suffix('_')
-        .filter(|n| !n.is_empty() && !n.starts_with('_'))
-        .map(|n| (n.to_string(), false))
+    let name = if let Some((_, n)) = sym.split_once("_MOD_") {
+        n
+    } else if let Some((n, _)) = sym.split_once('.') {
+        n
+    } else {
+        sym.strip_suffix('_').unwrap_or(sym)
+    };
+    Some(name.to_ascii_lowercase())
 }
 
-/// Ground truth: calls per procedure symbol of a `-finstrument-functions`
-/// build of the original program.
-struct Truth {
-    calls: HashMap<String, u64>,
-    masters: HashMap<String, u64>,
-}
-
-fn ground_truth(dir: &Path, src: &Path, fflags: &[String], hook_o: &Path) -> Truth {
-    let exe = dir.join("gt");
-    ok(
-        Command::new("gfortran")
-            .args(fflags)
-            .args(["-O0", "-finstrument-functions", "-no-pie"])
-            .arg(src)
-            .arg(hook_o)
-            .arg("-o")
-            .arg(&exe)
-            .current_dir(dir),
-        "ground-truth build",
-    );
-    let gt_out = dir.join("gt.txt");
-    run(
-        Command::new(&exe).env("REGIO_GT_OUT", &gt_out).current_dir(dir),
-        "ground-truth run",
-    );
-    let nm = ok(Command::new("nm").arg(&exe), "nm");
-    let mut names: HashMap<u64, String> = HashMap::new();
-    for line in text(&nm.stdout).lines() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        if let [addr, _, sym] = w[..] {
-            if let Ok(a) = u64::from_str_radix(addr, 16) {
-                names.insert(a, sym.to_string());
-            }
+/// Ground-truth call paths in Fortran names, without the procedures the
+/// front end leaves alone (PURE, ELEMENTAL).
+fn truth_paths(
+    raw: &BTreeMap<String, Counts>,
+    program: &str,
+    left_alone: &HashSet<String>,
+) -> BTreeMap<String, Counts> {
+    let mut out: BTreeMap<String, Counts> = BTreeMap::new();
+    for (path, c) in raw {
+        let parts: Vec<&str> = path.split('/').collect();
+        let last = parts.last().and_then(|s| procedure_of(s, program));
+        match last {
+            Some(n) if !left_alone.contains(&n) => {}
+            // The node is not a region: its callees stay, its own calls go.
+            _ => continue,
         }
-    }
-    let mut calls = HashMap::new();
-    let mut masters = HashMap::new();
-    let dump = std::fs::read_to_string(&gt_out).expect("ground-truth counts written at exit");
-    for line in dump.lines() {
-        let Some((a, n)) = line.split_once(' ') else { continue };
-        let (Ok(a), Ok(n)) = (u64::from_str_radix(a, 16), n.parse::<u64>()) else {
-            continue;
-        };
-        let Some(sym) = names.get(&a) else { continue };
-        let Some((proc_name, master)) = procedure_of(sym) else { continue };
-        let map = if master { &mut masters } else { &mut calls };
-        *map.entry(proc_name).or_insert(0) += n;
-    }
-    Truth { calls, masters }
-}
-
-/// Calls per region id over the whole DRG of every run in a JSON report.
-fn report_calls(report: &Value) -> HashMap<u64, u64> {
-    fn walk(n: &Value, out: &mut HashMap<u64, u64>) {
-        if let (Some(r), Some(c)) = (n["region"].as_u64(), n["calls"].as_u64()) {
-            *out.entry(r).or_insert(0) += c;
-        }
-        for c in n["children"].as_array().into_iter().flatten() {
-            walk(c, out);
-        }
-    }
-    let mut out = HashMap::new();
-    for run in report["runs"].as_array().into_iter().flatten() {
-        for n in run["drg"].as_array().into_iter().flatten() {
-            walk(n, &mut out);
-        }
+        let names: Vec<String> = parts
+            .iter()
+            .filter_map(|s| procedure_of(s, program))
+            .filter(|n| !left_alone.contains(n))
+            .collect();
+        *out.entry(names.join("/")).or_default() += *c;
     }
     out
 }
 
 /// `! expect N` annotations: line (1-based) -> N.
-fn expectations(src: &str) -> HashMap<u32, u64> {
+fn expectations(src: &str) -> HashMap<u64, u64> {
     let mut out = HashMap::new();
     for (i, line) in src.lines().enumerate() {
         if let Some(p) = line.find("! expect ") {
-            let n = line[p + 9..].split_whitespace().next().and_then(|w| w.parse().ok());
+            let n = line[p + 9..]
+                .split_whitespace()
+                .next()
+                .and_then(|w| w.parse().ok());
             if let Some(n) = n {
-                out.insert(i as u32 + 1, n);
+                out.insert(i as u64 + 1, n);
             }
         }
     }
@@ -225,139 +113,6 @@ struct Case {
     file: &'static str,
     flags: &'static str,
     regions: &'static str,
-}
-
-/// Instrument, build both ways, run, compare, check the counts.
-fn check_case(case: &Case, hook_o: &Path, extra_flags: &[&str], tag: &str) {
-    let name = Path::new(case.file)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let dir = scratch(&format!("{tag}-{}", name.replace('.', "_")));
-    let src_dir = dir.join("src");
-    std::fs::create_dir_all(&src_dir).expect("src dir");
-    let original = std::fs::read_to_string(root().join("testdata/fortran").join(case.file))
-        .expect("testdata is readable");
-    let src = src_dir.join(&name);
-    std::fs::write(&src, &original).expect("copy source");
-    let out_dir = dir.join("out");
-    ok(
-        instrument_cmd()
-            .arg(&src_dir)
-            .arg("--out")
-            .arg(&out_dir)
-            .args(["--regions", case.regions]),
-        &format!("instrument {}", case.file),
-    );
-    let mut fflags = words(case.flags);
-    fflags.extend(extra_flags.iter().map(|s| s.to_string()));
-
-    // The original.
-    let orig = dir.join("orig");
-    ok(
-        Command::new("gfortran").args(&fflags).arg(&src).arg("-o").arg(&orig).current_dir(&dir),
-        &format!("original build of {}", case.file),
-    );
-    let want = run(Command::new(&orig).current_dir(&dir), "original run");
-
-    // The instrumented copy, same flags plus the runtime.
-    let inst = dir.join("inst");
-    let build = ok(
-        Command::new("gfortran")
-            .args(&fflags)
-            .args(flags("--fflags"))
-            .arg(out_dir.join(&name))
-            .args(flags("--libs"))
-            .arg("-o")
-            .arg(&inst)
-            .current_dir(&dir),
-        &format!("instrumented build of {}", case.file),
-    );
-    assert!(
-        !text(&build.stderr).contains("Warning"),
-        "instrumented build warns:\n{}",
-        text(&build.stderr)
-    );
-    let run_dir = dir.join("run");
-    let got = run(
-        Command::new(&inst).env("REGIO_DIR", &run_dir).current_dir(&dir),
-        "instrumented run",
-    );
-    assert_eq!(
-        text(&got.stdout),
-        text(&want.stdout),
-        "{}: stdout differs (stderr: {})",
-        case.file,
-        text(&got.stderr)
-    );
-    assert_eq!(got.status.code(), want.status.code(), "{}: exit status differs", case.file);
-
-    // The report against ground truth.
-    let report = ok(
-        instrument_cmd().args(["report", "--format", "json"]).arg(&run_dir),
-        "instrument report",
-    );
-    let report: Value = serde_json::from_slice(&report.stdout).expect("report is JSON");
-    let calls = report_calls(&report);
-    let idf: Value = serde_json::from_str(
-        &std::fs::read_to_string(out_dir.join("regio.idf.json")).expect("IDF written"),
-    )
-    .expect("IDF is JSON");
-    let regions = idf["regions"].as_array().cloned().unwrap_or_default();
-    assert!(!regions.is_empty(), "{}: no regions", case.file);
-    let truth = ground_truth(&dir, &src, &fflags, hook_o);
-    let expect = expectations(&original);
-    let mut checked = 0;
-    for r in &regions {
-        let id = r["id"].as_u64().unwrap_or(0);
-        let kind = r["kind"].as_str().unwrap_or("");
-        let rname = r["name"].as_str().unwrap_or("").to_ascii_lowercase();
-        let line = r["start"]["line"].as_u64().unwrap_or(0) as u32;
-        let got = calls.get(&id).copied().unwrap_or(0);
-        let aux = &r["aux"];
-        match kind {
-            "program" | "function" => {
-                if aux["instrumented"] == Value::Bool(false) {
-                    continue;
-                }
-                let key = if kind == "program" { "<main>".to_string() } else { rname.clone() };
-                let want = truth.calls.get(&key).copied().unwrap_or(0);
-                assert_eq!(got, want, "{}: calls of {kind} `{rname}` (line {line})", case.file);
-                if aux["procedure"] != "entry" {
-                    if let Some(&m) = truth.masters.get(&rname) {
-                        // ENTRY: the procedure and its entries together
-                        // are the calls of gfortran's master function.
-                        let entries: u64 = regions
-                            .iter()
-                            .filter(|e| e["aux"]["entry_of"].as_str().map(str::to_ascii_lowercase) == Some(rname.clone()))
-                            .map(|e| calls.get(&e["id"].as_u64().unwrap_or(0)).copied().unwrap_or(0))
-                            .sum();
-                        assert_eq!(got + entries, m, "{}: `{rname}` with its ENTRY points", case.file);
-                    }
-                }
-            }
-            _ => {
-                let Some(&want) = expect.get(&line) else {
-                    panic!("{}: region {id} ({kind} `{rname}`, line {line}) has no `! expect N`", case.file);
-                };
-                assert_eq!(got, want, "{}: calls of {kind} `{rname}` at line {line}", case.file);
-            }
-        }
-        checked += 1;
-    }
-    assert!(checked > 0);
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn hook(dir: &Path) -> PathBuf {
-    let c = dir.join("hook.c");
-    std::fs::write(&c, HOOK).expect("write hook");
-    let o = dir.join("hook.o");
-    ok(
-        Command::new("gcc").args(["-O2", "-c"]).arg(&c).arg("-o").arg(&o),
-        "hook build",
-    );
-    o
 }
 
 const CASES: &[Case] = &[
@@ -383,6 +138,16 @@ const CASES: &[Case] = &[
         regions: "functions,loops,user",
     },
     Case {
+        file: "free/preproc.F90",
+        flags: "-Wall -Werror",
+        regions: "functions,loops,user",
+    },
+    Case {
+        file: "free/preproc.F90",
+        flags: "-Wall -Werror -DVERBOSE",
+        regions: "functions,loops,user",
+    },
+    Case {
         file: "fixed/legacy.f",
         flags: "-Wall -Werror -std=legacy",
         regions: "functions,loops,user",
@@ -399,119 +164,270 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// Instrument, build both ways, run, compare, check the report.
+fn check_case(case: &Case, extra_flags: &[&str]) {
+    let name = Path::new(case.file)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = TestDir::new("fortran");
+    let src_dir = dir.join("src");
+    std::fs::create_dir_all(&src_dir).expect("src dir");
+    let original = std::fs::read_to_string(testdata().join("fortran").join(case.file))
+        .expect("testdata is readable");
+    let src = src_dir.join(&name);
+    std::fs::write(&src, &original).expect("copy source");
+    let out_dir = dir.join("out");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src_dir)
+            .arg("--out")
+            .arg(&out_dir)
+            .args(["--regions", case.regions]),
+    );
+    let mut fflags = words(case.flags);
+    fflags.extend(extra_flags.iter().map(|s| s.to_string()));
+
+    // The original and the instrumented copy, same flags.
+    let orig = dir.join("orig");
+    run_ok(
+        Command::new("gfortran")
+            .args(&fflags)
+            .arg(&src)
+            .arg("-o")
+            .arg(&orig)
+            .current_dir(dir.path()),
+    );
+    let want = exec(&orig, dir.path(), &[]);
+    let inst = dir.join("inst");
+    let build = run_ok(
+        Command::new("gfortran")
+            .args(&fflags)
+            .args(instrument_flags("--fflags"))
+            .arg(out_dir.join(&name))
+            .args(instrument_flags("--libs"))
+            .arg("-o")
+            .arg(&inst)
+            .current_dir(dir.path()),
+    );
+    assert!(
+        !build.stderr.contains("Warning"),
+        "{}: the instrumented build warns:\n{}",
+        case.file,
+        build.stderr
+    );
+    let run_dir = dir.join("run");
+    let got = exec(&inst, dir.path(), &[("REGIO_DIR", &run_dir)]);
+    assert_eq!(
+        got.stdout,
+        want.stdout,
+        "{}: stdout differs\n{}",
+        case.file,
+        got.describe()
+    );
+    assert_eq!(
+        got.outcome(),
+        want.outcome(),
+        "{}: exit status differs",
+        case.file
+    );
+
+    let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let runrep = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let idf: Value = serde_json::from_str(
+        &std::fs::read_to_string(out_dir.join("regio.idf.json")).expect("IDF written"),
+    )
+    .expect("IDF is JSON");
+    let regions = idf["regions"].as_array().cloned().unwrap_or_default();
+
+    // Procedures: the call graph equals ground truth.
+    let program = regions
+        .iter()
+        .find(|r| r["kind"] == "program")
+        .and_then(|r| r["name"].as_str())
+        .unwrap_or("main")
+        .to_ascii_lowercase();
+    let left_alone: HashSet<String> = regions
+        .iter()
+        .filter(|r| r["aux"]["instrumented"] == Value::Bool(false))
+        .filter_map(|r| r["name"].as_str().map(str::to_ascii_lowercase))
+        .collect();
+    let gt_exe = dir.join("gt");
+    run_ok(
+        Command::new("gfortran")
+            .args(&fflags)
+            .args(TRUTH_CFLAGS)
+            .args(TRUTH_LDFLAGS)
+            .arg(&src)
+            .arg(hook_object())
+            .arg("-o")
+            .arg(&gt_exe)
+            .current_dir(dir.path()),
+    );
+    let counts = dir.join("counts.txt");
+    exec(&gt_exe, dir.path(), &[(COUNT_FILE_VAR, &counts)]);
+    let want_paths = truth_paths(&read_call_paths(&counts, &gt_exe), &program, &left_alone);
+    let got_paths: BTreeMap<String, Counts> = call_paths(runrep, &["program", "function"])
+        .into_iter()
+        .fold(BTreeMap::new(), |mut m, (p, c)| {
+            *m.entry(p.to_ascii_lowercase()).or_default() += c;
+            m
+        });
+    assert!(!want_paths.is_empty(), "{}: no ground truth", case.file);
+    assert_eq!(got_paths, want_paths, "{}: procedure call graph", case.file);
+
+    // Loops, user, I/O and call regions: the annotations.
+    let mut by_region: HashMap<u64, u64> = HashMap::new();
+    visit(runrep, &mut |n, _| {
+        *by_region
+            .entry(n["region"].as_u64().unwrap_or(0))
+            .or_default() += n["calls"].as_u64().unwrap_or(0);
+    });
+    let expect = expectations(&original);
+    let mut checked = 0;
+    for r in &regions {
+        let kind = r["kind"].as_str().unwrap_or("");
+        if matches!(kind, "program" | "function") {
+            continue;
+        }
+        let id = r["id"].as_u64().unwrap_or(0);
+        let line = r["start"]["line"].as_u64().unwrap_or(0);
+        let Some(&want) = expect.get(&line) else {
+            panic!(
+                "{}: region {id} ({kind} `{}`, line {line}) has no `! expect N`",
+                case.file, r["name"]
+            );
+        };
+        let got = by_region.get(&id).copied().unwrap_or(0);
+        assert_eq!(
+            got, want,
+            "{}: calls of {kind} `{}` at line {line}",
+            case.file, r["name"]
+        );
+        checked += 1;
+    }
+    println!(
+        "{} ({}): {} call paths and {checked} other regions as expected",
+        case.file,
+        case.regions,
+        want_paths.len()
+    );
+}
+
 #[test]
 fn programs_behave_the_same_and_count_exactly() {
     if !toolchain() {
         return;
     }
-    let dir = scratch("hook");
-    let hook_o = hook(&dir);
-    for (i, case) in CASES.iter().enumerate() {
-        check_case(case, &hook_o, &[], &format!("c{i}"));
+    for case in CASES {
+        check_case(case, &[]);
     }
 }
 
-/// The OpenMP program also compiled with OpenMP (the conditional lines are
-/// code then, and the loop runs on several threads).
+/// The OpenMP program also compiled with OpenMP: the conditional lines are
+/// code then, and the loop runs on several threads.
 #[test]
 fn openmp_build_behaves_the_same() {
     if !toolchain() {
         return;
     }
-    let dir = scratch("hook-omp");
-    let hook_o = hook(&dir);
     std::env::set_var("OMP_NUM_THREADS", "3");
     let case = Case {
         file: "free/openmp.f90",
         flags: "-Wall -Werror",
         regions: "functions,loops,user",
     };
-    check_case(&case, &hook_o, &["-fopenmp"], "omp");
+    check_case(&case, &["-fopenmp"]);
+}
+
+/// Warning lines of a build: `file:line` of each diagnostic (columns move
+/// where free-form probes share a line) and the scanner's tab warnings.
+fn warning_lines(file: &Path, shown: &Path, flags: &[String], obj: &Path) -> Vec<String> {
+    let o = run_ok(
+        Command::new("gfortran")
+            .args(flags)
+            .args(["-c", "-o"])
+            .arg(obj)
+            .arg(file),
+    );
+    let shown = shown.to_string_lossy();
+    let mut v: Vec<String> = o
+        .stderr
+        .lines()
+        .filter_map(|l| {
+            if l.starts_with(&*shown) {
+                l.rsplitn(3, ':').nth(2).map(str::to_string)
+            } else if l.contains("Warning: Nonconforming tab") {
+                Some(l.to_string())
+            } else {
+                None
+            }
+        })
+        .collect();
+    v.sort();
+    v
 }
 
 /// Tab-formatted lines make gfortran warn under -Wall (-Wtabs), so this one
-/// is built without -Werror; the warnings must be the same, at the same
-/// original lines.
+/// is built without -Werror: the same warnings, at the same original lines.
 #[test]
 fn tab_format_builds_with_the_same_warnings() {
     if !toolchain() {
         return;
     }
-    let dir = scratch("tabs");
+    let dir = TestDir::new("fortran-tabs");
     let src = dir.join("tabs.f");
-    std::fs::copy(root().join("testdata/fortran/fixed/tabs.f"), &src).expect("copy");
+    std::fs::copy(testdata().join("fortran/fixed/tabs.f"), &src).expect("copy");
     let out = dir.join("out");
-    ok(
-        instrument_cmd().arg(&src).arg("--out").arg(&out).args(["--regions", "functions,loops,user"]),
-        "instrument tabs.f",
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src)
+            .arg("--out")
+            .arg(&out)
+            .args(["--regions", "functions,loops,user"]),
     );
-    let warn = |file: &Path, extra: &[String]| {
-        let o = ok(
-            Command::new("gfortran")
-                .args(["-Wall", "-std=legacy", "-c", "-o"])
-                .arg(dir.join("x.o"))
-                .args(extra)
-                .arg(file),
-            "tabs build",
-        );
-        let mut w: Vec<String> = text(&o.stderr)
-            .lines()
-            .filter(|l| l.contains("Warning") || l.starts_with(&*src.to_string_lossy()))
-            .map(str::to_string)
-            .collect();
-        w.sort();
-        w
-    };
-    let a = warn(&src, &[]);
-    let b = warn(&out.join("tabs.f"), &flags("--fflags"));
+    let flags = words("-Wall -std=legacy");
+    let a = warning_lines(&src, &src, &flags, &dir.join("a.o"));
+    let mut f2 = flags.clone();
+    f2.extend(instrument_flags("--fflags"));
+    let b = warning_lines(&out.join("tabs.f"), &src, &f2, &dir.join("b.o"));
     assert!(!a.is_empty());
     assert_eq!(a, b);
 }
 
-/// Compiler diagnostics and run-time error locations name the original file
-/// and line, in both source forms.
+/// Compiler diagnostics and run-time error locations name the original
+/// file and line, in both source forms.
 #[test]
 fn diagnostics_and_runtime_errors_keep_original_lines() {
     if !toolchain() {
         return;
     }
-    let dir = scratch("lines");
+    let dir = TestDir::new("fortran-lines");
     let free = "program lines\n  implicit none\n  integer :: i, unused_a\n  real :: x(3)\n  integer :: k\n  k = 0\n  do i = 1, 3\n    x(i) = i\n  end do\n  call touch(x, 4)\ncontains\n  subroutine touch(v, n)\n    real, intent(inout) :: v(:)\n    integer, intent(in) :: n\n    integer :: j, unused_b\n    do j = 1, n\n      v(j) = v(j) + 1.0\n    end do\n  end subroutine touch\nend program lines\n";
     let fixed = "      PROGRAM LINES\n      INTEGER I, IUNUSED\n      REAL X(3)\n      DO 10 I = 1, 3\n         X(I) = I\n   10 CONTINUE\n      CALL TOUCH(X, 4)\n      END\n      SUBROUTINE TOUCH(V, N)\n      INTEGER N, J, JUNUSED\n      REAL V(3)\n      DO 20 J = 1, N\n         V(J) = V(J) + 1.0\n   20 CONTINUE\n      END\n";
     for (name, body) in [("lines.f90", free), ("lines.f", fixed)] {
         let src = dir.join(name);
         std::fs::write(&src, body).expect("write");
         let out = dir.join(format!("out-{name}"));
-        ok(
-            instrument_cmd().arg(&src).arg("--out").arg(&out).args(["--regions", "functions,loops"]),
-            "instrument",
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(&src)
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", "functions,loops"]),
         );
         let inst_src = out.join(name);
-        // Warnings: same file:line.
-        let locations = |file: &Path, extra: &[String]| {
-            let o = ok(
-                Command::new("gfortran")
-                    .args(["-Wall", "-c", "-o"])
-                    .arg(dir.join("x.o"))
-                    .args(extra)
-                    .arg(file),
-                "build with warnings",
-            );
-            let mut v: Vec<String> = text(&o.stderr)
-                .lines()
-                .filter(|l| l.starts_with(&*src.to_string_lossy()))
-                .map(|l| l.rsplitn(3, ':').nth(2).unwrap_or(l).to_string())
-                .collect();
-            v.sort();
-            v
-        };
-        let a = locations(&src, &[]);
+        let plain = words("-Wall");
+        let mut with_rt = plain.clone();
+        with_rt.extend(instrument_flags("--fflags"));
+        let a = warning_lines(&src, &src, &plain, &dir.join("a.o"));
         assert!(a.len() >= 2, "expected unused-variable warnings: {a:?}");
-        assert_eq!(a, locations(&inst_src, &flags("--fflags")), "{name}: warning locations");
-        // A bounds error at run time: same `At line N of file F`.
+        let b = warning_lines(&inst_src, &src, &with_rt, &dir.join("b.o"));
+        assert_eq!(a, b, "{name}: warning locations");
+        // A bounds error at run time: the same `At line N of file F`.
         let at_line = |file: &Path, extra: &[String], libs: &[String]| {
             let exe = dir.join("bounds");
-            ok(
+            run_ok(
                 Command::new("gfortran")
                     .args(["-g", "-fcheck=bounds", "-fbacktrace"])
                     .args(extra)
@@ -519,11 +435,10 @@ fn diagnostics_and_runtime_errors_keep_original_lines() {
                     .args(libs)
                     .arg("-o")
                     .arg(&exe),
-                "bounds build",
             );
-            let o = run(Command::new(&exe).env("REGIO_DIR", dir.join("run")), "bounds run");
+            let o = exec(&exe, dir.path(), &[("REGIO_DIR", &dir.join("run"))]);
             assert!(!o.status.success());
-            text(&o.stderr)
+            o.stderr
                 .lines()
                 .find(|l| l.starts_with("At line"))
                 .map(str::to_string)
@@ -531,11 +446,12 @@ fn diagnostics_and_runtime_errors_keep_original_lines() {
         };
         let want = at_line(&src, &[], &[]);
         assert!(want.starts_with("At line"), "no run-time error location");
-        assert_eq!(
-            want,
-            at_line(&inst_src, &flags("--fflags"), &flags("--libs")),
-            "{name}: run-time error location"
+        let got = at_line(
+            &inst_src,
+            &instrument_flags("--fflags"),
+            &instrument_flags("--libs"),
         );
+        assert_eq!(want, got, "{name}: run-time error location");
     }
 }
 
@@ -543,21 +459,34 @@ fn diagnostics_and_runtime_errors_keep_original_lines() {
 /// non-zero exit status and no output file.
 #[test]
 fn bad_input_is_rejected_without_output() {
-    let dir = scratch("bad");
-    for name in ["split.f90", "mismatched.f90", "syntax.f90", "fixed_mismatch.f", "crossing.f90"] {
-        let src = root().join("testdata/fortran/bad").join(name);
+    let dir = TestDir::new("fortran-bad");
+    let bad: PathBuf = testdata().join("fortran/bad");
+    for name in [
+        "split.f90",
+        "mismatched.f90",
+        "syntax.f90",
+        "fixed_mismatch.f",
+        "crossing.f90",
+        "unbalanced_begin.f90",
+    ] {
+        let src = bad.join(name);
         let out = dir.join(format!("out-{name}"));
-        let o = run(
-            instrument_cmd().arg(&src).arg("--out").arg(&out),
-            "instrument bad input",
-        );
+        let o = run(Command::new(instrument_bin())
+            .arg(&src)
+            .arg("--out")
+            .arg(&out));
         assert!(!o.status.success(), "{name} was accepted");
-        let err = text(&o.stderr);
-        let shown = src.display().to_string();
+        let shown = format!("{}:", src.display());
         assert!(
-            err.lines().any(|l| l.starts_with(&format!("{shown}:")) && l.contains(": error: ")),
-            "{name}: no located error:\n{err}"
+            o.stderr
+                .lines()
+                .any(|l| l.starts_with(&shown) && l.contains(": error: ")),
+            "{name}: no located error:\n{}",
+            o.stderr
         );
-        assert!(!out.join(name).exists(), "{name}: output written for a failed file");
+        assert!(
+            !out.join(name).exists(),
+            "{name}: output written for a failed file"
+        );
     }
 }

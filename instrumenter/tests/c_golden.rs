@@ -44,8 +44,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Paths relative to testdata/c/, with `/` separators, sorted.
+/// Paths relative to testdata/c/, with `/` separators, sorted. Files under
+/// `bad/` are deliberately wrong: they get [`bad_inputs_are_diagnosed`].
 fn c_files() -> Vec<String> {
+    all_c_files()
+        .into_iter()
+        .filter(|f| !f.starts_with("bad/"))
+        .collect()
+}
+
+fn all_c_files() -> Vec<String> {
     let root = testdata_c();
     let mut files = Vec::new();
     walk(&root, &mut files);
@@ -470,4 +478,32 @@ fn frontend_programs_behave_the_same_and_keep_probes_balanced() {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// Every file under testdata/c/bad/ must be refused; the snapshot shows
+/// exactly which `file:line:col: error:` lines a user gets.
+#[test]
+fn bad_inputs_are_diagnosed() {
+    let bad: Vec<String> = all_c_files()
+        .into_iter()
+        .filter(|f| f.starts_with("bad/"))
+        .collect();
+    assert!(!bad.is_empty(), "testdata/c/bad is empty");
+    let mut report = String::new();
+    for rel in &bad {
+        let bytes = std::fs::read(testdata_c().join(rel)).unwrap();
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue; // non-UTF-8 input is the driver's to refuse
+        };
+        match instrument(rel, &text, "functions,loops,user") {
+            Ok(_) => panic!("{rel} was accepted"),
+            Err(errors) => {
+                for e in errors {
+                    report.push_str(&e);
+                    report.push('\n');
+                }
+            }
+        }
+    }
+    insta::assert_snapshot!("bad_inputs", report);
 }

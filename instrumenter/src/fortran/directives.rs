@@ -21,7 +21,6 @@ pub(crate) enum Command {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Directive {
-    pub item: usize,
     pub command: Command,
     /// Offset of the sentinel.
     pub start: usize,
@@ -84,7 +83,8 @@ impl Ctx<'_> {
 
     fn warn(&mut self, off: usize, msg: String) {
         let (l, c) = line_col(self.text, off);
-        self.warnings.push(Diagnostic::warning(self.file, l, c, msg));
+        self.warnings
+            .push(Diagnostic::warning(self.file, l, c, msg));
     }
 
     fn line(&self, off: usize) -> u32 {
@@ -95,7 +95,7 @@ impl Ctx<'_> {
         let body = &self.text[r.body.clone()];
         let mut words: Vec<(usize, &str)> = Vec::new();
         let mut pos = 0;
-        for w in body.split(|c: char| c == ' ' || c == '\t') {
+        for w in body.split([' ', '\t']) {
             if w.starts_with('!') {
                 break;
             }
@@ -105,7 +105,10 @@ impl Ctx<'_> {
             pos += w.len() + 1;
         }
         let Some(&(kw_at, kw)) = words.first() else {
-            self.error(r.start, format!("missing regio directive after `!$regio` ({EXPECTED})"));
+            self.error(
+                r.start,
+                format!("missing regio directive after `!$regio` ({EXPECTED})"),
+            );
             return None;
         };
         let lower = kw.to_ascii_lowercase();
@@ -116,7 +119,10 @@ impl Ctx<'_> {
                     return None;
                 };
                 if !valid_name(name) {
-                    self.error(name_at, format!("invalid region name `{name}` (a NAME is {NAME_RULE})"));
+                    self.error(
+                        name_at,
+                        format!("invalid region name `{name}` (a NAME is {NAME_RULE})"),
+                    );
                     return None;
                 }
                 let c = if lower == "begin" {
@@ -130,12 +136,18 @@ impl Ctx<'_> {
             "enable" => (Command::Enable, 1),
             "skip" => (Command::Skip, 1),
             _ => {
-                self.error(kw_at, format!("unknown regio directive `{kw}` ({EXPECTED})"));
+                self.error(
+                    kw_at,
+                    format!("unknown regio directive `{kw}` ({EXPECTED})"),
+                );
                 return None;
             }
         };
         if let Some(&(extra_at, extra)) = words.get(used) {
-            self.error(extra_at, format!("unexpected `{extra}` after {}", spelled(&command)));
+            self.error(
+                extra_at,
+                format!("unexpected `{extra}` after {}", spelled(&command)),
+            );
             return None;
         }
         let (last_at, last) = words[used - 1];
@@ -184,7 +196,6 @@ pub(crate) fn analyse(
             continue;
         };
         let d = Directive {
-            item: i,
             command: command.clone(),
             start: r.start,
             last_end,
@@ -208,7 +219,10 @@ pub(crate) fn analyse(
                 let Some(u) = unit else {
                     cx.error(
                         r.start,
-                        format!("{} outside the execution part of a procedure", spelled(&command)),
+                        format!(
+                            "{} outside the execution part of a procedure",
+                            spelled(&command)
+                        ),
                     );
                     continue;
                 };
@@ -275,7 +289,10 @@ pub(crate) fn analyse(
     unclosed.sort_by_key(|(_, b)| *b);
     for (n, b) in unclosed {
         let at = items_start(items, b);
-        cx.error(at, format!("`!$regio begin {n}` is never closed in its procedure"));
+        cx.error(
+            at,
+            format!("`!$regio begin {n}` is never closed in its procedure"),
+        );
     }
     out.regions.sort_by_key(|r| r.begin);
     if cx.errors.is_empty() {

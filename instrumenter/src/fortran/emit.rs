@@ -44,6 +44,9 @@ enum At {
     Replace,
 }
 
+/// Insertions that stay on a statement's line: (offset, text, order).
+type Inline = Vec<(usize, String, i64)>;
+
 struct Point<'e> {
     item: usize,
     at: At,
@@ -105,8 +108,12 @@ impl<'a> Emitter<'a> {
             .push(Diagnostic::error(self.display_path, l, c, msg));
     }
 
-    fn marker(&self, next_line_1based: usize) -> String {
-        format!("# {} \"{}\"", next_line_1based, marker_path(self.display_path))
+    pub fn marker(&self, next_line_1based: usize) -> String {
+        format!(
+            "# {} \"{}\"",
+            next_line_1based,
+            marker_path(self.display_path)
+        )
     }
 
     /// 1-based column of `off` as the compiler counts it.
@@ -175,7 +182,11 @@ impl<'a> Emitter<'a> {
                     Op::External(names) => {
                         let mut l = lab;
                         for n in names {
-                            out.push(format!("{}EXTERNAL {}", field(l.take()), n.to_ascii_uppercase()));
+                            out.push(format!(
+                                "{}EXTERNAL {}",
+                                field(l.take()),
+                                n.to_ascii_uppercase()
+                            ));
                         }
                     }
                     Op::DeclareVar => out.push(format!("{}INTEGER REGIO_U", field(lab))),
@@ -209,7 +220,9 @@ impl<'a> Emitter<'a> {
                         for (k, part) in parts.iter().enumerate() {
                             let close = if k + 1 == n { "')" } else { "'// &" };
                             if k == 0 {
-                                out.push(format!("{indent}{lab}call regio_register_idf('{part}{close}"));
+                                out.push(format!(
+                                    "{indent}{lab}call regio_register_idf('{part}{close}"
+                                ));
                             } else {
                                 out.push(format!("{indent}    &'{part}{close}"));
                             }
@@ -298,7 +311,11 @@ impl<'a> Emitter<'a> {
         if self.fixed {
             return self.lines.get(li + 1).is_some_and(|n| {
                 n.kind == LineKind::CompilerDirective
-                    && self.text.as_bytes().get(n.start + 5).is_some_and(|&c| c != b' ' && c != b'0')
+                    && self
+                        .text
+                        .as_bytes()
+                        .get(n.start + 5)
+                        .is_some_and(|&c| c != b' ' && c != b'0')
             });
         }
         self.text[l.start..l.end].trim_end().ends_with('&')
@@ -336,7 +353,9 @@ impl<'a> Emitter<'a> {
     /// Last line of an `!$omp end do`-like directive right below line `li`.
     fn trail(&self, li: usize) -> Option<usize> {
         let mut k = li + 1;
-        while k < self.lines.len() && matches!(self.lines[k].kind, LineKind::Blank | LineKind::Comment) {
+        while k < self.lines.len()
+            && matches!(self.lines[k].kind, LineKind::Blank | LineKind::Comment)
+        {
             k += 1;
         }
         if self.lines.get(k)?.kind != LineKind::CompilerDirective {
@@ -427,7 +446,10 @@ impl<'a> Emitter<'a> {
         // Another statement follows after `;`: split after the separator.
         let rest = &self.text[st.end..line.end];
         let Some(q) = rest.find(';') else {
-            self.error(st.start, "internal error: no `;` after a statement followed by code".into());
+            self.error(
+                st.start,
+                "internal error: no `;` after a statement followed by code".into(),
+            );
             return;
         };
         let at = st.end + q + 1;
@@ -468,7 +490,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn replace_lines(&mut self, i: usize, probes: &[Probe], keep: bool) {
-        let Item::Regio(r) = &self.items[i] else { return };
+        let Item::Regio(r) = &self.items[i] else {
+            return;
+        };
         let li = r.line;
         let indent = self.indent_of(li);
         if keep {
@@ -569,7 +593,7 @@ impl<'a> Emitter<'a> {
     /// Free form: the insertions of a point kept on its statement's line
     /// (offset, text, order), and that line; None when the point must go
     /// on lines of its own anyway.
-    fn inline_point(&self, p: &Point<'_>, action_at: Option<usize>) -> Option<(Vec<(usize, String, i64)>, usize)> {
+    fn inline_point(&self, p: &Point<'_>, action_at: Option<usize>) -> Option<(Inline, usize)> {
         if self.fixed {
             return None;
         }
@@ -584,7 +608,9 @@ impl<'a> Emitter<'a> {
         }
         match p.at {
             At::Replace => {
-                let Item::Regio(r) = &self.items[p.item] else { return None };
+                let Item::Regio(r) = &self.items[p.item] else {
+                    return None;
+                };
                 if p.second.is_empty() {
                     return None;
                 }
@@ -612,7 +638,10 @@ impl<'a> Emitter<'a> {
                 if self.edits[p.item].closes_loop && self.trail(st.last_line).is_some() {
                     return None;
                 }
-                Some((vec![(st.end, format!("; {}", self.inline(p.first)), 0)], st.last_line))
+                Some((
+                    vec![(st.end, format!("; {}", self.inline(p.first)), 0)],
+                    st.last_line,
+                ))
             }
             At::ActionStart => {
                 let at = action_at?;
@@ -670,7 +699,9 @@ impl<'a> Emitter<'a> {
                 (false, Some((ins, _))) => {
                     for (off, text, order) in ins {
                         if p.at == At::Replace {
-                            let Item::Regio(r) = &self.items[p.item] else { continue };
+                            let Item::Regio(r) = &self.items[p.item] else {
+                                continue;
+                            };
                             let end = self.lines[r.line].end;
                             self.out.push(Edit::replace(off, end - off, text));
                         } else {

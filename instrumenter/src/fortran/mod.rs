@@ -82,7 +82,12 @@ pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
     let file = input.display_path;
     if let Some(at) = text.find('\0') {
         let (l, c) = crate::diag::line_col(text, at);
-        return Err(vec![Diagnostic::error(file, l, c, "not a text file (contains NUL bytes)")]);
+        return Err(vec![Diagnostic::error(
+            file,
+            l,
+            c,
+            "not a text file (contains NUL bytes)",
+        )]);
     }
     let fixed = form == SourceForm::Fixed;
     let scanned = scan::scan(text, form, file)?;
@@ -96,12 +101,14 @@ pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
         .collect();
     let st = structure::build(text, file, &scanned.items, &kinds)?;
     let skip_target = |t: usize| match &kinds[t] {
-        Some(Kind::Header(h)) => h.kind.is_procedure() && h.kind != UnitKind::Program || h.kind == UnitKind::Program,
+        Some(Kind::Header(h)) => {
+            h.kind.is_procedure() && h.kind != UnitKind::Program || h.kind == UnitKind::Program
+        }
         Some(Kind::Do { .. }) => true,
         _ => false,
     };
     let dirs = directives::analyse(text, file, &scanned.items, &st, skip_target)?;
-    let mut planner = plan::Planner::new(input, &scanned.items, &kinds, &st, &dirs, fixed);
+    let mut planner = plan::Planner::new(input, &scanned.items, &kinds, &st, &dirs);
     let regions = planner.regions();
     planner.probes();
     let plan = planner.finish()?;
@@ -136,7 +143,11 @@ pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
     if !em.errors.is_empty() {
         return Err(em.errors);
     }
-    let out = edit::apply(text, &em.out).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
+    let body = edit::apply(text, &em.out)
+        .map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
+    // Lines before the first inserted marker must name the original file
+    // too (compilers would otherwise report the copy's path).
+    let out = format!("{}\n{body}", em.marker(1));
     Ok(Instrumented {
         text: out,
         regions,

@@ -109,7 +109,6 @@ impl ItemEdits {
 
 pub(crate) struct Plan {
     pub edits: Vec<ItemEdits>,
-    pub regions: Vec<Region>,
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -170,7 +169,6 @@ pub(crate) struct Planner<'a> {
     pub kinds: &'a [Option<Kind>],
     pub st: &'a Structure,
     pub dirs: &'a Directives,
-    pub fixed: bool,
     ids: HashMap<Key, u32>,
     anchors_of: HashMap<usize, Anchors>,
     edits: Vec<ItemEdits>,
@@ -189,7 +187,8 @@ fn stmt(item: &Item) -> Option<&Stmt> {
 /// Original spelling of a canonical range (names are ASCII).
 pub(crate) fn orig_text(text: &str, s: &Stmt, r: Range<usize>) -> String {
     let b = text.as_bytes();
-    r.filter_map(|i| s.map.get(i).map(|&o| b[o] as char)).collect()
+    r.filter_map(|i| s.map.get(i).map(|&o| b[o] as char))
+        .collect()
 }
 
 fn pos(text: &str, off: usize) -> Pos {
@@ -204,7 +203,6 @@ impl<'a> Planner<'a> {
         kinds: &'a [Option<Kind>],
         st: &'a Structure,
         dirs: &'a Directives,
-        fixed: bool,
     ) -> Self {
         let used = st.labels.keys().map(|(_, l)| *l).collect();
         Planner {
@@ -213,7 +211,6 @@ impl<'a> Planner<'a> {
             kinds,
             st,
             dirs,
-            fixed,
             ids: HashMap::new(),
             anchors_of: HashMap::new(),
             edits: vec![ItemEdits::default(); items.len()],
@@ -373,22 +370,28 @@ impl<'a> Planner<'a> {
                 break;
             }
             match k {
-                Kind::Spec(Spec::Decl { arrays: a, scalars: s }) => {
+                Kind::Spec(Spec::Decl {
+                    arrays: a,
+                    scalars: s,
+                }) => {
                     arrays.extend(a.iter().cloned());
                     scalars.extend(s.iter().cloned());
                     last_spec = Some(i);
                 }
-                Kind::Spec(_) | Kind::Include | Kind::Interface | Kind::TypeDef | Kind::EnumDef | Kind::DecDef => {
-                    last_spec = Some(i)
-                }
+                Kind::Spec(_)
+                | Kind::Include
+                | Kind::Interface
+                | Kind::TypeDef
+                | Kind::EnumDef
+                | Kind::DecDef => last_spec = Some(i),
                 Kind::Assignment {
                     name,
                     simple_args: true,
                     pointer: false,
                 } => {
                     let n = &name.upper;
-                    let stmt_fn = !arrays.contains(n)
-                        && (scalars.contains(n) || !unit.implicit_none);
+                    let stmt_fn =
+                        !arrays.contains(n) && (scalars.contains(n) || !unit.implicit_none);
                     if stmt_fn {
                         first_stmt_fn.get_or_insert(i);
                         last_spec = Some(i);
@@ -429,7 +432,8 @@ impl<'a> Planner<'a> {
                         if spec_end.is_some_and(|e| i < e) {
                             self.error(
                                 i,
-                                "`!$regio` directive among the declarations: it must follow them".into(),
+                                "`!$regio` directive among the declarations: it must follow them"
+                                    .into(),
                             );
                         } else if exec_directive.is_none() {
                             exec_directive = Some(i);
@@ -514,8 +518,7 @@ impl<'a> Planner<'a> {
             let entries = anchors.entries.clone();
             self.anchors_of.insert(u, anchors);
             let unit = &self.st.units[u];
-            let p_region =
-                sel.functions && self.allowed(&name) && !self.skipped(unit.first);
+            let p_region = sel.functions && self.allowed(&name) && !self.skipped(unit.first);
             if p_region {
                 let kind = if unit.kind == UnitKind::Program {
                     RegionKind::Program
@@ -573,11 +576,16 @@ impl<'a> Planner<'a> {
                         );
                         continue;
                     }
-                    let Some(s) = stmt(&self.items[cons.start]) else { continue };
+                    let Some(s) = stmt(&self.items[cons.start]) else {
+                        continue;
+                    };
                     let mut aux = Map::new();
                     aux.insert("loop".into(), Value::from(info.form.word()));
                     if let Some(v) = &info.var {
-                        aux.insert("var".into(), Value::from(orig_text(self.text(), s, v.canon.clone())));
+                        aux.insert(
+                            "var".into(),
+                            Value::from(orig_text(self.text(), s, v.canon.clone())),
+                        );
                     }
                     if let Some(n) = &cons.name {
                         aux.insert("construct".into(), Value::from(n.to_ascii_lowercase()));
@@ -615,14 +623,20 @@ impl<'a> Planner<'a> {
             }
             if sel.io || sel.calls {
                 for &i in &body {
-                    let Some(s) = stmt(&self.items[i]) else { continue };
-                    let Some(k) = self.kinds[i].as_ref() else { continue };
+                    let Some(s) = stmt(&self.items[i]) else {
+                        continue;
+                    };
+                    let Some(k) = self.kinds[i].as_ref() else {
+                        continue;
+                    };
                     let (k, at) = match k {
                         Kind::LogicalIf { action, action_at } => (action.as_ref(), *action_at),
                         k => (k, 0),
                     };
                     let (kind, rname, aux) = match k {
-                        Kind::Io { word, region: true, .. } if sel.io => {
+                        Kind::Io {
+                            word, region: true, ..
+                        } if sel.io => {
                             let mut aux = Map::new();
                             aux.insert("statement".into(), Value::from(*word));
                             (RegionKind::Io, word.to_string(), aux)
@@ -658,7 +672,10 @@ impl<'a> Planner<'a> {
         let mut stack: Vec<(usize, u32)> = Vec::new();
         for (n, p) in pre.into_iter().enumerate() {
             let id = self.input.first_id + n as u32;
-            while stack.last().is_some_and(|&(last, _)| last < p.last || p.start > last) {
+            while stack
+                .last()
+                .is_some_and(|&(last, _)| last < p.last || p.start > last)
+            {
                 stack.pop();
             }
             let parent = stack.last().map(|&(_, id)| id);
@@ -735,12 +752,20 @@ impl<'a> Planner<'a> {
     fn leaves(&mut self, u: usize, from: usize, to: &JumpTo) -> Option<Key> {
         let here = self.chain(u, from, true);
         let there = self.target_chain(u, from, to)?;
-        let common = here.iter().zip(there.iter()).take_while(|(a, b)| a == b).count();
+        let common = here
+            .iter()
+            .zip(there.iter())
+            .take_while(|(a, b)| a == b)
+            .count();
         if let Some(k) = there.get(common) {
             let what = match k {
                 Key::User(b) => format!(
                     "user region `{}`",
-                    self.dirs.regions.iter().find(|r| r.begin == *b).map_or("", |r| r.name.as_str())
+                    self.dirs
+                        .regions
+                        .iter()
+                        .find(|r| r.begin == *b)
+                        .map_or("", |r| r.name.as_str())
                 ),
                 _ => "a loop region".to_string(),
             };
@@ -776,7 +801,10 @@ impl<'a> Planner<'a> {
         }
         let what = if need_do { "CYCLE" } else { "EXIT" };
         match name {
-            Some(n) => self.error(item, format!("{what} names `{n}`, which is not an enclosing construct")),
+            Some(n) => self.error(
+                item,
+                format!("{what} names `{n}`, which is not an enclosing construct"),
+            ),
             None => self.error(item, format!("{what} outside a DO loop")),
         }
         None
@@ -817,7 +845,7 @@ impl<'a> Planner<'a> {
         let p = self.ids.get(&Key::Unit(u)).copied();
         let var = p.is_some() && !anchors.entries.is_empty();
         let mut used: Vec<&'static str> = Vec::new();
-        let mut need = |name: &'static str, used: &mut Vec<&'static str>| {
+        let need = |name: &'static str, used: &mut Vec<&'static str>| {
             if !used.contains(&name) {
                 used.push(name);
             }
@@ -882,7 +910,11 @@ impl<'a> Planner<'a> {
                     .map(|&id| Op::Exit(Target::Id(id))),
                 Command::Disable | Command::Enable => {
                     if self.in_pure_construct(i) {
-                        self.warn(i, "`!$regio` directive inside DO CONCURRENT, FORALL or WHERE: ignored".into());
+                        self.warn(
+                            i,
+                            "`!$regio` directive inside DO CONCURRENT, FORALL or WHERE: ignored"
+                                .into(),
+                        );
                         None
                     } else if cmd == Command::Disable {
                         need("regio_disable", &mut used);
@@ -895,7 +927,11 @@ impl<'a> Planner<'a> {
                 Command::Skip => None,
             };
             if matches!(cmd, Command::Begin(_) | Command::End(_)) && self.in_pure_construct(i) {
-                self.warn(i, "`!$regio` user region inside DO CONCURRENT, FORALL or WHERE: not instrumented".into());
+                self.warn(
+                    i,
+                    "`!$regio` user region inside DO CONCURRENT, FORALL or WHERE: not instrumented"
+                        .into(),
+                );
             }
             if let Some(op) = op {
                 if matches!(op, Op::Enter(_) | Op::Exit(_)) {
@@ -908,7 +944,9 @@ impl<'a> Planner<'a> {
 
         // Statements: call/io regions and jumps that leave regions.
         for &i in &body {
-            let Some(kind) = self.kinds[i].clone() else { continue };
+            let Some(kind) = self.kinds[i].clone() else {
+                continue;
+            };
             let (k, in_if) = match &kind {
                 Kind::LogicalIf { action, .. } => ((**action).clone(), true),
                 k => (k.clone(), false),
@@ -926,7 +964,8 @@ impl<'a> Planner<'a> {
                 Kind::Goto(l) => Some(JumpTo::Label(l.value)),
                 Kind::Exit(n) => {
                     let n = n.as_ref().map(|n| n.upper.clone());
-                    self.construct_for(i, n.as_deref(), false).map(JumpTo::After)
+                    self.construct_for(i, n.as_deref(), false)
+                        .map(JumpTo::After)
                 }
                 Kind::Cycle(n) => {
                     let n = n.as_ref().map(|n| n.upper.clone());
@@ -991,7 +1030,9 @@ impl<'a> Planner<'a> {
                         f
                     }
                 };
-                self.edits[i].relabel.push((s.orig_range(r.canon.clone()), fresh));
+                self.edits[i]
+                    .relabel
+                    .push((s.orig_range(r.canon.clone()), fresh));
                 need("regio_exit", &mut used);
             }
             if !tramps.is_empty() {
@@ -1026,11 +1067,15 @@ impl<'a> Planner<'a> {
             let (start, end) = (cons.start, cons.end);
             self.edits[end].closes_loop = true;
             if let Some(&id) = self.ids.get(&Key::Loop(c)) {
-                self.edits[start].after_label.push(Probe::new(Op::Enter(id)));
+                self.edits[start]
+                    .after_label
+                    .push(Probe::new(Op::Enter(id)));
                 need("regio_enter", &mut used);
                 need("regio_exit", &mut used);
                 if cons.do_info().is_some_and(|d| d.label.is_none()) {
-                    self.edits[end].after.push(Probe::new(Op::Exit(Target::Id(id))));
+                    self.edits[end]
+                        .after
+                        .push(Probe::new(Op::Exit(Target::Id(id))));
                 }
             }
         }
@@ -1068,7 +1113,9 @@ impl<'a> Planner<'a> {
                 || group.iter().skip(1).any(|&c| region(c).is_some());
             if !relabel {
                 if let Some(id) = region(group[0]) {
-                    self.edits[t].after.push(Probe::new(Op::Exit(Target::Id(id))));
+                    self.edits[t]
+                        .after
+                        .push(Probe::new(Op::Exit(Target::Id(id))));
                 }
                 continue;
             }
@@ -1078,7 +1125,9 @@ impl<'a> Planner<'a> {
                 let Some(l) = self.st.cons[c].do_info().and_then(|d| d.label.clone()) else {
                     continue;
                 };
-                let Some(s) = stmt(&self.items[start]) else { continue };
+                let Some(s) = stmt(&self.items[start]) else {
+                    continue;
+                };
                 let fresh = self.labels.fresh(l.canon.len());
                 let range = s.orig_range(l.canon.clone());
                 self.edits[start].relabel.push((range, fresh));
@@ -1115,7 +1164,6 @@ impl<'a> Planner<'a> {
         }
         Ok(Plan {
             edits: self.edits,
-            regions: Vec::new(),
             warnings: self.warnings,
         })
     }

@@ -148,16 +148,17 @@ fn starts_with_ci(hay: &[u8], needle: &str) -> bool {
 
 /// `$regio` followed by a blank or the end of the line.
 fn is_regio_sentinel(after_first: &[u8]) -> bool {
-    starts_with_ci(after_first, "$regio")
-        && after_first.get(6).is_none_or(|&c| blank(c))
+    starts_with_ci(after_first, "$regio") && after_first.get(6).is_none_or(|&c| blank(c))
 }
 
 /// Directive prefixes (after the comment character) that bind to the next
 /// statement: OpenMP, OpenACC and vendor directives.
 fn is_compiler_directive(after_first: &[u8]) -> bool {
-    ["$omp", "$acc", "dir$", "dec$", "gcc$", "$cuf", "ibm*", "pgi$", "$ompx"]
-        .iter()
-        .any(|p| starts_with_ci(after_first, p))
+    [
+        "$omp", "$acc", "dir$", "dec$", "gcc$", "$cuf", "ibm*", "pgi$", "$ompx",
+    ]
+    .iter()
+    .any(|p| starts_with_ci(after_first, p))
 }
 
 #[derive(Default)]
@@ -343,7 +344,10 @@ impl<'a> Scanner<'a> {
                 b'0'..=b'9' => {
                     // A free-form statement label: digits first in the
                     // statement, then a blank.
-                    let fresh = self.cur.as_ref().is_none_or(|c| c.is_empty() && c.label.is_none());
+                    let fresh = self
+                        .cur
+                        .as_ref()
+                        .is_none_or(|c| c.is_empty() && c.label.is_none());
                     let mut j = i;
                     while j < to && b[j].is_ascii_digit() {
                         j += 1;
@@ -354,10 +358,7 @@ impl<'a> Scanner<'a> {
                         if j - i > 5 || value == 0 {
                             self.error(i, format!("invalid statement label `{digits}`"));
                         }
-                        self.builder(conditional).label = Some(Label {
-                            value,
-                            range: i..j,
-                        });
+                        self.builder(conditional).label = Some(Label { value, range: i..j });
                         i = j;
                         continue;
                     }
@@ -499,8 +500,8 @@ fn scan_free(s: &mut Scanner<'_>) {
             }
             // `!$` followed by a blank (or `&` continuing one): conditional
             // compilation, code when compiled with OpenMP.
-            let cond = after.first() == Some(&b'$')
-                && after.get(1).is_none_or(|&x| blank(x) || x == b'&');
+            let cond =
+                after.first() == Some(&b'$') && after.get(1).is_none_or(|&x| blank(x) || x == b'&');
             if !cond {
                 s.lines[li].kind = if is_compiler_directive(after) {
                     LineKind::CompilerDirective
@@ -555,7 +556,10 @@ fn scan_free(s: &mut Scanner<'_>) {
     }
     if continuing {
         let at = s.text.len().saturating_sub(1);
-        s.error(at, "the last statement is continued past the end of the file");
+        s.error(
+            at,
+            "the last statement is continued past the end of the file",
+        );
         s.quote = None;
     }
     s.finish();
@@ -581,7 +585,11 @@ fn fixed_cut(b: &[u8], start: usize, end: usize, limit: usize) -> usize {
     let mut col = 1;
     let mut k = start;
     while k < end {
-        let next = if b[k] == b'\t' && col <= 6 { 7 } else { col + 1 };
+        let next = if b[k] == b'\t' && col <= 6 {
+            7
+        } else {
+            col + 1
+        };
         if col > limit {
             return k;
         }

@@ -69,12 +69,6 @@ impl Cons {
             ConsKind::Other(_) => None,
         }
     }
-
-    /// Items strictly inside: after the opening statement, up to and
-    /// including the closing one.
-    pub fn contains_item(&self, i: usize) -> bool {
-        i > self.start && i <= self.end
-    }
 }
 
 #[derive(Debug, Default)]
@@ -203,7 +197,10 @@ impl Builder<'_> {
                 continue;
             }
             if let Some(k) = super::syntax::paren_error(&st.canon) {
-                self.error_at(st.orig(k), "unbalanced parentheses in this statement".into());
+                self.error_at(
+                    st.orig(k),
+                    "unbalanced parentheses in this statement".into(),
+                );
             }
             if self.spec_block(idx, kind) {
                 self.s.in_spec_block[idx] = true;
@@ -243,9 +240,25 @@ impl Builder<'_> {
         match (top, kind) {
             (1, Kind::Interface) => self.stack.push(Frame::Interface),
             (4, Kind::DecDef) => self.stack.push(Frame::Dec),
-            (1, Kind::End { of: EndOf::Interface, .. })
-            | (2, Kind::End { of: EndOf::Type, .. })
-            | (3, Kind::End { of: EndOf::Enum, .. })
+            (
+                1,
+                Kind::End {
+                    of: EndOf::Interface,
+                    ..
+                },
+            )
+            | (
+                2,
+                Kind::End {
+                    of: EndOf::Type, ..
+                },
+            )
+            | (
+                3,
+                Kind::End {
+                    of: EndOf::Enum, ..
+                },
+            )
             | (4, Kind::End { of: EndOf::Dec, .. }) => {
                 self.stack.pop();
             }
@@ -275,7 +288,9 @@ impl Builder<'_> {
         }
         match kind {
             Kind::Header(h) => self.header(idx, st, h),
-            Kind::End { of, name } => self.end(idx, st, *of, name.as_ref().map(|n| n.upper.as_str())),
+            Kind::End { of, name } => {
+                self.end(idx, st, *of, name.as_ref().map(|n| n.upper.as_str()))
+            }
             Kind::Contains => match self.stack.last() {
                 Some(Frame::Unit(u)) if self.s.units[*u].phase != Phase::Contains => {
                     let u = *u;
@@ -293,19 +308,26 @@ impl Builder<'_> {
             Kind::EnumDef => self.stack.push(Frame::Enum),
             Kind::DecDef => self.stack.push(Frame::Dec),
             Kind::Do { construct, info } => {
-                let c = self.open(idx, ConsKind::Do(info.clone()), construct.as_ref().map(|n| n.upper.clone()));
+                let c = self.open(
+                    idx,
+                    ConsKind::Do(info.clone()),
+                    construct.as_ref().map(|n| n.upper.clone()),
+                );
                 match &info.label {
                     Some(l) => self.stack.push(Frame::LabelDo(c, l.value)),
                     None => self.stack.push(Frame::Cons(c)),
                 }
             }
             Kind::Open { construct, of } => {
-                let c = self.open(idx, ConsKind::Other(*of), construct.as_ref().map(|n| n.upper.clone()));
+                let c = self.open(
+                    idx,
+                    ConsKind::Other(*of),
+                    construct.as_ref().map(|n| n.upper.clone()),
+                );
                 self.stack.push(Frame::Cons(c));
             }
             Kind::Branch { of } => match self.stack.last() {
-                Some(Frame::Cons(c))
-                    if matches!(&self.s.cons[*c].kind, ConsKind::Other(k) if k == of) =>
+                Some(Frame::Cons(c)) if matches!(&self.s.cons[*c].kind, ConsKind::Other(k) if k == of) =>
                 {
                     let c = *c;
                     self.s.cons[c].branches.push(idx);
@@ -317,7 +339,13 @@ impl Builder<'_> {
                         Construct::Where => "ELSEWHERE",
                         _ => "CASE",
                     };
-                    self.error_at(st.start, format!("{word} statement outside a matching {} construct", of.word()));
+                    self.error_at(
+                        st.start,
+                        format!(
+                            "{word} statement outside a matching {} construct",
+                            of.word()
+                        ),
+                    );
                 }
             },
             _ => {}
@@ -365,7 +393,10 @@ impl Builder<'_> {
             }
             Some(Frame::Cons(c)) | Some(Frame::LabelDo(c, _)) => {
                 let d = self.describe(*c);
-                self.error_at(st.start, format!("{} statement while the {d} is still open", h.kind.word()));
+                self.error_at(
+                    st.start,
+                    format!("{} statement while the {d} is still open", h.kind.word()),
+                );
             }
             _ => {}
         }
@@ -381,7 +412,10 @@ impl Builder<'_> {
                 while let Some(Frame::Cons(c)) | Some(Frame::LabelDo(c, _)) = self.stack.last() {
                     let c = *c;
                     let d = self.describe(c);
-                    self.error_at(st.start, format!("END of the program unit while the {d} is still open"));
+                    self.error_at(
+                        st.start,
+                        format!("END of the program unit while the {d} is still open"),
+                    );
                     self.stack.pop();
                 }
                 let Some(Frame::Unit(u)) = self.stack.last() else {
@@ -396,7 +430,13 @@ impl Builder<'_> {
                         self.error_at(st.start, format!("END {} does not match {what}", k.word()));
                     }
                 }
-                if let (Some(n), Some(h)) = (name, self.s.units[u].header.as_ref().and_then(|h| h.name.as_ref())) {
+                if let (Some(n), Some(h)) = (
+                    name,
+                    self.s.units[u]
+                        .header
+                        .as_ref()
+                        .and_then(|h| h.name.as_ref()),
+                ) {
                     if n != h.upper {
                         let what = self.unit_word(u);
                         self.error_at(st.start, format!("END name `{n}` does not match {what}"));
@@ -416,7 +456,8 @@ impl Builder<'_> {
                 _ => self.mismatch(st, "END DO"),
             },
             EndOf::Construct(k) => match self.stack.last() {
-                Some(Frame::Cons(c)) if matches!(&self.s.cons[*c].kind, ConsKind::Other(x) if *x == k) => {
+                Some(Frame::Cons(c)) if matches!(&self.s.cons[*c].kind, ConsKind::Other(x) if *x == k) =>
+                {
                     let c = *c;
                     self.close(idx, st, c, name);
                 }
@@ -476,7 +517,10 @@ impl Builder<'_> {
             });
             if let Some(c) = deeper {
                 let d = self.describe(c);
-                let inner = self.cur_cons().map(|x| self.describe(x)).unwrap_or_default();
+                let inner = self
+                    .cur_cons()
+                    .map(|x| self.describe(x))
+                    .unwrap_or_default();
                 self.error_at(
                     st.start,
                     format!("the {d} ends at label {label}, inside the {inner} that is still open"),
@@ -495,9 +539,8 @@ impl Builder<'_> {
                         self.s.units[u].fragment = true;
                         self.s.units[u].end = self.items.len();
                         let first = self.s.units[u].first;
-                        let has_exec = (first..self.items.len()).any(|i| {
-                            self.kinds[i].as_ref().is_some_and(|k| k.is_executable())
-                        });
+                        let has_exec = (first..self.items.len())
+                            .any(|i| self.kinds[i].as_ref().is_some_and(|k| k.is_executable()));
                         if has_exec {
                             let (l, c) = line_col(self.text, item_start(&self.items[first]));
                             self.s.warnings.push(Diagnostic::warning(
@@ -518,13 +561,18 @@ impl Builder<'_> {
                     let d = self.describe(c);
                     let at = item_start(&self.items[self.s.cons[c].start]);
                     let msg = match f {
-                        Frame::LabelDo(_, l) => format!("the {d} never reaches its terminal label {l}"),
+                        Frame::LabelDo(_, l) => {
+                            format!("the {d} never reaches its terminal label {l}")
+                        }
                         _ => format!("the {d} is never closed"),
                     };
                     self.error_at(at, msg);
                 }
                 Frame::Interface | Frame::Type | Frame::Enum | Frame::Dec => {
-                    self.error_at(self.text.len().saturating_sub(1), "a block (INTERFACE, TYPE, ENUM) is never closed".into());
+                    self.error_at(
+                        self.text.len().saturating_sub(1),
+                        "a block (INTERFACE, TYPE, ENUM) is never closed".into(),
+                    );
                 }
             }
         }

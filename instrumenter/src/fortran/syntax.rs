@@ -143,17 +143,25 @@ pub(crate) struct DoInfo {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Spec {
     Use,
-    Implicit { none: bool },
+    Implicit {
+        none: bool,
+    },
     /// Declared names, split into arrays and others (statement functions
     /// look like assignments to array elements).
-    Decl { arrays: Vec<String>, scalars: Vec<String> },
+    Decl {
+        arrays: Vec<String>,
+        scalars: Vec<String>,
+    },
     Other,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Kind {
     Header(Header),
-    End { of: EndOf, name: Option<Name> },
+    End {
+        of: EndOf,
+        name: Option<Name>,
+    },
     Contains,
     Interface,
     TypeDef,
@@ -166,11 +174,26 @@ pub(crate) enum Kind {
     Include,
     /// `name[(args)] = ...`; `simple_args`: the arguments are plain names
     /// (so it may be a statement function).
-    Assignment { name: Name, simple_args: bool, pointer: bool },
-    Do { construct: Option<Name>, info: DoInfo },
-    Open { construct: Option<Name>, of: Construct },
-    Branch { of: Construct },
-    LogicalIf { action_at: usize, action: Box<Kind> },
+    Assignment {
+        name: Name,
+        simple_args: bool,
+        pointer: bool,
+    },
+    Do {
+        construct: Option<Name>,
+        info: DoInfo,
+    },
+    Open {
+        construct: Option<Name>,
+        of: Construct,
+    },
+    Branch {
+        of: Construct,
+    },
+    LogicalIf {
+        action_at: usize,
+        action: Box<Kind>,
+    },
     ArithIf(Vec<LabelRef>),
     Goto(LabelRef),
     ComputedGoto(Vec<LabelRef>),
@@ -180,10 +203,18 @@ pub(crate) enum Kind {
     Exit(Option<Name>),
     Cycle(Option<Name>),
     Continue,
-    Call { callee: Name, alt: Vec<LabelRef> },
+    Call {
+        callee: Name,
+        alt: Vec<LabelRef>,
+    },
     /// `word` is the lower-case statement keyword; `region`: one of the
     /// statements `--regions io` instruments.
-    Io { word: &'static str, region: bool, jumps: Vec<LabelRef>, refs: Vec<LabelRef> },
+    Io {
+        word: &'static str,
+        region: bool,
+        jumps: Vec<LabelRef>,
+        refs: Vec<LabelRef>,
+    },
     Assign(LabelRef),
     Exec,
 }
@@ -561,8 +592,7 @@ fn assignment(s: &str, at: usize, fixed: bool) -> Option<Kind> {
     let simple_args = match &args {
         Some(r) => split_top(s, r.clone()).iter().all(|a| {
             let t = s[a.clone()].trim();
-            t.is_empty()
-                || (t.as_bytes()[0].is_ascii_alphabetic() && t.bytes().all(word_byte))
+            t.is_empty() || (t.as_bytes()[0].is_ascii_alphabetic() && t.bytes().all(word_byte))
         }),
         None => false,
     };
@@ -1154,12 +1184,10 @@ fn keyword_stmt(c: &mut Cursor<'_>, full: bool) -> Kind {
             return Kind::DecDef;
         }
         c.i = save;
-        if c.kw("TYPE IS") || c.kw("CLASS IS") {
-            if c.group().is_some() {
-                return Kind::Branch {
-                    of: Construct::Select,
-                };
-            }
+        if (c.kw("TYPE IS") || c.kw("CLASS IS")) && c.group().is_some() {
+            return Kind::Branch {
+                of: Construct::Select,
+            };
         }
         c.i = save;
         if c.kw("CLASS DEFAULT") || c.kw("RANK DEFAULT") || c.kw("CASE") {
@@ -1192,9 +1220,7 @@ fn keyword_stmt(c: &mut Cursor<'_>, full: bool) -> Kind {
         }
         c.i = save;
         if c.kw("IMPLICIT") {
-            return Kind::Spec(Spec::Implicit {
-                none: c.kw("NONE"),
-            });
+            return Kind::Spec(Spec::Implicit { none: c.kw("NONE") });
         }
         for k in SPEC_WORDS {
             if c.kw(k) {
@@ -1317,15 +1343,42 @@ mod tests {
 
     #[test]
     fn assignments_versus_keywords_in_both_forms() {
-        assert!(matches!(k("DO10I=1,10", true), Kind::Do { info: DoInfo { label: Some(LabelRef { value: 10, .. }), .. }, .. }));
+        assert!(matches!(
+            k("DO10I=1,10", true),
+            Kind::Do {
+                info: DoInfo {
+                    label: Some(LabelRef { value: 10, .. }),
+                    ..
+                },
+                ..
+            }
+        ));
         assert!(matches!(k("DO10I=1.10", true), Kind::Assignment { .. }));
         assert!(matches!(k("DO I = 1, N", false), Kind::Do { .. }));
         assert!(matches!(k("DOI = 1", false), Kind::Assignment { .. }));
         assert!(matches!(k("IF(X)A=B", true), Kind::LogicalIf { .. }));
-        assert!(matches!(k("F(X, Y) = X+Y", false), Kind::Assignment { simple_args: true, .. }));
-        assert!(matches!(k("A(1:2) = 0", false), Kind::Assignment { simple_args: false, .. }));
-        assert!(matches!(k("INTEGER :: I = 1", false), Kind::Spec(Spec::Decl { .. })));
-        assert!(matches!(k("P => T", false), Kind::Assignment { pointer: true, .. }));
+        assert!(matches!(
+            k("F(X, Y) = X+Y", false),
+            Kind::Assignment {
+                simple_args: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            k("A(1:2) = 0", false),
+            Kind::Assignment {
+                simple_args: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            k("INTEGER :: I = 1", false),
+            Kind::Spec(Spec::Decl { .. })
+        ));
+        assert!(matches!(
+            k("P => T", false),
+            Kind::Assignment { pointer: true, .. }
+        ));
     }
 
     #[test]
@@ -1341,10 +1394,34 @@ mod tests {
         assert!(h.pure && h.elemental);
         assert!(matches!(k("INTEGERFUNCTIONALITY", true), Kind::Spec(_)));
         assert!(matches!(k("ENDDO", true), Kind::End { of: EndOf::Do, .. }));
-        assert!(matches!(k("END DO OUTER", false), Kind::End { of: EndOf::Do, name: Some(_) }));
-        assert!(matches!(k("ENDSUBROUTINE S", false), Kind::End { of: EndOf::Unit(UnitKind::Subroutine), .. }));
-        assert!(matches!(k("END", false), Kind::End { of: EndOf::Bare, .. }));
-        assert!(matches!(k("ENDFILE 10", false), Kind::Io { word: "endfile", .. }));
+        assert!(matches!(
+            k("END DO OUTER", false),
+            Kind::End {
+                of: EndOf::Do,
+                name: Some(_)
+            }
+        ));
+        assert!(matches!(
+            k("ENDSUBROUTINE S", false),
+            Kind::End {
+                of: EndOf::Unit(UnitKind::Subroutine),
+                ..
+            }
+        ));
+        assert!(matches!(
+            k("END", false),
+            Kind::End {
+                of: EndOf::Bare,
+                ..
+            }
+        ));
+        assert!(matches!(
+            k("ENDFILE 10", false),
+            Kind::Io {
+                word: "endfile",
+                ..
+            }
+        ));
         assert!(matches!(k("MODULE PROCEDURE FOO", false), Kind::Header(_)));
         assert!(matches!(k("TYPE, EXTENDS(B) :: T", false), Kind::TypeDef));
         assert!(matches!(k("TYPE(T) :: X", false), Kind::Spec(_)));
@@ -1355,27 +1432,61 @@ mod tests {
         assert_eq!(
             k("IF(N)10,20,30", true),
             Kind::ArithIf(vec![
-                LabelRef { value: 10, canon: 5..7 },
-                LabelRef { value: 20, canon: 8..10 },
-                LabelRef { value: 30, canon: 11..13 },
+                LabelRef {
+                    value: 10,
+                    canon: 5..7
+                },
+                LabelRef {
+                    value: 20,
+                    canon: 8..10
+                },
+                LabelRef {
+                    value: 30,
+                    canon: 11..13
+                },
             ])
         );
         assert!(matches!(k("GOTO(10,20),I", true), Kind::ComputedGoto(v) if v.len() == 2));
-        assert!(matches!(k("GO TO 10", false), Kind::Goto(LabelRef { value: 10, .. })));
+        assert!(matches!(
+            k("GO TO 10", false),
+            Kind::Goto(LabelRef { value: 10, .. })
+        ));
         assert!(matches!(k("GOTO I (10, 20)", false), Kind::AssignedGoto(v) if v.len() == 2));
-        let Kind::Io { word, jumps, refs, .. } = k("READ (5, 100, END = 99, ERR=98) X", false) else {
+        let Kind::Io {
+            word, jumps, refs, ..
+        } = k("READ (5, 100, END = 99, ERR=98) X", false)
+        else {
             panic!()
         };
         assert_eq!(word, "read");
-        assert_eq!(jumps.iter().map(|l| l.value).collect::<Vec<_>>(), vec![99, 98]);
+        assert_eq!(
+            jumps.iter().map(|l| l.value).collect::<Vec<_>>(),
+            vec![99, 98]
+        );
         assert_eq!(refs.iter().map(|l| l.value).collect::<Vec<_>>(), vec![100]);
-        let Kind::Call { callee, alt } = k("CALLSUB(A,*30,*40)", true) else { panic!() };
+        let Kind::Call { callee, alt } = k("CALLSUB(A,*30,*40)", true) else {
+            panic!()
+        };
         assert_eq!(callee.upper, "SUB");
         assert_eq!(alt.len(), 2);
-        let Kind::LogicalIf { action, .. } = k("IF (X > 0) EXIT OUTER", false) else { panic!() };
+        let Kind::LogicalIf { action, .. } = k("IF (X > 0) EXIT OUTER", false) else {
+            panic!()
+        };
         assert!(matches!(*action, Kind::Exit(Some(_))));
-        assert!(matches!(k("OUTER: DO WHILE (X)", false), Kind::Do { construct: Some(_), info: DoInfo { form: DoForm::While, .. } }));
-        assert!(matches!(k("PRINT *, X", false), Kind::Io { word: "print", .. }));
+        assert!(matches!(
+            k("OUTER: DO WHILE (X)", false),
+            Kind::Do {
+                construct: Some(_),
+                info: DoInfo {
+                    form: DoForm::While,
+                    ..
+                }
+            }
+        ));
+        assert!(matches!(
+            k("PRINT *, X", false),
+            Kind::Io { word: "print", .. }
+        ));
         assert!(matches!(k("ERROR STOP 3", false), Kind::Stop));
     }
 }

@@ -140,6 +140,51 @@ zero:
     return 0;
 }
 
+/* A goto from outside into a loop body: the loop cannot be a region (its
+ * entry probe would be jumped over), so the instrumenter leaves it out. */
+static int into_loop(int n)
+{
+    int i = 0, s = 0;
+    if (n > 2)
+        goto middle;
+    for (i = 0; i < n; i++) { /* @loop into_loop */
+        s += 1;
+    middle:
+        s += 10;
+    }
+    return s;
+}
+
+/* A goto backwards re-enters a loop (a C99 for with a declaration), and an
+ * endless loop is left by return. */
+static int retry(int n)
+{
+    int tries = 0;
+again:
+    for (int i = 0; i < n; i++) { /* @loop retry_for */
+        if (i == 1 && tries < 2) {
+            tries++;
+            goto again;
+        }
+    }
+    for (;;) { /* @loop retry_forever */
+        if (tries++ > 5)
+            return tries;
+    }
+}
+
+/* GNU statement expression with a return inside. */
+static int stmt_expr(int x)
+{
+    int y = ({
+        int t = square(x);
+        if (t > 100)
+            return -1;
+        t + 1;
+    });
+    return y;
+}
+
 static void die_with(int code)
 {
     printf("exiting with %d\n", code);
@@ -182,6 +227,11 @@ int main(void)
     printf("classify=%d\n", classify(-5));
     printf("classify=%d\n", classify(0));
     printf("classify=%d\n", classify(9));
+    printf("into_loop=%d\n", into_loop(1));
+    printf("into_loop=%d\n", into_loop(5));
+    printf("retry=%d\n", retry(3));
+    printf("stmt_expr=%d\n", stmt_expr(3));
+    printf("stmt_expr=%d\n", stmt_expr(60));
     finish(acc);
     printf("not reached\n");
     return 0;

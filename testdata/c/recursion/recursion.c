@@ -2,8 +2,10 @@
  * The runtime folds a region entered while it is already active onto the
  * existing node; the test checks call counts and recursive-call counts
  * against gcc's -finstrument-functions ground truth, which applies the same
- * folding rule. main returns a value computed by a call in its return. */
+ * folding rule. main returns a value computed by a call in its return, and
+ * an atexit handler makes calls after main has returned. */
 #include <stdio.h>
+#include <stdlib.h>
 
 static unsigned long fib(int n)
 {
@@ -62,9 +64,18 @@ static int countdown(int n)
     return step(n);
 }
 
+/* Runs after main has returned: its calls are measured too (the profile
+ * is written after the program's own exit handlers). */
+static void at_end(void)
+{
+    printf("at_end fib(5)=%lu\n", fib(5));
+}
+
 int main(void)
 {
     int k;
+    if (atexit(at_end) != 0)
+        return 99;
     printf("fib(15)=%lu\n", fib(15));
     printf("ackermann(2,3)=%lu\n", ackermann(2, 3));
     printf("is_even(10)=%d is_odd(7)=%d\n", is_even(10), is_odd(7));

@@ -21,33 +21,33 @@ C     region is entered (by construction).
       DO 20 I = 1, 4                                                    ! expect 1
       DO 20 J = 1, 3                                                    ! expect 4
    20 NSUM = NSUM + INT(A(I,J))
-      WRITE (*, 900) NSUM
+      WRITE (*, 900) NSUM                                                ! expect 1
   900 FORMAT (6H NSUM=, I6)
-      CALL SHARE(A, 4, 3)
+      CALL SHARE(A, 4, 3)                                                ! expect 1
       DO 30 K = -1, 1                                                   ! expect 1
-         CALL SIGNS(K)
+         CALL SIGNS(K)                                                   ! expect 3
    30 CONTINUE
       DO 40 K = 1, 5                                                    ! expect 1
-         CALL PICK(K, IR)
-         WRITE (*, '(A,I2,A,I4)') ' PICK', K, ' ->', IR
+         CALL PICK(K, IR)                                                ! expect 5
+         WRITE (*, '(A,I2,A,I4)') ' PICK', K, ' ->', IR                  ! expect 5
    40 CONTINUE
-      CALL ALTRET(1, *50, *60)
-      WRITE (*, *) 'NO JUMP'
+      CALL ALTRET(1, *50, *60)                                           ! expect 1
+      WRITE (*, *) 'NO JUMP'                                             ! expect 0
       GO TO 70
-   50 WRITE (*, *) 'JUMP 50'
+   50 WRITE (*, *) 'JUMP 50'                                             ! expect 1
       GO TO 70
-   60 WRITE (*, *) 'JUMP 60'
-   70 CALL ALTRET(2, *80, *80)
-   80 CALL ALTRET(3, *50, *60)
+   60 WRITE (*, *) 'JUMP 60'                                             ! expect 0
+   70 CALL ALTRET(2, *80, *80)                                           ! expect 1
+   80 CALL ALTRET(3, *50, *60)                                           ! expect 1
       X = CUBE(2.0D0) + CUBE(1.0D0) + CUBE(3.0D0) + CUBE(0.5D0) + 1.25D0
-      WRITE (*, '(A,F10.3)') ' CUBES', X
-      CALL COUNTER(3)
-      CALL TWICE(4)
-      CALL READER(LINE)
-      WRITE (*, '(A,I3)') ' LONG', LONGSUM(1, 2, 3, 4, 5, 6, 7, 8, 9,
+      WRITE (*, '(A,F10.3)') ' CUBES', X                                 ! expect 1
+      CALL COUNTER(3)                                                    ! expect 1
+      CALL TWICE(4)                                                      ! expect 1
+      CALL READER(LINE)                                                  ! expect 1
+      WRITE (*, '(A,I3)') ' LONG', LONGSUM(1, 2, 3, 4, 5, 6, 7, 8, 9,    ! expect 1
      &                          10, 11, 12,
      +                          13)
-      CALL FINISH(NSUM)
+      CALL FINISH(NSUM)                                                  ! expect 1
       END
 
       SUBROUTINE SHARE(A, M, N)
@@ -60,7 +60,7 @@ C     region is entered (by construction).
             IF (A(I,J) .GT. 42.0D0) GO TO 110
             S = S + A(I,J)
   100 CONTINUE
-  110 WRITE (*, '(A,F8.1)') ' SHARE', S
+  110 WRITE (*, '(A,F8.1)') ' SHARE', S                                  ! expect 1
       RETURN
       END
 
@@ -69,11 +69,11 @@ C     region is entered (by construction).
       DO 200 M = 1, 2                                                   ! expect 3
          IF (K) 210, 220, 230
   200 CONTINUE
-  210 WRITE (*, *) 'NEGATIVE'
+  210 WRITE (*, *) 'NEGATIVE'                                            ! expect 1
       RETURN
-  220 WRITE (*, *) 'ZERO'
+  220 WRITE (*, *) 'ZERO'                                                ! expect 1
       RETURN
-  230 WRITE (*, *) 'POSITIVE'
+  230 WRITE (*, *) 'POSITIVE'                                            ! expect 1
       END
 
       SUBROUTINE PICK(K, IR)
@@ -103,26 +103,26 @@ C     region is entered (by construction).
       SAVE ICOUNT
       DATA ICOUNT /0/
       ICOUNT = ICOUNT + N
-      WRITE (*, '(A,I4)') ' COUNTER', ICOUNT
+      WRITE (*, '(A,I4)') ' COUNTER', ICOUNT                             ! expect 1
       RETURN
       ENTRY TWICE(N)
       DO 400 I = 1, 2                                                   ! expect 1
          ICOUNT = ICOUNT + N
   400 CONTINUE
-      WRITE (*, '(A,I4)') ' TWICE', ICOUNT
+      WRITE (*, '(A,I4)') ' TWICE', ICOUNT                               ! expect 1
       END
 
       SUBROUTINE READER(LINE)
       CHARACTER*(*) LINE
       INTEGER V(10), I, N
       N = 0
-c$regio begin parse
+c$regio begin parse  ! expect 1
       DO 500 I = 1, 10                                                  ! expect 1
-         READ (LINE, *, END=510) (V(K), K = 1, I)
+         READ (LINE, *, END=510) (V(K), K = 1, I)                        ! expect 4
          N = I
   500 CONTINUE
 *$regio end parse
-  510 WRITE (*, '(A,I3)') ' READ', N
+  510 WRITE (*, '(A,I3)') ' READ', N                                     ! expect 1
       END
 
       INTEGER FUNCTION LONGSUM(I1, I2, I3, I4, I5, I6, I7, I8, I9, I10,
@@ -135,5 +135,5 @@ c$regio begin parse
       SUBROUTINE FINISH(NSUM)
       INTEGER NSUM
       IF (NSUM .GT. 100) STOP 3
-      WRITE (*, *) 'NOT REACHED'
+      WRITE (*, *) 'NOT REACHED'                                         ! expect 0
       END

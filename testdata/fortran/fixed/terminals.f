@@ -13,15 +13,15 @@ C     would pass column 72. `! expect N`: times a loop is entered.
    20 IF (N .GT. 20) GO TO 30
       K = K + 1
       IF (K .LT. 2) GO TO 10
-   30 WRITE (*, '(A,2I4)') ' N K', N, K
+   30 WRITE (*, '(A,2I4)') ' N K', N, K                                  ! expect 1
       DO 40 I = 1, 3                                                    ! expect 1
-   40 WRITE (*, '(A,I2)') ' ROW', I
+   40 WRITE (*, '(A,I2)') ' ROW', I                                      ! expect 3
       CALL JUMPS(1)
       CALL JUMPS(2)
       CALL JUMPS(3)
       CALL JUMPS(5)
-      WRITE (*, '(A,2I4)') ' ENTRIES', IFIRST(3), ISECND(4)
-      WRITE (*, '(A,I4)') ' AGAIN', ISECND(1)
+      WRITE (*, '(A,2I4)') ' ENTRIES', IFIRST(3), ISECND(4)              ! expect 1
+      WRITE (*, '(A,I4)') ' AGAIN', ISECND(1)                            ! expect 1
       CALL LONGIF(7)
       END
 
@@ -33,7 +33,7 @@ C     would pass column 72. `! expect N`: times a loop is entered.
          IF (J .EQ. 4) GO TO 90
          IF (J .EQ. 9) GO TO 99
       END DO
-      WRITE (*, '(A,I3)') ' WHILE', J
+      WRITE (*, '(A,I3)') ' WHILE', J                                    ! expect 1
       GO TO 99
    90 RETURN
    99 END
@@ -52,5 +52,5 @@ C     would pass column 72. `! expect N`: times a loop is entered.
       DO 10 I = 1, 2                                                    ! expect 1
          IF (IVERYLONGNAME .GT. 5 .AND. IVERYLONGNAME .LT. 100) RETURN
    10 CONTINUE
-      WRITE (*, *) 'SHORT'
+      WRITE (*, *) 'SHORT'                                               ! expect 0
       END

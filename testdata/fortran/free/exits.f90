@@ -38,7 +38,7 @@ contains
     integer, intent(in) :: n
     integer :: i, k
     k = 0
-    do i = 1, n  ! expect 3
+    do i = 1, n  ! expect 2
       k = k + i
       if (k > 5) goto 100
     end do

@@ -1,0 +1,7 @@
+/* `end` on line 5 closes nothing. */
+int f(int x)
+{
+    int y = x;
+#pragma regio end nothing_open
+    return y;
+}

@@ -1,0 +1,950 @@
+//! End to end for C: instrument the programs in testdata/c/, build them with
+//! the same flags as the originals, run them, and hold the report against
+//! ground truth.
+//!
+//! - stdout and exit status: the original built with the same flags.
+//! - Procedure calls: the original built with gcc's -finstrument-functions
+//!   and tests/support/count_hook.c, which rebuilds the call graph with the
+//!   runtime's rule for recursion; the report's procedure nodes (other kinds
+//!   projected away) must give the same calls and recursive calls on every
+//!   call path, and so the same total per procedure.
+//! - Loops and user regions: counted by construction. A loop statement is
+//!   marked `/* @loop NAME */` on its line in the source; each program below says
+//!   how many times each marked loop and each user region is entered.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::report::{self, Counts};
+use common::{
+    cc, compile, copy_tree, instrument_bin, instrument_flags, require_tool, run, run_ok, snapshot,
+    testdata, truth, Run, TestDir,
+};
+use serde_json::Value;
+
+/// Flags of every build of a program, instrumented or not.
+const BASE_FLAGS: &[&str] = &["-O2", "-g", "-Wall", "-Wextra", "-Werror"];
+/// Originals holding `#pragma regio` need this under -Wall; the
+/// instrumented copies must compile with the same flags.
+const PRAGMAS: &str = "-Wno-unknown-pragmas";
+const REGIONS: &str = "functions,loops,user";
+const PROCEDURE_KINDS: &[&str] = &["function", "program"];
+
+enum Build {
+    /// `cc FLAGS sources... -o prog`, sources relative to the program dir.
+    Cc(&'static [&'static str]),
+    /// `make` in (a copy of) the program dir, producing this binary.
+    Make(&'static str),
+}
+
+struct Program {
+    /// Directory under testdata/c/.
+    dir: &'static str,
+    build: Build,
+    /// Added to every build (defines, warning switches).
+    flags: &'static [&'static str],
+    /// Exit status of the original.
+    status: i32,
+    /// Entries per `@loop` marker; 0 = the loop must not run (e.g. it is in
+    /// a branch the build leaves out).
+    loops: &'static [(&'static str, u64)],
+    /// Entries per user region name.
+    users: &'static [(&'static str, u64)],
+    /// Functions under `#pragma regio skip`: no region of their own.
+    skipped: &'static [&'static str],
+    /// Calls on a call path made while measurement was disabled.
+    unrecorded: &'static [(&'static str, u64)],
+}
+
+const NONE: &[(&str, u64)] = &[];
+
+// exits.c: the program ends with exit(3) from die_with, called inside the
+// loop and the user region of finish.
+const EXITS: Program = Program {
+    dir: "exits",
+    build: Build::Cc(&["exits.c"]),
+    flags: &[PRAGMAS],
+    status: 3,
+    loops: &[
+        ("sum_squares", 1),    // sum_squares is called once
+        ("main_fall", 1),      // main runs once
+        ("find_first", 2),     // find_first is called twice (hit, miss)
+        ("break_continue", 1), // one call
+        ("switch_in_loop", 1), // one call; switch breaks stay in the loop
+        ("ern_outer", 2),      // early_return_nested is called twice
+        // first call returns at i=2 (inner loop started for i=0,1,2),
+        // second finds nothing (inner loop started for i=0,1,2)
+        ("ern_inner", 6),
+        ("do_loop", 1),
+        ("do_loop_tail", 1),
+        ("finish", 1), // finish is called once and exits in its 3rd iteration
+        // a goto from outside jumps into its body: no region by design
+        ("into_loop", 0),
+        ("retry_for", 3),     // started once, re-entered by two gotos back
+        ("retry_forever", 1), // left by return
+    ],
+    users: &[
+        ("search", 2), // find_first called twice; left by goto or normal end
+        // iterations i=0..7 enter it: 0, 3, 6 leave by continue, 7 by break
+        ("bc_body", 8),
+        ("classify_body", 3), // classify called 3 times: return, goto, end
+        ("finish_step", 3),   // i=0,1,2; exit() inside the third
+    ],
+    skipped: &[],
+    unrecorded: &[],
+};
+
+const RECURSION: Program = Program {
+    dir: "recursion",
+    build: Build::Cc(&["recursion.c"]),
+    flags: &[],
+    status: 6, // fib(10) % 7
+    loops: &[
+        // the loop runs in every call with depth > 0: 1 + 2 + 4 + 8 calls
+        ("tree_sum", 15),
+        ("main_parity", 1),
+    ],
+    users: NONE,
+    skipped: &[],
+    unrecorded: &[],
+};
+
+const MACROS: Program = Program {
+    dir: "macros",
+    build: Build::Cc(&["macros.c"]),
+    flags: &[],
+    status: 5, // TWICE(inc, 1) + 1
+    loops: &[
+        ("sum_squares_twice", 3), // called for k = 1, 2, 3
+        ("main", 1),
+        // loops inside macro bodies (SUM_UPTO, FIND_OR_RETURN) are not
+        // visible in the source, hence no regions.
+    ],
+    users: NONE,
+    skipped: &[],
+    unrecorded: &[],
+};
+
+const IFDEF_OFF: Program = Program {
+    dir: "ifdef",
+    build: Build::Cc(&["ifdef.c"]),
+    flags: &[],
+    status: 5,
+    loops: &[
+        ("plain_work", 1),
+        ("mixed_plain", 1),
+        ("main", 1),
+        ("feature_work", 0), // compiled out
+        ("mixed_feature", 0),
+    ],
+    users: NONE,
+    skipped: &[],
+    unrecorded: &[],
+};
+
+const IFDEF_ON: Program = Program {
+    dir: "ifdef",
+    build: Build::Cc(&["ifdef.c"]),
+    flags: &["-DFEATURE"],
+    status: 4,
+    loops: &[
+        ("feature_work", 1),
+        ("mixed_feature", 1),
+        ("main", 1),
+        ("plain_work", 0), // compiled out
+        ("mixed_plain", 0),
+    ],
+    users: NONE,
+    skipped: &[],
+    unrecorded: &[],
+};
+
+const KINDS: Program = Program {
+    dir: "kinds",
+    build: Build::Cc(&["kinds.c", "knr.c"]),
+    flags: &[],
+    status: 9, // clamp(42, 0, 9)
+    loops: &[("sum_ints", 1), ("checksum", 1), ("knr_scale", 1)],
+    users: NONE,
+    skipped: &[],
+    unrecorded: &[],
+};
+
+const DIRECTIVES: Program = Program {
+    dir: "directives",
+    build: Build::Cc(&["directives.c"]),
+    flags: &[PRAGMAS],
+    status: 3, // 241 % 7
+    loops: &[
+        ("skipped", 1), // skip leaves the loops of a skipped function
+        // the outer loop is skipped; the inner one starts for i = 0..3
+        ("skip_outer_loop_inner", 4),
+        ("nested_regions", 2), // two calls
+        ("spelled", 1),
+    ],
+    users: &[
+        ("main_work", 1),
+        ("outer_r", 2), // two calls of nested_regions
+        // n=5: i=0,1,2,3 (continue at 1, goto at 3); n=2: i=0,1
+        ("inner_r", 6),
+        ("early_a", 2), // early(4) returns inside, early(-4) runs through
+        ("early_b", 2),
+        ("Mixed.Case-1", 3), // s = 4, 8, 12: break in the third entry
+    ],
+    skipped: &["skipped"],
+    unrecorded: &[
+        ("main/half_measured/leaf", 1), // the call between disable and enable
+        ("main/switch_off/leaf", 1),    // the call after disable
+        ("main/leaf", 1),               // leaf(100), before main's enable
+    ],
+};
+
+const TREE: Program = Program {
+    dir: "tree",
+    build: Build::Make("tree"),
+    flags: &[],
+    status: 2, // (int)max % 10
+    loops: &[
+        ("vec_sum_dots", 2), // via norm_total and directly from main
+        ("stats_of", 1),
+        ("main_fill", 1),
+        ("main_scale", 1),
+        ("scale_all", 2), // called in both iterations of main_scale
+    ],
+    users: NONE,
+    skipped: &[],
+    unrecorded: &[],
+};
+
+#[test]
+fn exits() {
+    check_program(&EXITS);
+}
+
+#[test]
+fn recursion() {
+    check_program(&RECURSION);
+}
+
+#[test]
+fn macros() {
+    check_program(&MACROS);
+}
+
+#[test]
+fn ifdef_without_feature() {
+    check_program(&IFDEF_OFF);
+}
+
+#[test]
+fn ifdef_with_feature() {
+    check_program(&IFDEF_ON);
+}
+
+#[test]
+fn function_kinds_and_knr() {
+    check_program(&KINDS);
+}
+
+#[test]
+fn directives() {
+    check_program(&DIRECTIVES);
+}
+
+#[test]
+fn multi_file_tree_with_makefile() {
+    if !require_tool("make", "make") {
+        return;
+    }
+    check_program(&TREE);
+}
+
+fn have_c_toolchain() -> bool {
+    require_tool(&cc(), "a C compiler (gcc)") && require_tool("nm", "binutils")
+}
+
+fn program_dir(dir: &str) -> PathBuf {
+    testdata().join("c").join(dir)
+}
+
+fn strings(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+/// Instrument `src` into `out`; the sources must stay as they were.
+fn instrument_tree(src: &Path, out: &Path) -> Run {
+    let before = snapshot(src);
+    let r = run(Command::new(instrument_bin())
+        .arg(src)
+        .arg("--out")
+        .arg(out)
+        .args(["--regions", REGIONS]));
+    assert!(r.status.success(), "instrumenting failed: {}", r.describe());
+    assert!(
+        snapshot(src) == before,
+        "instrument modified its input {}",
+        src.display()
+    );
+    assert!(out.join("regio.idf.json").is_file(), "no regio.idf.json");
+    // Everything that is not C source is mirrored byte for byte, so the
+    // same build (Makefile) works in the copy.
+    for (file, bytes) in &before {
+        let rel = file.strip_prefix(src).unwrap_or(file);
+        let is_c = matches!(file.extension().and_then(|e| e.to_str()), Some("c" | "h"));
+        let copy = std::fs::read(out.join(rel)).ok();
+        if is_c {
+            assert!(copy.is_some(), "{} missing in the output", rel.display());
+        } else {
+            assert!(
+                copy.as_ref() == Some(bytes),
+                "{} not copied unchanged",
+                rel.display()
+            );
+        }
+    }
+    r
+}
+
+#[derive(Clone, Copy)]
+enum Variant {
+    Plain,
+    Truth,
+    Instrumented,
+}
+
+/// Build one variant of a program; returns the binary.
+fn build(p: &Program, variant: Variant, src: &Path, inst: &Path, tmp: &TestDir) -> PathBuf {
+    let mut flags: Vec<String> = match variant {
+        Variant::Truth => strings(truth::TRUTH_CFLAGS),
+        _ => strings(BASE_FLAGS),
+    };
+    flags.extend(strings(p.flags));
+    let (tag, libs) = match variant {
+        Variant::Plain => ("plain", vec![]),
+        Variant::Truth => {
+            flags.extend(strings(truth::TRUTH_LDFLAGS));
+            ("truth", vec![truth::hook_object().display().to_string()])
+        }
+        Variant::Instrumented => {
+            flags.extend(instrument_flags("--cflags"));
+            ("instrumented", instrument_flags("--libs"))
+        }
+    };
+    match p.build {
+        Build::Cc(sources) => {
+            let root = match variant {
+                Variant::Instrumented => inst,
+                _ => src,
+            };
+            let files: Vec<PathBuf> = sources.iter().map(|s| root.join(s)).collect();
+            let bin = tmp.join(format!("{}-{tag}", p.dir));
+            compile(&cc(), &flags, &files, &libs, &bin);
+            bin
+        }
+        Build::Make(target) => {
+            let dir = match variant {
+                Variant::Instrumented => inst.to_path_buf(),
+                _ => {
+                    let d = tmp.join(format!("src-{tag}"));
+                    copy_tree(src, &d);
+                    d
+                }
+            };
+            // Linker-only flags go to LDFLAGS, CFLAGS is used for both.
+            let (ldflags, cflags): (Vec<String>, Vec<String>) =
+                flags.into_iter().partition(|f| f == "-no-pie");
+            run_ok(
+                Command::new("make")
+                    .arg("-C")
+                    .arg(&dir)
+                    .arg(format!("CC={}", cc()))
+                    .arg(format!("CFLAGS={}", cflags.join(" ")))
+                    .arg(format!("LDFLAGS={}", ldflags.join(" ")))
+                    .arg(format!("LDLIBS={}", libs.join(" "))),
+            );
+            dir.join(target)
+        }
+    }
+}
+
+/// Run a test program with a clean Regio environment.
+fn run_program(bin: &Path, cwd: &Path, env: &[(&str, &Path)]) -> Run {
+    let mut c = Command::new(bin);
+    c.current_dir(cwd);
+    for var in [
+        "REGIO_DIR",
+        "REGIO_MODE",
+        "REGIO_DISABLE",
+        truth::COUNT_FILE_VAR,
+    ] {
+        c.env_remove(var);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    run(&mut c)
+}
+
+/// `@loop NAME` markers of the program's sources: name -> (file, line),
+/// with the file relative to the program dir (= the instrumented root).
+fn loop_markers(src: &Path) -> BTreeMap<String, (String, u64)> {
+    const MARKER: &str = "/* @loop ";
+    let mut out = BTreeMap::new();
+    for file in common::walk(src) {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let rel = file
+            .strip_prefix(src)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .into_owned();
+        for (i, line) in text.lines().enumerate() {
+            if let Some(pos) = line.find(MARKER) {
+                let name = line[pos + MARKER.len()..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                let old = out.insert(name.clone(), (rel.clone(), i as u64 + 1));
+                assert!(old.is_none(), "marker @loop {name} used twice in {rel}");
+            }
+        }
+    }
+    out
+}
+
+/// Differences between two count maps, one line each.
+fn diff_counts<K: Ord + std::fmt::Debug>(
+    what: &str,
+    expected: &BTreeMap<K, Counts>,
+    got: &BTreeMap<K, Counts>,
+) -> Vec<String> {
+    let keys: BTreeSet<&K> = expected.keys().chain(got.keys()).collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let e = expected.get(k).copied().unwrap_or_default();
+            let g = got.get(k).copied().unwrap_or_default();
+            (e != g).then(|| {
+                format!(
+                    "{what} {k:?}: expected {} calls ({} recursive), report has {} ({} recursive)",
+                    e.calls, e.recursive, g.calls, g.recursive
+                )
+            })
+        })
+        .collect()
+}
+
+/// Loop entries per marker against the report's loop regions; every loop
+/// region the report shows must be a marked one.
+fn loop_problems(p: &Program, src: &Path, run: &Value) -> Vec<String> {
+    let markers = loop_markers(src);
+    let by_pos = report::totals_by_position(run, "loop");
+    let mut problems = Vec::new();
+    let expected: BTreeMap<&str, u64> = p.loops.iter().copied().collect();
+    for name in markers.keys() {
+        if !expected.contains_key(name.as_str()) {
+            problems.push(format!(
+                "test bug: @loop {name} has no expectation in {}",
+                p.dir
+            ));
+        }
+    }
+    for (name, want) in &expected {
+        let Some((file, line)) = markers.get(*name) else {
+            problems.push(format!("test bug: no @loop {name} marker in {}", p.dir));
+            continue;
+        };
+        let got = by_pos.get(&(file.clone(), *line)).map_or(0, |c| c.calls);
+        if got != *want {
+            problems.push(format!(
+                "loop {name} ({file}:{line}): expected {want} entries, report has {got}"
+            ));
+        }
+    }
+    let marked: BTreeSet<(String, u64)> = markers.values().cloned().collect();
+    for ((file, line), c) in &by_pos {
+        if !marked.contains(&(file.clone(), *line)) {
+            problems.push(format!(
+                "report has a loop region at {file}:{line} ({} calls) where the source has no marked loop",
+                c.calls
+            ));
+        }
+    }
+    problems
+}
+
+fn user_problems(p: &Program, run: &Value) -> Vec<String> {
+    let got = report::totals_by_name(run, &["user"]);
+    let expected: BTreeMap<String, Counts> = p
+        .users
+        .iter()
+        .map(|(n, c)| {
+            (
+                n.to_string(),
+                Counts {
+                    calls: *c,
+                    recursive: 0,
+                },
+            )
+        })
+        .collect();
+    diff_counts("user region", &expected, &got)
+}
+
+/// A procedure node's file and line must point at its definition in the
+/// original source (the name within the first lines of the definition).
+fn position_problems(src: &Path, run: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    report::visit(run, &mut |n, _| {
+        if !PROCEDURE_KINDS.contains(&report::str_field(n, "kind")) {
+            return;
+        }
+        let name = report::str_field(n, "name");
+        let (Some(file), Some(line)) = (n["file"].as_str(), n["line"].as_u64()) else {
+            problems.push(format!("{name}: no file/line in the report"));
+            return;
+        };
+        let text = std::fs::read_to_string(src.join(file)).unwrap_or_default();
+        let first = line.saturating_sub(1) as usize;
+        let found = text
+            .lines()
+            .skip(first)
+            .take(3)
+            .any(|l| l.contains(&format!("{name}(")) || l.contains(&format!("{name} (")));
+        if line == 0 || !found {
+            problems.push(format!(
+                "{name}: report says {file}:{line}, but the definition is not there"
+            ));
+        }
+    });
+    problems
+}
+
+fn check_program(p: &Program) {
+    if !have_c_toolchain() {
+        return;
+    }
+    let src = program_dir(p.dir);
+    let tmp = TestDir::new(p.dir);
+    let inst = tmp.join("inst");
+    instrument_tree(&src, &inst);
+
+    let plain_bin = build(p, Variant::Plain, &src, &inst, &tmp);
+    let truth_bin = build(p, Variant::Truth, &src, &inst, &tmp);
+    let inst_bin = build(p, Variant::Instrumented, &src, &inst, &tmp);
+
+    let plain = run_program(&plain_bin, tmp.path(), &[]);
+    let counts_file = tmp.join("counts.txt");
+    let truth_run = run_program(
+        &truth_bin,
+        tmp.path(),
+        &[(truth::COUNT_FILE_VAR, &counts_file)],
+    );
+    let run_dir = tmp.join("run");
+    let measured = run_program(&inst_bin, tmp.path(), &[("REGIO_DIR", &run_dir)]);
+
+    // The reference builds must agree with each other and with the test's
+    // expectation before the instrumented one is judged.
+    assert_eq!(
+        plain.outcome(),
+        format!("exit {}", p.status),
+        "original: {}",
+        plain.describe()
+    );
+    assert_eq!(
+        (truth_run.outcome(), &truth_run.stdout),
+        (plain.outcome(), &plain.stdout),
+        "ground-truth build behaves differently: {}",
+        truth_run.describe()
+    );
+
+    let mut problems = Vec::new();
+    problems.extend(same_behaviour(&plain, &measured));
+    let report = match report::report_json(&[&run_dir]).and_then(|r| {
+        report::only_run(&r)?;
+        Ok(r)
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{}\n{e}", problems.join("\n")),
+    };
+    let run = &report["runs"][0];
+    if run["complete"] != Value::Bool(true) {
+        problems.push(format!("run not complete: complete = {}", run["complete"]));
+    }
+    problems.extend(report::time_problems(
+        run,
+        measured.wall.as_nanos().try_into().unwrap_or(u64::MAX),
+    ));
+
+    let mut expected = truth::read_call_paths(&counts_file, &truth_bin);
+    for name in p.skipped {
+        expected = truth::splice(&expected, name);
+    }
+    for (path, calls) in p.unrecorded {
+        truth::unrecorded(&mut expected, path, *calls);
+    }
+    let got_paths = report::call_paths(run, PROCEDURE_KINDS);
+    let got_totals = report::totals_by_name(run, PROCEDURE_KINDS);
+    problems.extend(diff_counts(
+        "procedure",
+        &truth::totals(&expected),
+        &got_totals,
+    ));
+    problems.extend(diff_counts("call path", &expected, &got_paths));
+    let programs = report::totals_by_name(run, &["program"]);
+    if programs.keys().collect::<Vec<_>>() != ["main"] {
+        problems.push(format!(
+            "expected one `program` region named main, got {programs:?}"
+        ));
+    }
+    problems.extend(position_problems(&src, run));
+    problems.extend(loop_problems(p, &src, run));
+    problems.extend(user_problems(p, run));
+
+    assert!(
+        problems.is_empty(),
+        "{} (flags {:?}): {} problem(s):\n{}",
+        p.dir,
+        p.flags,
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Build the original and the instrumented copy of the single-file program
+/// testdata/c/DIR/DIR.c, instrumenting the file (not the directory): it must
+/// land at OUT/DIR.c.
+fn build_single(dir: &str, tmp: &TestDir) -> (PathBuf, PathBuf) {
+    let file = program_dir(dir).join(format!("{dir}.c"));
+    let before = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let inst = tmp.join("inst");
+    let r = run(Command::new(instrument_bin())
+        .arg(&file)
+        .arg("--out")
+        .arg(&inst)
+        .args(["--regions", REGIONS]));
+    assert!(r.status.success(), "instrumenting failed: {}", r.describe());
+    assert!(
+        std::fs::read(&file).ok() == Some(before),
+        "instrument modified {}",
+        file.display()
+    );
+    let mut flags = strings(BASE_FLAGS);
+    flags.push(PRAGMAS.to_string());
+    let plain = tmp.join(format!("{dir}-plain"));
+    compile(&cc(), &flags, &[file], &[], &plain);
+    flags.extend(instrument_flags("--cflags"));
+    let bin = tmp.join(format!("{dir}-instrumented"));
+    compile(
+        &cc(),
+        &flags,
+        &[inst.join(format!("{dir}.c"))],
+        &instrument_flags("--libs"),
+        &bin,
+    );
+    (plain, bin)
+}
+
+/// Same stdout and the same way of ending, or why not.
+fn same_behaviour(plain: &Run, measured: &Run) -> Option<String> {
+    (measured.stdout != plain.stdout || measured.outcome() != plain.outcome()).then(|| {
+        format!(
+            "instrumented program differs from the original ({}, stdout {:?})\n{}",
+            plain.outcome(),
+            plain.stdout,
+            measured.describe()
+        )
+    })
+}
+
+const SIGSEGV: i32 = 11;
+
+#[test]
+fn crash_leaves_incomplete_profile() {
+    if !have_c_toolchain() {
+        return;
+    }
+    let tmp = TestDir::new("crash");
+    let (plain_bin, bin) = build_single("crash", &tmp);
+    let plain = run_program(&plain_bin, tmp.path(), &[]);
+    let run_dir = tmp.join("run");
+    let measured = run_program(&bin, tmp.path(), &[("REGIO_DIR", &run_dir)]);
+    assert_eq!(plain.signal(), Some(SIGSEGV), "{}", plain.describe());
+    if let Some(p) = same_behaviour(&plain, &measured) {
+        panic!("{p}");
+    }
+    assert_eq!(
+        measured.signal(),
+        Some(SIGSEGV),
+        "expected death by SIGSEGV: {}",
+        measured.describe()
+    );
+    let profiles: Vec<PathBuf> = std::fs::read_dir(&run_dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("profile-") && n.ends_with(".json"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        profiles.len(),
+        1,
+        "profiles in {}: {profiles:?}",
+        run_dir.display()
+    );
+
+    let report = report::report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let run = report::only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let mut problems = Vec::new();
+    if run["complete"] != Value::Bool(false) {
+        problems.push(format!("complete = {}, expected false", run["complete"]));
+    }
+    if !run["signal"].is_null() && run["signal"] != SIGSEGV {
+        problems.push(format!("signal = {}, expected {SIGSEGV}", run["signal"]));
+    }
+    problems.extend(report::time_problems(
+        run,
+        measured.wall.as_nanos().try_into().unwrap_or(u64::MAX),
+    ));
+    // Entries counted up to the crash, by construction of crash.c: warm
+    // runs 5 times; main's second loop enters crash_zone and level1 for
+    // i = 0, 1, 2; level1(i) calls level2 i+1 times (1 + 2 + 3); level3
+    // once, and dies.
+    let procs = report::totals_by_name(run, PROCEDURE_KINDS);
+    for (name, want) in [
+        ("main", 1),
+        ("warm", 5),
+        ("level1", 3),
+        ("level2", 6),
+        ("level3", 1),
+    ] {
+        let got = procs.get(name).map_or(0, |c| c.calls);
+        if got != want {
+            problems.push(format!("{name}: expected {want} calls, report has {got}"));
+        }
+    }
+    let users = report::totals_by_name(run, &["user"]);
+    if users.get("crash_zone").map(|c| c.calls) != Some(3) {
+        problems.push(format!("crash_zone: expected 3 entries, got {users:?}"));
+    }
+    let markers = loop_markers(&program_dir("crash"));
+    let loops = report::totals_by_position(run, "loop");
+    for (name, want) in [("main_warm", 1), ("main_crash", 1), ("level1", 3)] {
+        let got = markers
+            .get(name)
+            .and_then(|pos| loops.get(pos))
+            .map_or(0, |c| c.calls);
+        if got != want {
+            problems.push(format!(
+                "loop {name}: expected {want} entries, report has {got}"
+            ));
+        }
+    }
+    // Open frames at the crash, where the report says (`open` is not a
+    // SPEC field, so only checked when present).
+    let open_loops: BTreeSet<(String, u64)> = ["main_crash", "level1"]
+        .iter()
+        .filter_map(|m| markers.get(*m).cloned())
+        .collect();
+    report::visit(run, &mut |n, _| {
+        let Some(open) = n["open"].as_u64() else {
+            return;
+        };
+        let name = report::str_field(n, "name");
+        let pos = (
+            n["file"].as_str().unwrap_or_default().to_string(),
+            n["line"].as_u64().unwrap_or_default(),
+        );
+        let want = u64::from(
+            ["main", "crash_zone", "level1", "level2", "level3"].contains(&name)
+                || open_loops.contains(&pos),
+        );
+        if open != want {
+            problems.push(format!("{name}: open = {open}, expected {want}"));
+        }
+    });
+    // The crash path is one chain in the DRG.
+    let paths = report::call_paths(run, PROCEDURE_KINDS);
+    if !paths.contains_key("main/level1/level2/level3") {
+        problems.push(format!(
+            "no call path main/level1/level2/level3 in {paths:?}"
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn profile_size_does_not_depend_on_run_length() {
+    if !have_c_toolchain() {
+        return;
+    }
+    let tmp = TestDir::new("size");
+    let (plain_bin, bin) = build_single("size", &tmp);
+    let measure = |iters: &str| {
+        let run_dir = tmp.join(format!("run-{iters}"));
+        let mut c = Command::new(&bin);
+        c.current_dir(tmp.path())
+            .env("REGIO_DIR", &run_dir)
+            .env("REGIO_TEST_ITERS", iters)
+            .env_remove("REGIO_MODE")
+            .env_remove("REGIO_DISABLE");
+        let r = run(&mut c);
+        assert!(r.status.success(), "{}", r.describe());
+        let mut c = Command::new(&plain_bin);
+        c.current_dir(tmp.path()).env("REGIO_TEST_ITERS", iters);
+        let plain = run(&mut c);
+        if let Some(p) = same_behaviour(&plain, &r) {
+            panic!("{p}");
+        }
+        let profiles: Vec<(PathBuf, u64)> = std::fs::read_dir(&run_dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", run_dir.display()))
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("profile-"))
+            .map(|e| {
+                let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+                (e.path(), len)
+            })
+            .collect();
+        assert_eq!(profiles.len(), 1, "{profiles:?}");
+        let report = report::report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+        let run = report::only_run(&report)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .clone();
+        (profiles[0].clone(), run)
+    };
+    let ((small_file, small_len), small) = measure("2000");
+    let ((big_file, big_len), big) = measure("20000");
+    // The longer run really did 10x the work.
+    let inner = |run: &Value| {
+        report::totals_by_name(run, PROCEDURE_KINDS)
+            .get("inner")
+            .map_or(0, |c| c.calls)
+    };
+    assert_eq!((inner(&small), inner(&big)), (2000, 20000));
+    assert_eq!(
+        report::call_paths(&small, PROCEDURE_KINDS)
+            .keys()
+            .collect::<Vec<_>>(),
+        report::call_paths(&big, PROCEDURE_KINDS)
+            .keys()
+            .collect::<Vec<_>>(),
+        "the DRG shape should not depend on the iteration count"
+    );
+    assert_eq!(
+        small_len,
+        big_len,
+        "profile sizes differ: {} ({small_len} bytes) vs {} ({big_len} bytes)",
+        small_file.display(),
+        big_file.display()
+    );
+}
+
+/// Where an `instrument` error line points: (file, line, col).
+fn error_positions(stderr: &str) -> Vec<(String, u64, u64)> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let (loc, _) = l.split_once(": error: ")?;
+            let mut parts = loc.rsplitn(3, ':');
+            let col = parts.next()?.parse().ok()?;
+            let line = parts.next()?.parse().ok()?;
+            Some((parts.next()?.to_string(), line, col))
+        })
+        .collect()
+}
+
+/// `instrument` must refuse `name` (content `bytes`) with an error on one
+/// of `lines` (any line if empty), write nothing for it and leave it alone.
+fn check_rejected(name: &str, bytes: &[u8], lines: &[u64]) {
+    let tmp = TestDir::new("bad");
+    let input_dir = tmp.join("in");
+    std::fs::create_dir_all(&input_dir).unwrap_or_else(|e| panic!("{e}"));
+    let input = input_dir.join(name);
+    std::fs::write(&input, bytes).unwrap_or_else(|e| panic!("{e}"));
+    let out = tmp.join("out");
+    let r = run(Command::new(instrument_bin())
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .args(["--regions", REGIONS]));
+    assert!(!r.status.success(), "accepted bad input: {}", r.describe());
+    let here: Vec<(String, u64, u64)> = error_positions(&r.stderr)
+        .into_iter()
+        .filter(|(f, _, _)| f.ends_with(name))
+        .collect();
+    assert!(
+        !here.is_empty(),
+        "no `{name}:line:col: error:` line: {}",
+        r.describe()
+    );
+    if !lines.is_empty() {
+        assert!(
+            here.iter().any(|(_, l, c)| lines.contains(l) && *c >= 1),
+            "error should point at line {lines:?}: {}",
+            r.describe()
+        );
+    }
+    assert!(
+        !out.join(name).exists(),
+        "output written for the rejected file"
+    );
+    assert_eq!(
+        std::fs::read(&input).unwrap_or_default(),
+        bytes,
+        "input modified"
+    );
+}
+
+fn bad(name: &str) -> Vec<u8> {
+    let path = program_dir("bad").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn rejects_syntax_error() {
+    check_rejected("syntax.c", &bad("syntax.c"), &[5]);
+}
+
+#[test]
+fn rejects_unbalanced_begin() {
+    check_rejected("unbalanced_begin.c", &bad("unbalanced_begin.c"), &[5]);
+}
+
+#[test]
+fn rejects_unbalanced_end() {
+    check_rejected("unbalanced_end.c", &bad("unbalanced_end.c"), &[5]);
+}
+
+#[test]
+fn rejects_mismatched_end() {
+    check_rejected("mismatched_end.c", &bad("mismatched_end.c"), &[7]);
+}
+
+#[test]
+fn rejects_crossing_user_regions() {
+    check_rejected("crossing_user.c", &bad("crossing_user.c"), &[8]);
+}
+
+#[test]
+fn rejects_region_crossing_a_loop() {
+    // Either end of the region may be named: its begin inside the loop
+    // body or its end after the loop.
+    check_rejected("crossing_loop.c", &bad("crossing_loop.c"), &[7, 10]);
+}
+
+#[test]
+fn rejects_binary_file() {
+    // An ELF-like header: NUL bytes and invalid UTF-8.
+    let mut bytes = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0".to_vec();
+    bytes.extend((0u8..=255).rev());
+    check_rejected("x.c", &bytes, &[]);
+}
