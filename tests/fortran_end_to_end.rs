@@ -138,6 +138,11 @@ const CASES: &[Case] = &[
         regions: "functions,loops,user",
     },
     Case {
+        file: "free/errstop.f90",
+        flags: "-Wall -Werror",
+        regions: "functions,loops,user",
+    },
+    Case {
         file: "free/preproc.F90",
         flags: "-Wall -Werror",
         regions: "functions,loops,user",

@@ -13,7 +13,10 @@ use regio_instrumenter::{driver, filter::Filter};
 /// nested loops, early returns, a switch, macros and a user region.
 fn generate_unit(unit: usize, funcs: usize) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "/* generated unit {unit} */\n#include <stdio.h>\n#define SQR(x) ((x) * (x))\n");
+    let _ = writeln!(
+        s,
+        "/* generated unit {unit} */\n#include <stdio.h>\n#define SQR(x) ((x) * (x))\n"
+    );
     for f in 0..funcs {
         let _ = write!(
             s,

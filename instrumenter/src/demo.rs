@@ -26,7 +26,11 @@ fn show(cmd: &Command) {
         .get_args()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    eprintln!("$ {} {}", cmd.get_program().to_string_lossy(), args.join(" "));
+    eprintln!(
+        "$ {} {}",
+        cmd.get_program().to_string_lossy(),
+        args.join(" ")
+    );
 }
 
 fn run_checked(mut cmd: Command, what: &str) -> Result<std::process::Output> {
@@ -75,7 +79,11 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     if outcome.failed > 0 {
         bail!("instrumenting the demo failed");
     }
-    eprintln!("   {} regions, IDF {}", outcome.regions, outcome.idf_path.display());
+    eprintln!(
+        "   {} regions, IDF {}",
+        outcome.regions,
+        outcome.idf_path.display()
+    );
 
     // 2. cc $(instrument flags --cflags) inst/heat.c $(instrument flags --libs)
     let rt = runtime_locator::locate()?;

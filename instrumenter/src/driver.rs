@@ -111,7 +111,8 @@ fn rel_string(p: &Path) -> String {
 fn collect_inputs(paths: &[PathBuf], out_abs: &Path) -> Result<Vec<InputFile>, DriverError> {
     let mut by_rel: BTreeMap<String, InputFile> = BTreeMap::new();
     for root in paths {
-        let meta = fs::metadata(root).map_err(|_| DriverError::Missing(root.display().to_string()))?;
+        let meta =
+            fs::metadata(root).map_err(|_| DriverError::Missing(root.display().to_string()))?;
         let root_abs = fs::canonicalize(root).map_err(io_err(root))?;
         if root_abs.starts_with(out_abs) {
             return Err(DriverError::OutIsInput(out_abs.display().to_string()));
@@ -286,18 +287,20 @@ pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
         };
         let bytes = fs::read(&input.source).map_err(io_err(&input.source))?;
         let hash = sha256_hex(&bytes);
-        let result = source_text(&input.display, bytes).map_err(|d| vec![d]).and_then(|text| {
-            let source = SourceInput {
-                text: &text,
-                display_path: &input.display,
-                rel_path: &input.rel,
-                idf_path: &idf_path_text,
-                selection: opts.selection,
-                filter: &opts.filter,
-                first_id: next_id,
-            };
-            run_front_end(lang, &source).map(|done| (text.clone(), done))
-        });
+        let result = source_text(&input.display, bytes)
+            .map_err(|d| vec![d])
+            .and_then(|text| {
+                let source = SourceInput {
+                    text: &text,
+                    display_path: &input.display,
+                    rel_path: &input.rel,
+                    idf_path: &idf_path_text,
+                    selection: opts.selection,
+                    filter: &opts.filter,
+                    first_id: next_id,
+                };
+                run_front_end(lang, &source).map(|done| (text.clone(), done))
+            });
         match result {
             Ok((text, done)) => {
                 write_atomically(&dest, done.text.as_bytes())?;
@@ -338,7 +341,9 @@ pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
     );
     options.insert(
         "filter".into(),
-        opts.filter_path.clone().map_or(serde_json::Value::Null, Into::into),
+        opts.filter_path
+            .clone()
+            .map_or(serde_json::Value::Null, Into::into),
     );
     options.insert(
         "inputs".into(),
@@ -377,7 +382,10 @@ mod tests {
     #[test]
     fn non_text_sources_are_diagnosed_at_their_first_bad_byte() {
         let d = source_text("x.c", b"int a;\n\0".to_vec()).unwrap_err();
-        assert_eq!(d.to_string(), "x.c:1:1: error: not a text file (contains NUL bytes)");
+        assert_eq!(
+            d.to_string(),
+            "x.c:1:1: error: not a text file (contains NUL bytes)"
+        );
         let d = source_text("x.c", b"int a;\nin\xfft".to_vec()).unwrap_err();
         assert_eq!(d.to_string(), "x.c:2:3: error: not a UTF-8 text file");
     }

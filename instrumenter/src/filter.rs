@@ -135,6 +135,9 @@ mod tests {
     #[test]
     fn bad_lines_are_located() {
         let e = Filter::parse("flt", "\n  drop region x\n").unwrap_err();
-        assert_eq!(e.to_string(), "flt:2:3: error: expected `include` or `exclude`, found `drop`");
+        assert_eq!(
+            e.to_string(),
+            "flt:2:3: error: expected `include` or `exclude`, found `drop`"
+        );
     }
 }

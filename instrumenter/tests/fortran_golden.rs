@@ -222,6 +222,12 @@ fn throughput_on_100k_lines() {
         };
         // Warm up once, then take the best of five.
         let first = instrument(&input, form).unwrap_or_else(|e| panic!("{e:?}"));
+        if let Some(dir) = std::env::var_os("REGIO_BENCH_DUMP") {
+            // To check the generated code with a compiler.
+            let dir = PathBuf::from(dir);
+            std::fs::write(dir.join(format!("orig-{path}")), &text).expect("dump");
+            std::fs::write(dir.join(path), &first.text).expect("dump");
+        }
         let mut best = f64::MAX;
         for _ in 0..5 {
             let t = std::time::Instant::now();

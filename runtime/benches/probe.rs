@@ -1,1 +1,154 @@
-fn main() {}
+//! Probe cost: regio enter+exit of an existing node against the floor (two
+//! reads of the clock the runtime uses) and against `tracing` and `puffin`,
+//! in the same run.
+//!
+//! `cargo bench -p regio --bench probe`
+
+use criterion::{black_box, criterion_group, Criterion};
+use std::time::{Duration, Instant};
+use tracing_subscriber::layer::SubscriberExt;
+
+mod timing {
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use tracing::span::Id;
+    use tracing::Subscriber;
+    use tracing_subscriber::layer::{Context, Layer};
+
+    thread_local! {
+        static ENTERED: Cell<u64> = const { Cell::new(0) };
+    }
+    pub static TOTAL: AtomicU64 = AtomicU64::new(0);
+
+    /// Reads the runtime's clock at every span enter and exit.
+    pub struct Timing;
+
+    impl<S: Subscriber> Layer<S> for Timing {
+        fn on_enter(&self, _: &Id, _: Context<'_, S>) {
+            ENTERED.with(|e| e.set(regio::clock::ticks()));
+        }
+        fn on_exit(&self, _: &Id, _: Context<'_, S>) {
+            let d = regio::clock::ticks().wrapping_sub(ENTERED.with(Cell::get));
+            TOTAL.store(TOTAL.load(Relaxed).wrapping_add(d), Relaxed);
+        }
+    }
+}
+
+fn probe(c: &mut Criterion) {
+    let mut g = c.benchmark_group("probe");
+
+    #[cfg(target_arch = "x86_64")]
+    g.bench_function("two_rdtsc", |b| {
+        b.iter(|| {
+            let t0 = regio::clock::rdtsc();
+            let t1 = regio::clock::rdtsc();
+            black_box(t1.wrapping_sub(t0))
+        })
+    });
+
+    g.bench_function("two_clock_gettime", |b| {
+        b.iter(|| {
+            let t0 = regio::clock::monotonic_ns();
+            let t1 = regio::clock::monotonic_ns();
+            black_box(t1.wrapping_sub(t0))
+        })
+    });
+
+    // Creates the node (and starts the runtime) outside the measurement.
+    regio::enter(1);
+    regio::exit(1);
+    eprintln!("regio clock source: {}", regio::clock::source_name());
+
+    g.bench_function("two_runtime_clock_reads", |b| {
+        b.iter(|| {
+            let t0 = regio::clock::ticks();
+            let t1 = regio::clock::ticks();
+            black_box(t1.wrapping_sub(t0))
+        })
+    });
+
+    g.bench_function("regio_enter_exit", |b| {
+        b.iter(|| {
+            regio::enter(black_box(1));
+            regio::exit(black_box(1));
+        })
+    });
+
+    // What instrumented C and Fortran pay: a real call into each entry point.
+    g.bench_function("regio_c_abi_enter_exit", |b| {
+        b.iter(|| {
+            regio::regio_enter(black_box(1));
+            regio::regio_exit(black_box(1));
+        })
+    });
+
+    let subscriber = tracing_subscriber::registry::Registry::default();
+    tracing::subscriber::with_default(subscriber, || {
+        let span = tracing::info_span!("bench");
+        g.bench_function("tracing_span_enter_exit", |b| {
+            b.iter(|| {
+                let _g = span.enter();
+            })
+        });
+    });
+
+    // Not one of the targets: the Registry alone keeps no time, so this
+    // adds the least a tracing-based profiler does (a clock read at enter
+    // and at exit) to show the like-for-like cost.
+    let subscriber = tracing_subscriber::registry::Registry::default().with(timing::Timing);
+    tracing::subscriber::with_default(subscriber, || {
+        let span = tracing::info_span!("bench");
+        g.bench_function("tracing_span_enter_exit_timed_layer", |b| {
+            b.iter(|| {
+                let _g = span.enter();
+            })
+        });
+    });
+
+    puffin::set_scopes_on(true);
+    g.bench_function("puffin_scope", |b| {
+        b.iter_custom(|iters| {
+            const FRAME: u64 = 10_000;
+            let mut total = Duration::ZERO;
+            let mut left = iters;
+            while left > 0 {
+                let n = left.min(FRAME);
+                let t = Instant::now();
+                for _ in 0..n {
+                    puffin::profile_scope!("bench");
+                }
+                total += t.elapsed();
+                // Outside the timed part: hand the frame over so memory
+                // stays bounded.
+                puffin::GlobalProfiler::lock().new_frame();
+                left -= n;
+            }
+            total
+        })
+    });
+    puffin::set_scopes_on(false);
+
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = probe
+}
+
+fn main() {
+    // The runtime writes a profile at exit; keep it out of the source tree.
+    std::env::set_var(
+        "REGIO_DIR",
+        std::env::temp_dir().join(format!("regio-bench-{}", std::process::id())),
+    );
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -239,7 +239,10 @@ mod tests {
             run_dir(None, b"/home/u", b"a.out", 42),
             b"/home/u/regio-run-a.out-42".to_vec()
         );
-        assert_eq!(run_dir(Some(b""), b"/", b"p", 1), b"/regio-run-p-1".to_vec());
+        assert_eq!(
+            run_dir(Some(b""), b"/", b"p", 1),
+            b"/regio-run-p-1".to_vec()
+        );
         assert_eq!(run_dir(Some(b"out/"), b"/w", b"p", 1), b"/w/out".to_vec());
         assert_eq!(run_dir(Some(b"/abs/d"), b"/w", b"p", 1), b"/abs/d".to_vec());
     }

@@ -30,7 +30,10 @@ const CHUNKS: usize = 27;
 /// on other threads still see a whole value.
 #[inline(always)]
 pub fn bump(counter: &AtomicU64, by: u64) {
-    counter.store(counter.load(Ordering::Relaxed).wrapping_add(by), Ordering::Relaxed);
+    counter.store(
+        counter.load(Ordering::Relaxed).wrapping_add(by),
+        Ordering::Relaxed,
+    );
 }
 
 /// One region in the context of its parent node.

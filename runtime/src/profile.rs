@@ -86,11 +86,10 @@ pub fn write(reason: Reason) -> bool {
 }
 
 unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
-    // Read the end of the run before calibrating: the calibration may spin
-    // for up to 20 ms, and that wait is not part of the program's time.
-    let now = clock::ticks();
-    let mono = clock::monotonic_ns();
-    let cal = clock::calibrate();
+    // The end of the run is read before the calibration spins (up to
+    // 20 ms): that wait is not part of the program's time.
+    let at = clock::calibrate();
+    let (cal, now, mono) = (at.cal, at.ticks, at.mono_ns);
     let me = registry::current();
     if !me.is_null() {
         // glibc's exit() runs the calling thread's TLS destructors before

@@ -447,10 +447,10 @@ mod tests {
         let depth = 50u64;
         unsafe {
             for i in 0..depth {
-                t.enter(if i % 2 == 0 { 1 } else { 2 }, c.at(i));
+                t.enter([1, 2][(i % 2) as usize], c.at(i));
             }
             for i in 0..depth {
-                let region = if (depth - 1 - i) % 2 == 0 { 1 } else { 2 };
+                let region = [1, 2][((depth - 1 - i) % 2) as usize];
                 t.exit(region, c.at(depth + i));
             }
         }
@@ -461,7 +461,7 @@ mod tests {
         assert_eq!(n[0].2.calls + n[1].2.calls, depth);
         assert_eq!(n[0].2.recursive_calls, depth / 2 - 1);
         assert_eq!(n[1].2.recursive_calls, depth / 2 - 1);
-        assert_eq!(n[0].2.inclusive, 2 * depth - 1 - 0);
+        assert_eq!(n[0].2.inclusive, 2 * depth - 1);
         assert_eq!(n[1].2.inclusive, 2 * depth - 1 - 1 - 1);
         assert_eq!(n[0].2.exclusive + n[1].2.exclusive, n[0].2.inclusive);
     }

@@ -35,18 +35,39 @@ fn child_entry() {
             .join()
             .ok();
         }
+        "worker_overflow" => {
+            std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(|| overflow(0))
+                .unwrap()
+                .join()
+                .ok();
+        }
         other => panic!("unknown scenario {other}"),
     }
     unreachable!("scenario {s} should have died");
 }
 
-fn wait_for_kill() -> ! {
-    println!("ready");
-    std::io::stdout().flush().unwrap();
-    loop {
-        std::thread::sleep(std::time::Duration::from_millis(10));
+/// Recurses inside a region until the stack runs out.
+fn overflow(depth: u64) -> u64 {
+    let _g = regio::Guard::new(60);
+    if std::hint::black_box(depth) == u64::MAX {
+        return 0;
     }
+    let pad = std::hint::black_box([depth; 64]);
+    overflow(depth + 1) + pad[7]
 }
+
+/// Tells the parent it may send its signal, then waits for it (bounded, so
+/// a broken parent never leaves a process behind).
+fn wait_for_kill() -> ! {
+    println!("\n{READY}");
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(60));
+    std::process::exit(99)
+}
+
+const READY: &str = "regio-test-child-ready";
 
 /// A program whose own SIGTERM handler exists before the runtime starts.
 #[test]
@@ -97,7 +118,7 @@ fn abort_leaves_an_incomplete_profile_and_dies_by_sigabrt() {
 
 fn killed_by(sig: i32) -> common::Run {
     let (mut child, dir, tmp) = spawn(ENTRY, "wait", &[]);
-    wait_for_line(&mut child, "ready");
+    wait_for_line(&mut child, READY);
     // SAFETY: signalling our own child.
     assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
     finish(child, dir, tmp)
@@ -126,9 +147,12 @@ fn a_crashing_worker_thread_is_written_with_the_rest() {
 #[test]
 fn a_previous_handler_of_the_program_is_chained_to() {
     let (mut child, dir, tmp) = spawn("child_with_handler", "handler", &[]);
-    wait_for_line(&mut child, "ready");
+    wait_for_line(&mut child, READY);
     // SAFETY: signalling our own child.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
     let r = finish(child, dir, tmp);
     assert_eq!(r.status.code(), Some(42), "{}", r.stderr);
     assert!(r.stderr.contains("user handler ran"), "{}", r.stderr);
@@ -136,4 +160,27 @@ fn a_previous_handler_of_the_program_is_chained_to() {
     check_invariants(&p);
     assert!(!p.complete);
     assert_eq!(p.signal, Some(libc::SIGTERM));
+}
+
+#[test]
+fn stack_overflow_in_a_thread_still_writes_the_profile() {
+    // The handler runs on the thread's (small) alternate signal stack.
+    let r = run(ENTRY, "worker_overflow", &[]);
+    // Rust's own overflow handler, chained to, reports and aborts.
+    assert!(
+        [Some(libc::SIGSEGV), Some(libc::SIGABRT)].contains(&r.signal()),
+        "{:?}\n{}",
+        r.status,
+        r.stderr
+    );
+    let p = r.profile();
+    check_invariants(&p);
+    assert!(!p.complete);
+    assert_eq!(p.signal, Some(libc::SIGSEGV));
+    let t = &p.threads[1];
+    assert_eq!(t.nodes.len(), 1, "recursion folds onto one node");
+    let n = node(t, &[60]);
+    assert!(n.open > 100, "{n:?}");
+    assert_eq!(n.calls, n.open as u64);
+    assert_eq!(n.recursive_calls, n.calls - 1);
 }

@@ -1,43 +1,67 @@
 //! The Fortran front end: fixed and free source form.
 //!
-//! Fortran is read statement by statement: a scanner for each source form
-//! (`scan`) joins continuation lines into statements with an exact map
-//! back to the original bytes, `syntax` classifies each statement, and
-//! `structure` pairs program units, block constructs and labelled DO loops
-//! (also DO loops sharing a terminal statement). tree-sitter-fortran is not
-//! used: it is a free-form grammar and cannot read alternate returns, `*`
-//! dummy arguments or assigned GO TO, which this front end must handle,
-//! and its error recovery swallows the statements after such a line.
+//! Fortran is read statement by statement: a scanner per source form
+//! (`scan`) joins continuation lines into statements and keeps an exact map
+//! from every byte of the joined, canonical text back to the original
+//! bytes (no normalised copy of the file exists, so nothing has to be
+//! mapped back); `syntax` classifies each statement, `structure` pairs
+//! program units, block constructs and labelled DO loops (also loops that
+//! share a terminal statement), `directives` checks `!$regio` lines, `plan`
+//! decides regions and probes, `emit` writes them as edits of the original
+//! text. tree-sitter-fortran is not used: it is a free-form grammar, and it
+//! cannot read alternate returns (`*` dummies, `*10` arguments) or assigned
+//! GO TO, whose handling is the point of this front end; its error
+//! recovery then swallows the following statements.
 //!
 //! Emitted forms (ID is the region id):
 //! * procedure or main program: `external :: regio_enter, regio_exit`
 //!   before the first executable statement (after USE, IMPLICIT and the
-//!   declarations; statement functions stay first), then
-//!   `call regio_enter(ID)`; `call regio_exit(ID)` before END (or
+//!   declarations, and before statement functions), `call regio_enter(ID)`
+//!   after the statement functions; `call regio_exit(ID)` before END (or
 //!   CONTAINS) and before every RETURN. The main program first calls
-//!   `regio_register_idf('<IDF path>')`.
+//!   `regio_register_idf('<IDF path>')`. `external` also satisfies
+//!   `implicit none (external)`.
 //! * ENTRY points: `go to L` before the ENTRY statement (so falling
 //!   through it does not enter), `regio_u = ID; call regio_enter(ID); L
 //!   continue` after it; exits of such procedures use `regio_u`.
 //! * DO loop: `call regio_enter(ID)` before the DO statement but after its
 //!   label (a jump to the label enters the loop), `call regio_exit(ID)`
-//!   after END DO or the terminal statement. Loops that share a terminal
-//!   statement (`DO 10 I / DO 10 J / 10 CONTINUE`) get fresh labels and a
-//!   CONTINUE each when an inner one is a region, so each exit runs exactly
-//!   when its loop ends. EXIT needs nothing: the loop's exit probe is the
-//!   next statement.
+//!   after END DO or the terminal statement. Loops sharing a terminal
+//!   statement (`DO 10 I / DO 10 J / 10 CONTINUE`), and loops whose terminal
+//!   statement needs probes itself, get fresh labels and a CONTINUE each,
+//!   so every exit probe runs exactly when its loop ends. EXIT needs
+//!   nothing: the loop's exit probe is the next statement, and the runtime's
+//!   exit pops what is open inside.
 //! * jumps that leave regions: `call regio_exit(ID)` of the outermost
 //!   region left, before GO TO / RETURN / EXIT / CYCLE (a logical IF
-//!   becomes an IF block); arithmetic IF, computed GO TO, alternate returns
-//!   and I/O `END=`/`ERR=`/`EOR=` go through a trampoline
-//!   (`L call regio_exit(ID); go to TARGET`) placed after the statement.
-//!   STOP and ERROR STOP need nothing: the runtime writes its data at exit.
+//!   becomes an IF block: `if (c) then; call regio_exit(ID); goto 10; end
+//!   if`); arithmetic IF, computed GO TO, alternate returns and I/O
+//!   `END=`/`ERR=`/`EOR=` go through a trampoline (`L call regio_exit(ID);
+//!   go to TARGET`) after the statement. STOP and ERROR STOP need nothing:
+//!   the runtime writes its data at exit.
+//! * I/O (`--regions io`: READ, WRITE, PRINT, OPEN, CLOSE, INQUIRE) and
+//!   CALL sites (`--regions calls`): enter before, exit after the
+//!   statement. Function references inside expressions are not call
+//!   regions (Fortran cannot tell them from array elements without the
+//!   declarations of every scope).
 //! * `!$regio begin/end/disable/enable` lines are replaced by the calls.
-//! * PURE and ELEMENTAL procedures cannot call the probes: they are listed
-//!   in the IDF with a `reason` in `aux` and left unchanged.
+//! * PURE and ELEMENTAL procedures, and DO CONCURRENT, FORALL and WHERE
+//!   bodies, cannot call the probes: such procedures are listed in the IDF
+//!   with a `reason` in `aux`, such loops get a warning.
 //!
-//! Line numbers: see `emit` (probes share the statement's line in free
-//! form; otherwise whole lines followed by a `# N "file"` line marker).
+//! Line numbers: see `emit`. In short, every original statement keeps its
+//! line: free-form probes share the statement's line where it stays within
+//! 132 columns; otherwise (and always in fixed form) probes go on lines of
+//! their own followed by a `# N "file"` line marker, which gfortran honours
+//! with and without cpp. The output starts with `# 1 "file"` so that even
+//! the lines before the first probe name the original file.
+//!
+//! Known limits: code in `#if` branches is read as if both branches were
+//! there, so branches that open or close blocks differently are reported
+//! as structure errors; an INCLUDEd file with executable statements before
+//! the first executable statement of a procedure gets the declarations
+//! after them; an assigned GO TO without a label list that leaves a region
+//! is only warned about.
 
 mod directives;
 mod emit;

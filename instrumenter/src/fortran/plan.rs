@@ -13,11 +13,11 @@ use std::ops::Range;
 use regio_idf::{Pos, Region, RegionKind};
 use serde_json::{Map, Value};
 
-use crate::diag::{line_col, Diagnostic};
+use crate::diag::Diagnostic;
 use crate::frontend::SourceInput;
 
 use super::directives::{Command, Directives};
-use super::scan::{Item, Stmt};
+use super::scan::{Item, LineIndex, Stmt};
 use super::structure::{ConsKind, Structure, Unit};
 use super::syntax::{Construct, DoForm, Kind, LabelRef, Spec, UnitKind};
 
@@ -133,24 +133,37 @@ struct Pre {
     aux: Map<String, Value>,
 }
 
-/// Fresh statement labels, unique in the file.
+/// Fresh statement labels, unique in their scoping unit (labels of an
+/// internal procedure are its own).
+#[derive(Default)]
 struct Labels {
-    used: HashSet<u32>,
+    used: HashMap<usize, HashSet<u32>>,
+    /// Next candidate per (unit, digits), counting down.
+    next: HashMap<(usize, u32), u32>,
 }
 
 impl Labels {
     /// Prefer a label as wide as `width` digits, so fixed-form lines keep
-    /// their columns.
-    fn fresh(&mut self, width: usize) -> u32 {
-        let width = width.clamp(1, 5) as u32;
-        let (lo, hi) = (10u32.pow(width - 1).max(1), 10u32.pow(width) - 1);
-        let pick = (lo..=hi)
-            .rev()
-            .find(|l| !self.used.contains(l))
-            .or_else(|| (1..=99999).rev().find(|l| !self.used.contains(l)))
-            .unwrap_or(99999);
-        self.used.insert(pick);
-        pick
+    /// their columns; wider ones when those are taken.
+    fn fresh(&mut self, unit: usize, width: usize) -> u32 {
+        let used = self.used.entry(unit).or_default();
+        let first = width.clamp(1, 5) as u32;
+        for digits in first..=5 {
+            let lo = 10u32.pow(digits - 1).max(1);
+            let cur = self
+                .next
+                .entry((unit, digits))
+                .or_insert(10u32.pow(digits) - 1);
+            while *cur >= lo {
+                let l = *cur;
+                *cur -= 1;
+                if used.insert(l) {
+                    return l;
+                }
+            }
+        }
+        // All 99999 labels of one unit taken: not a real program.
+        99999
     }
 }
 
@@ -171,6 +184,13 @@ pub(crate) struct Planner<'a> {
     pub dirs: &'a Directives,
     ids: HashMap<Key, u32>,
     anchors_of: HashMap<usize, Anchors>,
+    index: LineIndex,
+    /// DO and other constructs of each unit.
+    cons_of_unit: HashMap<usize, Vec<usize>>,
+    /// User regions (indices into `dirs.regions`) of each unit.
+    users_of_unit: HashMap<usize, Vec<usize>>,
+    /// Directive items of each unit, in order.
+    dirs_of_unit: HashMap<usize, Vec<usize>>,
     edits: Vec<ItemEdits>,
     labels: Labels,
     warnings: Vec<Diagnostic>,
@@ -191,11 +211,6 @@ pub(crate) fn orig_text(text: &str, s: &Stmt, r: Range<usize>) -> String {
         .collect()
 }
 
-fn pos(text: &str, off: usize) -> Pos {
-    let (l, c) = line_col(text, off);
-    Pos::new(l, c)
-}
-
 impl<'a> Planner<'a> {
     pub fn new(
         input: &'a SourceInput<'a>,
@@ -204,7 +219,26 @@ impl<'a> Planner<'a> {
         st: &'a Structure,
         dirs: &'a Directives,
     ) -> Self {
-        let used = st.labels.keys().map(|(_, l)| *l).collect();
+        let mut labels = Labels::default();
+        for &(u, l) in st.labels.keys() {
+            labels.used.entry(u).or_default().insert(l);
+        }
+        let mut cons_of_unit: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (c, cons) in st.cons.iter().enumerate() {
+            cons_of_unit.entry(cons.unit).or_default().push(c);
+        }
+        let mut users_of_unit: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (k, r) in dirs.regions.iter().enumerate() {
+            users_of_unit.entry(r.unit).or_default().push(k);
+        }
+        let mut dirs_of_unit: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut at: Vec<usize> = dirs.at.keys().copied().collect();
+        at.sort_unstable();
+        for i in at {
+            if let Some(u) = st.unit_of[i] {
+                dirs_of_unit.entry(u).or_default().push(i);
+            }
+        }
         Planner {
             input,
             items,
@@ -213,8 +247,12 @@ impl<'a> Planner<'a> {
             dirs,
             ids: HashMap::new(),
             anchors_of: HashMap::new(),
+            index: LineIndex::new(input.text),
+            cons_of_unit,
+            users_of_unit,
+            dirs_of_unit,
             edits: vec![ItemEdits::default(); items.len()],
-            labels: Labels { used },
+            labels,
             warnings: Vec::new(),
             errors: Vec::new(),
         }
@@ -243,17 +281,34 @@ impl<'a> Planner<'a> {
     }
 
     fn line(&self, i: usize) -> u32 {
-        line_col(self.text(), self.start_of(i)).0
+        self.index.pos(self.start_of(i)).0
+    }
+
+    fn pos(&self, off: usize) -> Pos {
+        let (l, c) = self.index.pos(off);
+        Pos::new(l, c)
+    }
+
+    fn users(&self, u: usize) -> impl Iterator<Item = &super::directives::UserRegion> + '_ {
+        self.users_of_unit
+            .get(&u)
+            .into_iter()
+            .flatten()
+            .map(|&k| &self.dirs.regions[k])
+    }
+
+    fn unit_cons(&self, u: usize) -> Vec<usize> {
+        self.cons_of_unit.get(&u).cloned().unwrap_or_default()
     }
 
     fn warn(&mut self, i: usize, msg: String) {
-        let (l, c) = line_col(self.text(), self.start_of(i));
+        let (l, c) = self.index.pos(self.start_of(i));
         self.warnings
             .push(Diagnostic::warning(self.input.display_path, l, c, msg));
     }
 
     fn error(&mut self, i: usize, msg: String) {
-        let (l, c) = line_col(self.text(), self.start_of(i));
+        let (l, c) = self.index.pos(self.start_of(i));
         self.errors
             .push(Diagnostic::error(self.input.display_path, l, c, msg));
     }
@@ -560,9 +615,10 @@ impl<'a> Planner<'a> {
                 }
             }
             if sel.loops {
-                for (c, cons) in self.st.cons.iter().enumerate() {
+                for c in self.unit_cons(u) {
+                    let cons = &self.st.cons[c];
                     let Some(info) = cons.do_info() else { continue };
-                    if cons.unit != u || self.skipped(cons.start) {
+                    if self.skipped(cons.start) {
                         continue;
                     }
                     let lname = format!("do@{}", self.line(cons.start));
@@ -604,7 +660,8 @@ impl<'a> Planner<'a> {
                     });
                 }
             }
-            for r in self.dirs.regions.iter().filter(|r| r.unit == u) {
+            let users: Vec<_> = self.users(u).cloned().collect();
+            for r in &users {
                 if !self.allowed(&r.name) {
                     continue;
                 }
@@ -687,8 +744,8 @@ impl<'a> Planner<'a> {
                 name: p.name,
                 file: self.input.rel_path.to_string(),
                 unit: p.unit,
-                start: pos(self.text(), p.start),
-                end: pos(self.text(), p.last),
+                start: self.pos(p.start),
+                end: self.pos(p.last),
                 parent,
                 aux: p.aux,
             });
@@ -710,7 +767,7 @@ impl<'a> Planner<'a> {
             }
             c = cons.parent;
         }
-        for r in self.dirs.regions.iter().filter(|r| r.unit == u) {
+        for r in self.users(u) {
             if r.begin < item && item < r.end && self.ids.contains_key(&Key::User(r.begin)) {
                 found.push((r.begin, Key::User(r.begin)));
             }
@@ -824,9 +881,12 @@ impl<'a> Planner<'a> {
     }
 
     fn pure_directives(&mut self, u: usize) {
-        for (&i, d) in &self.dirs.at {
-            if self.st.unit_of[i] == Some(u) && d.command != Command::Skip {
-                let (l, c) = line_col(self.input.text, d.start);
+        for &i in self.dirs_of_unit.get(&u).into_iter().flatten() {
+            let Some(d) = self.dirs.at.get(&i) else {
+                continue;
+            };
+            if d.command != Command::Skip {
+                let (l, c) = self.index.pos(d.start);
                 self.warnings.push(Diagnostic::warning(
                     self.input.display_path,
                     l,
@@ -876,7 +936,7 @@ impl<'a> Planner<'a> {
         if let Some(pid) = p {
             for &e in &anchors.entries {
                 let id = self.ids.get(&Key::Entry(e)).copied().unwrap_or(pid);
-                let skip = self.labels.fresh(5);
+                let skip = self.labels.fresh(u, 5);
                 self.edits[e].before_label.push(Probe::new(Op::Goto(skip)));
                 self.edits[e].after.extend([
                     Probe::new(Op::SetUnit(id)),
@@ -888,23 +948,18 @@ impl<'a> Planner<'a> {
 
         // Directives.
         let unit_dirs: Vec<(usize, Command)> = {
-            let mut v: Vec<(usize, Command)> = self
-                .dirs
-                .at
-                .iter()
-                .filter(|(&i, _)| self.st.unit_of[i] == Some(u))
-                .map(|(&i, d)| (i, d.command.clone()))
-                .collect();
-            v.sort_by_key(|(i, _)| *i);
-            v
+            self.dirs_of_unit
+                .get(&u)
+                .into_iter()
+                .flatten()
+                .filter_map(|&i| self.dirs.at.get(&i).map(|d| (i, d.command.clone())))
+                .collect::<Vec<_>>()
         };
         for (i, cmd) in unit_dirs {
             let op = match &cmd {
                 Command::Begin(_) => self.ids.get(&Key::User(i)).map(|&id| Op::Enter(id)),
                 Command::End(n) => self
-                    .dirs
-                    .regions
-                    .iter()
+                    .users(u)
                     .find(|r| r.end == i && &r.name == n)
                     .and_then(|r| self.ids.get(&Key::User(r.begin)))
                     .map(|&id| Op::Exit(Target::Id(id))),
@@ -1023,7 +1078,7 @@ impl<'a> Planner<'a> {
                 let fresh = match by_target.get(&(r.value, t)) {
                     Some(&f) => f,
                     None => {
-                        let f = self.labels.fresh(width);
+                        let f = self.labels.fresh(u, width);
                         by_target.insert((r.value, t), f);
                         tramps.push(Probe::labelled(f, Op::Exit(t)));
                         tramps.push(Probe::new(Op::Goto(r.value)));
@@ -1037,7 +1092,7 @@ impl<'a> Planner<'a> {
             }
             if !tramps.is_empty() {
                 if falls {
-                    let skip = self.labels.fresh(5);
+                    let skip = self.labels.fresh(u, 5);
                     after.push(Probe::new(Op::Goto(skip)));
                     after.extend(tramps);
                     after.push(Probe::labelled(skip, Op::Continue));
@@ -1059,8 +1114,10 @@ impl<'a> Planner<'a> {
 
         // Loops: entry before the DO statement (after its label, so a jump
         // to the label enters the region), exit after the loop.
-        let loops: Vec<usize> = (0..self.st.cons.len())
-            .filter(|&c| self.st.cons[c].unit == u && self.st.cons[c].is_do())
+        let loops: Vec<usize> = self
+            .unit_cons(u)
+            .into_iter()
+            .filter(|&c| self.st.cons[c].is_do())
             .collect();
         for &c in &loops {
             let cons = &self.st.cons[c];
@@ -1128,7 +1185,7 @@ impl<'a> Planner<'a> {
                 let Some(s) = stmt(&self.items[start]) else {
                     continue;
                 };
-                let fresh = self.labels.fresh(l.canon.len());
+                let fresh = self.labels.fresh(u, l.canon.len());
                 let range = s.orig_range(l.canon.clone());
                 self.edits[start].relabel.push((range, fresh));
                 closing.push(Probe::labelled(fresh, Op::Continue));

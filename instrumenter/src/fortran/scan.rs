@@ -46,6 +46,31 @@ pub(crate) struct Line {
     pub open_char_at_end: bool,
 }
 
+/// 1-based line and byte column of an offset, by binary search (the
+/// generic `line_col` scans from the start of the text).
+pub(crate) struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { starts }
+    }
+
+    pub fn pos(&self, off: usize) -> (u32, u32) {
+        let line = self.starts.partition_point(|&s| s <= off).max(1);
+        let col = off - self.starts[line - 1] + 1;
+        (line as u32, col as u32)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Label {
     pub value: u32,
