@@ -37,6 +37,7 @@ fn build(base: &Path) -> (PathBuf, PathBuf) {
         selection: "functions".parse().expect("selection"),
         filter: Filter::default(),
         filter_path: None,
+        form_overrides: Vec::new(),
     })
     .expect("instrument calls.c");
     assert_eq!(outcome.failed, 0);

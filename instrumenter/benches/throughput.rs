@@ -79,6 +79,7 @@ fn throughput(c: &mut Criterion) {
         selection: "functions,loops,user".parse().expect("selection"),
         filter: Filter::default(),
         filter_path: None,
+        form_overrides: Vec::new(),
     };
     let mut group = c.benchmark_group("instrumenter");
     group.sample_size(10);

@@ -72,6 +72,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         selection: "functions,loops,user".parse()?,
         filter: Filter::default(),
         filter_path: None,
+        form_overrides: Vec::new(),
     })?;
     for d in &outcome.diagnostics {
         eprintln!("{d}");

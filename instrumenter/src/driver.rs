@@ -30,6 +30,40 @@ pub struct Options {
     pub filter: Filter,
     /// Recorded in the IDF header.
     pub filter_path: Option<String>,
+    /// `--fixed GLOB` / `--free GLOB`: Fortran source form by path glob
+    /// (relative to the output root), overriding the suffix; later wins.
+    pub form_overrides: Vec<FormOverride>,
+}
+
+/// One `--fixed`/`--free` option.
+#[derive(Debug, Clone)]
+pub struct FormOverride {
+    pub glob: globset::GlobMatcher,
+    pub form: crate::fortran::SourceForm,
+}
+
+impl FormOverride {
+    /// `--fixed 'legacy/**'` matches paths relative to the instrumented root;
+    /// a glob without `/` also matches a file's name anywhere in the tree.
+    pub fn new(glob: &str, form: crate::fortran::SourceForm) -> Result<Self, globset::Error> {
+        let pattern = if glob.contains('/') {
+            glob.to_string()
+        } else {
+            format!("**/{glob}")
+        };
+        Ok(FormOverride {
+            glob: globset::Glob::new(&pattern)?.compile_matcher(),
+            form,
+        })
+    }
+}
+
+/// The front end for a file: `--fixed`/`--free` first, then the suffix.
+fn language_for(rel: &str, path: &Path, overrides: &[FormOverride]) -> Option<Language> {
+    if let Some(o) = overrides.iter().rev().find(|o| o.glob.is_match(rel)) {
+        return Some(Language::Fortran(o.form));
+    }
+    language_of(path)
 }
 
 /// What happened, for the summary line and the exit status.
@@ -279,7 +313,8 @@ pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
             // An IDF from an earlier run in the input tree is replaced below.
             continue;
         }
-        let lang = language_of(&input.source).filter(|_| opts.filter.allows_file(&input.rel));
+        let lang = language_for(&input.rel, &input.source, &opts.form_overrides)
+            .filter(|_| opts.filter.allows_file(&input.rel));
         let Some(lang) = lang else {
             copy_atomically(&input.source, &dest)?;
             outcome.copied += 1;
@@ -388,6 +423,21 @@ mod tests {
         );
         let d = source_text("x.c", b"int a;\nin\xfft".to_vec()).unwrap_err();
         assert_eq!(d.to_string(), "x.c:2:3: error: not a UTF-8 text file");
+    }
+
+    #[test]
+    fn form_overrides_beat_suffixes_and_the_last_one_wins() {
+        use crate::fortran::SourceForm::{Fixed, Free};
+        let o = vec![
+            FormOverride::new("*.f90", Fixed).unwrap(),
+            FormOverride::new("new/*.f90", Free).unwrap(),
+        ];
+        let lang = |rel: &str| language_for(rel, Path::new(rel), &o);
+        assert_eq!(lang("old/a.f90"), Some(Language::Fortran(Fixed)));
+        assert_eq!(lang("a.f90"), Some(Language::Fortran(Fixed)));
+        assert_eq!(lang("new/b.f90"), Some(Language::Fortran(Free)));
+        assert_eq!(lang("x.f"), Some(Language::Fortran(Fixed)));
+        assert_eq!(lang("x.c"), Some(Language::C));
     }
 
     #[test]

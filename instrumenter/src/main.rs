@@ -40,6 +40,12 @@ struct InstrumentArgs {
     /// Include/exclude rules by file glob and region-name glob.
     #[arg(long)]
     filter: Option<PathBuf>,
+    /// Treat Fortran files matching GLOB as fixed form (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    fixed: Vec<String>,
+    /// Treat Fortran files matching GLOB as free form (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    free: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -113,12 +119,28 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
             (Filter::parse(&shown, &text)?, Some(shown))
         }
     };
+    use regio_instrumenter::fortran::SourceForm;
+    // Order among --fixed and --free is clap's per-option order; a file
+    // matched by both kinds is taken as --free/--fixed in the order below.
+    let mut form_overrides = Vec::new();
+    for (globs, form) in [
+        (&args.fixed, SourceForm::Fixed),
+        (&args.free, SourceForm::Free),
+    ] {
+        for g in globs {
+            form_overrides.push(
+                driver::FormOverride::new(g, form)
+                    .with_context(|| format!("error: bad glob `{g}` for --fixed/--free"))?,
+            );
+        }
+    }
     let opts = driver::Options {
         paths: args.paths,
         out: args.out,
         selection,
         filter,
         filter_path,
+        form_overrides,
     };
     let outcome = driver::run(&opts)?;
     for d in &outcome.diagnostics {
