@@ -68,10 +68,9 @@ const IO_FUNCTIONS: &[&str] = &[
     "fdatasync",
 ];
 
-/// Never wrapped: compile-time pseudo-functions, functions whose call may
-/// not be moved into another expression (`setjmp`), functions that do not
-/// return (the exit probe would never run), and standard macros.
-const NEVER: &[&str] = &[
+/// Callees inside whose arguments nothing is evaluated (or that are not
+/// real calls): calls there are never regions, and neither are they.
+const OPAQUE: &[&str] = &[
     "sizeof",
     "_Alignof",
     "alignof",
@@ -85,6 +84,12 @@ const NEVER: &[&str] = &[
     "static_assert",
     "_Generic",
     "offsetof",
+];
+
+/// Never wrapped besides the [`OPAQUE`] pseudo-functions: functions whose
+/// call may not be moved into another expression (`setjmp`), functions
+/// that do not return (the exit probe would never run), and standard macros.
+const NEVER_WRAPPED: &[&str] = &[
     "va_start",
     "va_end",
     "va_arg",
@@ -103,24 +108,6 @@ const NEVER: &[&str] = &[
     "quick_exit",
     "abort",
     "pthread_exit",
-];
-
-/// Callees inside whose arguments nothing is evaluated (or that are not
-/// real calls): calls there are never regions.
-const OPAQUE: &[&str] = &[
-    "sizeof",
-    "_Alignof",
-    "alignof",
-    "__alignof__",
-    "__alignof",
-    "typeof",
-    "__typeof__",
-    "__typeof",
-    "typeof_unqual",
-    "_Static_assert",
-    "static_assert",
-    "_Generic",
-    "offsetof",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,7 +197,8 @@ pub(crate) fn plan<'t>(
     let callee = call.child_by_field_name("function")?;
     let name = squashed(callee, src);
     let kind = if callee.kind() == "identifier" {
-        if NEVER.contains(&name.as_str())
+        if OPAQUE.contains(&name.as_str())
+            || NEVER_WRAPPED.contains(&name.as_str())
             || name.starts_with("__builtin_")
             || name.starts_with("__sync_")
             || name.starts_with("__atomic_")
