@@ -1,11 +1,12 @@
 //! Reading a run directory: every per-process profile, and the IDF that
 //! names the regions.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use regio_idf::rundir::{
-    Profile, ProfileError, PROFILE_FORMAT, PROFILE_PREFIX, PROFILE_SUFFIX, PROFILE_VERSION,
+    Profile, ProfileError, RegionDescriptor, FIRST_DESCRIPTOR_ID, PROFILE_FORMAT, PROFILE_PREFIX,
+    PROFILE_SUFFIX, PROFILE_VERSION,
 };
 use regio_idf::{Idf, IDF_FILE_NAME};
 use serde::Deserialize;
@@ -39,6 +40,7 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
         profiles.push(read_profile(file)?);
     }
     profiles.sort_by_key(|p| (p.rank, p.pid));
+    unify_descriptor_ids(&mut profiles);
 
     let idf_path = match idf_override {
         Some(p) => Some(p.to_path_buf()),
@@ -65,6 +67,52 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
         idf,
         idf_path,
     })
+}
+
+/// Rust region descriptors get their ids in the order each process first
+/// entered them, so the same region may carry different ids in different
+/// processes (and one id different regions). Renumber them by content,
+/// identically in every process, so the merge can key nodes by id.
+fn unify_descriptor_ids(profiles: &mut [Profile]) {
+    type Key = (String, String, String, u32, u32, String);
+    let key = |d: &RegionDescriptor| -> Key {
+        (
+            d.module.clone(),
+            d.file.clone(),
+            d.name.clone(),
+            d.line,
+            d.column,
+            d.kind.clone(),
+        )
+    };
+    let all: BTreeSet<Key> = profiles
+        .iter()
+        .flat_map(|p| p.regions.iter().map(key))
+        .collect();
+    let canonical: HashMap<Key, u32> = all
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| (k, FIRST_DESCRIPTOR_ID.saturating_add(i as u32)))
+        .collect();
+    for p in profiles {
+        let mut remap = HashMap::new();
+        for d in &mut p.regions {
+            if let Some(&id) = canonical.get(&key(d)) {
+                remap.insert(d.id, id);
+                d.id = id;
+            }
+        }
+        if remap.is_empty() {
+            continue;
+        }
+        for t in &mut p.threads {
+            for n in &mut t.nodes {
+                if let Some(&id) = remap.get(&n.region) {
+                    n.region = id;
+                }
+            }
+        }
+    }
 }
 
 fn profile_files(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use regio_idf::rundir::{NodeRecord, Profile};
+use serde::{Deserialize, Serialize};
 
 use crate::regions::{RegionInfo, RegionTable};
 use crate::RunDir;
@@ -31,8 +32,10 @@ pub struct Report {
     pub wall_ns: u64,
     /// Clock source; distinct sources joined by `,` if processes differ.
     pub clock: String,
-    /// Where region names came from.
+    /// Where region names came from: the IDF, and the number of distinct
+    /// region descriptors the program wrote (Rust regions).
     pub idf_path: Option<PathBuf>,
+    pub descriptors: usize,
     pub warnings: Vec<String>,
     /// Root nodes, by inclusive time (descending), then region id.
     pub roots: Vec<Node>,
@@ -64,6 +67,10 @@ pub struct Node {
     pub max_ns: u64,
     /// Frames still open when the profiles were written.
     pub open: u64,
+    /// Async regions: polls (`calls` counts futures, the times above are
+    /// time inside polls) and first-poll-to-completion wall time.
+    pub polls: u64,
+    pub span_ns: u64,
     /// Every (rank, pid, thread) that visited the node, in that order.
     pub per_thread: Vec<ThreadStat>,
     pub threads: ThreadSummary,
@@ -71,7 +78,7 @@ pub struct Node {
     pub children: Vec<Node>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadStat {
     pub rank: u32,
     pub pid: u32,
@@ -82,7 +89,7 @@ pub struct ThreadStat {
 }
 
 /// Inclusive time across the threads that visited a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ThreadSummary {
     pub count: usize,
     pub min_inclusive_ns: u64,
@@ -96,6 +103,12 @@ pub struct ThreadSummary {
 }
 
 impl Node {
+    /// Time an async region spent waiting between polls: its span minus
+    /// the time inside polls (None for ordinary regions).
+    pub fn wait_ns(&self) -> Option<u64> {
+        (self.polls > 0).then(|| self.span_ns.saturating_sub(self.inclusive_ns))
+    }
+
     /// Share of the run's wall time, in percent. Inclusive time is summed
     /// over threads, so parallel regions can exceed 100.
     pub fn percent(&self, wall_ns: u64) -> f64 {
@@ -142,6 +155,8 @@ struct Acc {
     min_ns: Option<u64>,
     max_ns: u64,
     open: u64,
+    polls: u64,
+    span_ns: u64,
     per_thread: BTreeMap<ThreadKey, ThreadStat>,
     children: HashMap<u32, usize>,
 }
@@ -177,6 +192,8 @@ impl Tree {
             a.max_ns = a.max_ns.max(n.max_ns);
         }
         a.open = a.open.saturating_add(u64::from(n.open));
+        a.polls = a.polls.saturating_add(n.polls);
+        a.span_ns = a.span_ns.saturating_add(n.span_ns);
         let t = a.per_thread.entry(key).or_insert(ThreadStat {
             rank: key.0,
             pid: key.1,
@@ -209,6 +226,8 @@ impl Tree {
             min_ns: a.min_ns.unwrap_or(0),
             max_ns: a.max_ns,
             open: a.open,
+            polls: a.polls,
+            span_ns: a.span_ns,
             threads: summarize(&per_thread),
             per_thread,
             children,
@@ -335,6 +354,12 @@ pub fn merge(run: &RunDir) -> Report {
         processes,
         clock: clocks.into_iter().collect::<Vec<_>>().join(","),
         idf_path: run.idf_path.clone(),
+        descriptors: run
+            .profiles
+            .iter()
+            .flat_map(|p| p.regions.iter().map(|d| d.id))
+            .collect::<BTreeSet<u32>>()
+            .len(),
         warnings,
         roots,
     }

@@ -6,6 +6,7 @@ mod fixtures;
 
 use common::{run_dir, tempdir};
 use regio_analysis::{load_run, merge, Node, Report, ThreadStat, ThreadSummary};
+use regio_idf::rundir::FIRST_DESCRIPTOR_ID;
 
 fn find<'a>(r: &'a Report, path: &[u32]) -> &'a Node {
     let mut nodes = &r.roots;
@@ -237,8 +238,9 @@ fn regions_without_description_are_named_by_id_and_warned_about() {
     );
     assert_eq!((root.info.file.clone(), root.info.line), (None, None));
     assert!(!root.info.described);
-    // The Rust descriptor in the profile names region 9.
-    let parse = find(&r, &[1, 9]);
+    // The Rust descriptor in the profile names its region, renumbered from
+    // the start of the descriptor range.
+    let parse = find(&r, &[1, FIRST_DESCRIPTOR_ID]);
     assert_eq!(
         (parse.info.name.as_str(), parse.info.location()),
         ("parse", "src/lib.rs:12".into())
@@ -253,26 +255,44 @@ fn regions_without_description_are_named_by_id_and_warned_about() {
 }
 
 #[test]
-fn idf_override_and_descriptor_precedence() {
+fn idf_override_and_descriptors_name_regions_side_by_side() {
     let tmp = tempdir();
     let dir = run_dir(&tmp);
     fixtures::no_idf_run(&dir);
-    // An IDF given on the command line names 1 and 2, and also 9, which the
-    // profile's own descriptor overrides.
+    // An IDF given on the command line names the C regions 1 and 2; the
+    // profile's descriptor names the Rust region.
     let other = tmp.path().join("other.idf.json");
     common::write_idf(
         &other,
         &[
             (1, "program", "main", "m.c", 1, 30, None),
             (2, "loop", "while", "m.c", 5, 9, Some(1)),
-            (9, "function", "stale_name", "m.c", 10, 20, Some(1)),
         ],
     );
     let r = merge(&load_run(&dir, Some(&other)).unwrap());
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(r.descriptors, 1);
     assert_eq!(find(&r, &[1]).info.name, "main");
     assert_eq!(find(&r, &[1, 2]).info.location(), "m.c:5");
-    assert_eq!(find(&r, &[1, 9]).info.name, "parse");
+    assert_eq!(find(&r, &[1, FIRST_DESCRIPTOR_ID]).info.name, "parse");
+}
+
+#[test]
+fn descriptors_match_across_processes_by_content_not_id() {
+    let tmp = tempdir();
+    let dir = run_dir(&tmp);
+    fixtures::rust_ranks_run(&dir);
+    let r = merge(&load_run(&dir, None).unwrap());
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(r.descriptors, 2);
+    // One root (solve) with one child (the loop), both ranks merged.
+    assert_eq!(r.roots.len(), 1, "{:#?}", r.roots);
+    let solve = &r.roots[0];
+    assert_eq!(solve.info.name, "solve");
+    assert_eq!((solve.calls, solve.per_thread.len()), (2, 2));
+    assert_eq!(solve.children.len(), 1);
+    let inner = &solve.children[0];
+    assert_eq!((inner.info.name.as_str(), inner.calls), ("for@9", 20));
 }
 
 #[test]

@@ -91,6 +91,8 @@ pub enum ValidationError {
     Version { found: u32 },
     #[error("region id {id} is used more than once")]
     DuplicateId { id: u32 },
+    #[error("region {id}: ids from 2^31 up belong to run-time region descriptors")]
+    IdInDescriptorRange { id: u32 },
     #[error("region {id}: parent {parent} does not exist")]
     MissingParent { id: u32, parent: u32 },
     #[error("region {id} is its own ancestor")]
@@ -206,6 +208,9 @@ impl Idf {
         for r in &self.regions {
             if by_id.insert(r.id, r).is_some() {
                 errors.push(ValidationError::DuplicateId { id: r.id });
+            }
+            if r.id >= crate::rundir::FIRST_DESCRIPTOR_ID {
+                errors.push(ValidationError::IdInDescriptorRange { id: r.id });
             }
         }
         for r in &self.regions {

@@ -18,6 +18,9 @@ pub const PROFILE_FORMAT: &str = "regio-profile";
 /// Bumped whenever an older reader could misread a newer profile.
 pub const PROFILE_VERSION: u32 = 1;
 
+/// Ids of region descriptors start here (bit 31 set); IDF ids stay below.
+pub const FIRST_DESCRIPTOR_ID: u32 = 1 << 31;
+
 /// File name prefix and suffix of per-process profiles.
 pub const PROFILE_PREFIX: &str = "profile-";
 pub const PROFILE_SUFFIX: &str = ".json";
@@ -73,7 +76,9 @@ pub struct ClockInfo {
     pub ticks_per_second: f64,
 }
 
-/// A region described by the running program itself.
+/// A region described by the running program itself. Its `id` is only
+/// meaningful within one profile: processes register descriptors in the
+/// order they first enter them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RegionDescriptor {
     pub id: u32,
@@ -123,6 +128,15 @@ pub struct NodeRecord {
     /// Frames of this node still open when the profile was written; their
     /// time up to that moment is included above.
     pub open: u32,
+    /// Async regions (Rust futures): polls made in this context. `calls`
+    /// counts futures (first polls) and the times above cover time inside
+    /// polls only.
+    #[serde(default)]
+    pub polls: u64,
+    /// Async regions: wall time from first poll to completion, summed over
+    /// the futures that completed in this context.
+    #[serde(default)]
+    pub span_ns: u64,
 }
 
 impl Profile {

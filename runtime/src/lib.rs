@@ -54,6 +54,7 @@ mod init;
 mod node;
 mod out;
 mod profile;
+mod region;
 mod registry;
 mod signals;
 mod sys;
@@ -62,6 +63,11 @@ mod thread;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 
 pub use ffi::*;
+pub use regio_macros::{skip, traced};
+pub use region::{Kind, Region, FIRST_DESCRIPTOR_ID};
+
+mod future;
+pub use future::Instrumented;
 
 /// The runtime's clock, as the probe logic sees it.
 struct Ticks;
@@ -96,6 +102,30 @@ fn enter_cold(id: u32) {
     let t = registry::current_or_register();
     // SAFETY: `t` is this thread's own, leaked state.
     unsafe { (*t).enter(id, &Ticks) };
+}
+
+/// Enters region `id` for one poll of a future (see [`Instrumented`]):
+/// counted as a call only when `first`. Returns the entry tick to pass back
+/// to [`exit_poll`] when the future completes, 0 if nothing was recorded.
+#[inline]
+pub fn enter_poll(id: u32, first: bool) -> u64 {
+    if init::MODE.load(Relaxed) != init::ON && init::ensure_init_fast() != init::ON {
+        return 0;
+    }
+    let t = registry::current_or_register();
+    // SAFETY: `t` is this thread's own, leaked state.
+    unsafe { (*t).enter_poll(id, &Ticks, first) }
+}
+
+/// Leaves region `id` after a poll; `first_poll` (the tick [`enter_poll`]
+/// returned for the first poll) when the future has completed.
+#[inline]
+pub fn exit_poll(id: u32, first_poll: Option<u64>) {
+    let t = registry::current();
+    if !t.is_null() {
+        // SAFETY: `t` is this thread's own, leaked state.
+        unsafe { (*t).exit_poll(id, &Ticks, first_poll) };
+    }
 }
 
 /// Leaves region `id` on the calling thread. If `id` is not the innermost
@@ -190,6 +220,79 @@ impl Guard {
     pub fn new(id: u32) -> Guard {
         enter(id);
         Guard { id }
+    }
+
+    /// Opens a descriptor region (what the macros expand to).
+    #[inline(always)]
+    pub fn region(region: &'static Region) -> Guard {
+        Guard::new(region.id())
+    }
+}
+
+/// Measures a block as a `user` region and evaluates to its value:
+///
+/// ```
+/// let n = regio::region!("setup", { 6 * 7 });
+/// assert_eq!(n, 42);
+/// ```
+///
+/// `return`, `?` and `break` inside the block leave the region, as does a
+/// panic that unwinds. NAME must be a string literal.
+#[cfg(not(feature = "off"))]
+#[macro_export]
+macro_rules! region {
+    ($name:literal, $body:block) => {{
+        let __regio_region = $crate::guard!(User, $name);
+        $body
+    }};
+}
+
+/// With the `off` feature the block is left as it is.
+#[cfg(feature = "off")]
+#[macro_export]
+macro_rules! region {
+    ($name:literal, $body:block) => {
+        $body
+    };
+}
+
+/// A [`Guard`] for a static descriptor made here, of kind `Function`,
+/// `Loop`, `User` or `Program`: `let _g = regio::guard!(Loop, "for@12");`.
+/// This is what `instrument` inserts into Rust sources for loops and
+/// `// regio: begin` directives.
+#[cfg(not(feature = "off"))]
+#[macro_export]
+macro_rules! guard {
+    ($kind:ident, $name:literal) => {
+        $crate::Guard::region({
+            static __REGIO_REGION: $crate::Region = $crate::Region::new(
+                $name,
+                $crate::Kind::$kind,
+                ::core::file!(),
+                ::core::line!(),
+                ::core::column!(),
+                ::core::module_path!(),
+            );
+            &__REGIO_REGION
+        })
+    };
+}
+
+/// With the `off` feature no region is made.
+#[cfg(feature = "off")]
+#[macro_export]
+macro_rules! guard {
+    ($kind:ident, $name:literal) => {
+        $crate::Guard::none()
+    };
+}
+
+#[cfg(feature = "off")]
+impl Guard {
+    /// A guard that does nothing (`off` feature).
+    #[doc(hidden)]
+    pub const fn none() -> Guard {
+        Guard { id: u32::MAX }
     }
 }
 

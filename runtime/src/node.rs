@@ -53,6 +53,10 @@ pub struct Node {
     /// Ticks per outermost call; `min` starts at u64::MAX.
     pub min: AtomicU64,
     pub max: AtomicU64,
+    /// Async regions only: polls, and ticks from first poll to completion
+    /// summed over the futures that completed in this context.
+    pub polls: AtomicU64,
+    pub span: AtomicU64,
     pub index: u32,
     pub parent: u32,
     pub region: u32,
@@ -75,6 +79,8 @@ impl Node {
             exclusive: AtomicU64::new(0),
             min: AtomicU64::new(u64::MAX),
             max: AtomicU64::new(0),
+            polls: AtomicU64::new(0),
+            span: AtomicU64::new(0),
             index,
             parent,
             region,

@@ -226,9 +226,11 @@ unsafe fn emit(
     } else {
         o.raw(b"null");
     }
-    // Region descriptors of macro-defined Rust regions will be listed here;
-    // C and Fortran regions live in the IDF.
-    o.raw(b",\"regions\":[],\"threads\":[");
+    // Descriptors of macro-defined Rust regions; C and Fortran regions live
+    // in the IDF.
+    o.raw(b",\"regions\":[");
+    emit_regions(o);
+    o.raw(b"],\"threads\":[");
     let n = registry::count();
     fill_order(n);
     let mut first = true;
@@ -244,6 +246,31 @@ unsafe fn emit(
         emit_thread(o, &*t, now, cal);
     }
     o.raw(b"\n]}\n");
+}
+
+fn emit_regions(o: &mut Out) {
+    let mut first = true;
+    for r in crate::region::registered() {
+        let Some(id) = r.registered_id() else {
+            continue;
+        };
+        o.raw(if first { b"\n{\"id\":" } else { b",\n{\"id\":" });
+        first = false;
+        o.uint(id as u64, W32);
+        o.raw(b",\"kind\":");
+        o.string(r.kind.as_str().as_bytes());
+        o.raw(b",\"name\":");
+        o.string(r.name.as_bytes());
+        o.raw(b",\"file\":");
+        o.string(r.file.as_bytes());
+        o.raw(b",\"line\":");
+        o.uint(r.line as u64, W32);
+        o.raw(b",\"column\":");
+        o.uint(r.column as u64, W32);
+        o.raw(b",\"module\":");
+        o.string(r.module.as_bytes());
+        o.raw(b"}");
+    }
 }
 
 unsafe fn fill_order(n: u32) {
@@ -318,6 +345,10 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         o.uint(cal.to_ns(s.max), W64);
         o.raw(b",\"open\":");
         o.uint(s.open as u64, W32);
+        o.raw(b",\"polls\":");
+        o.uint(s.polls, W64);
+        o.raw(b",\"span_ns\":");
+        o.uint(cal.to_ns(s.span), W64);
         o.raw(b"}");
     }
     o.raw(b"]}");

@@ -138,6 +138,28 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn enter<C: Clock>(&self, region: u32, clock: &C) {
+        self.enter_counting(region, clock, 1, 0);
+    }
+
+    /// Records a poll of an async region: a frame like any entry, counted
+    /// as a call only on the future's first poll. Returns the entry tick
+    /// (0 if the node could not be created).
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    #[inline(always)]
+    pub unsafe fn enter_poll<C: Clock>(&self, region: u32, clock: &C, first: bool) -> u64 {
+        self.enter_counting(region, clock, first as u64, 1)
+    }
+
+    #[inline(always)]
+    unsafe fn enter_counting<C: Clock>(
+        &self,
+        region: u32,
+        clock: &C,
+        calls: u64,
+        polls: u64,
+    ) -> u64 {
         let d = self.depth();
         if d == *self.capacity.get() {
             self.grow();
@@ -149,25 +171,53 @@ impl ThreadState {
         if child.is_null() {
             child = self.child_slow(parent, region);
             if child.is_null() {
-                return;
+                return 0;
             }
         }
         let node = &*child;
         let open = node.open.load(Relaxed);
         let recursive = open != 0;
         node.open.store(open + 1, Relaxed);
-        bump(&node.calls, 1);
-        if recursive {
-            bump(&node.recursive_calls, 1);
+        if calls != 0 {
+            bump(&node.calls, calls);
+            if recursive {
+                bump(&node.recursive_calls, calls);
+            }
+        }
+        if polls != 0 {
+            bump(&node.polls, polls);
         }
         let f = &*stack.add(d);
         f.key.store(frame_key(region, recursive), Relaxed);
         f.node.store(child as *mut Node, Relaxed);
         f.child.store(0, Relaxed);
         // Read the clock last so the probe's own work is outside the region.
-        f.start.store(clock.now(), Relaxed);
+        let start = clock.now();
+        f.start.store(start, Relaxed);
         // Release: a reader that sees the new depth sees the frame.
         self.depth.store(d as u32 + 1, Release);
+        start
+    }
+
+    /// Ends a poll of an async region; when the future completed,
+    /// `first_poll` is the entry tick of its first poll and the span from
+    /// there to now is added to the node of this poll.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    #[inline]
+    pub unsafe fn exit_poll<C: Clock>(&self, region: u32, clock: &C, first_poll: Option<u64>) {
+        let now = clock.now();
+        let d = self.depth();
+        let top = self.frame(d - 1);
+        if top.key.load(Relaxed) >> 1 == region as u64 {
+            if let Some(first) = first_poll {
+                bump(&(*top.node.load(Relaxed)).span, now.saturating_sub(first));
+            }
+            self.pop(d, now);
+        } else {
+            self.exit_search(region, now);
+        }
     }
 
     /// Records exit from `region`: pops the top frame if it is `region`,
@@ -302,6 +352,8 @@ pub struct NodeTotals {
     pub min: u64,
     pub max: u64,
     pub open: u32,
+    pub polls: u64,
+    pub span: u64,
 }
 
 /// Figures of `node` with its frames still open on `stack[..depth]`
@@ -322,6 +374,8 @@ pub unsafe fn totals(node: &Node, stack: *const Frame, depth: usize, end: u64) -
         min: node.min.load(Relaxed),
         max: node.max.load(Relaxed),
         open: 0,
+        polls: node.polls.load(Relaxed),
+        span: node.span.load(Relaxed),
     };
     if node.open.load(Relaxed) != 0 {
         let me = node as *const Node as *mut Node;
@@ -391,6 +445,8 @@ mod tests {
             min,
             max,
             open: 0,
+            polls: 0,
+            span: 0,
         }
     }
 
@@ -547,5 +603,28 @@ mod tests {
         assert_eq!(n.len(), 4);
         assert_eq!(n[1].2.calls + n[2].2.calls + n[3].2.calls, 100);
         assert_eq!(n[1].2.calls, 34);
+    }
+
+    #[test]
+    fn async_polls_count_one_call_and_record_the_span() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        unsafe {
+            // Three polls of one future: busy 10 + 5 + 20, waiting between.
+            let first = t.enter_poll(4, c.at(100), true);
+            t.exit_poll(4, c.at(110), None);
+            t.enter_poll(4, c.at(200), false);
+            t.exit_poll(4, c.at(205), None);
+            t.enter_poll(4, c.at(300), false);
+            t.enter(5, c.at(305)); // a child inside the last poll
+            t.exit(5, c.at(315));
+            t.exit_poll(4, c.at(320), Some(first));
+        }
+        let n = nodes(&t, 400);
+        let f = n[0].2;
+        assert_eq!((f.calls, f.polls), (1, 3));
+        assert_eq!((f.inclusive, f.exclusive), (35, 25));
+        assert_eq!(f.span, 220);
+        assert_eq!(n[1].2.calls, 1);
     }
 }

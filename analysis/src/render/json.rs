@@ -63,30 +63,24 @@ pub struct JsonNode {
     pub open: u64,
     /// inclusive_ns / wall_ns * 100, two decimals.
     pub percent: f64,
-    pub threads: JsonThreads,
-    pub per_thread: Vec<JsonThreadStat>,
+    pub threads: ThreadSummary,
+    pub per_thread: Vec<ThreadStat>,
+    #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
+    pub async_: Option<JsonAsync>,
     pub children: Vec<JsonNode>,
 }
 
+/// Async regions (Rust futures) only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JsonThreads {
-    pub count: usize,
-    pub min_inclusive_ns: u64,
-    pub mean_inclusive_ns: u64,
-    pub max_inclusive_ns: u64,
-    pub max_rank: u32,
-    pub max_pid: u32,
-    pub max_thread: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JsonThreadStat {
-    pub rank: u32,
-    pub pid: u32,
-    pub thread: u32,
-    pub calls: u64,
-    pub inclusive_ns: u64,
-    pub exclusive_ns: u64,
+pub struct JsonAsync {
+    /// Polls; the node's `calls` counts futures (first polls).
+    pub polls: u64,
+    /// First poll to completion, summed over completed futures.
+    pub span_ns: u64,
+    /// Time inside polls (the node's `inclusive_ns`).
+    pub busy_ns: u64,
+    /// `span_ns - busy_ns`: waiting between polls.
+    pub wait_ns: u64,
 }
 
 impl JsonReport {
@@ -145,32 +139,15 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
         max_ns: n.max_ns,
         open: n.open,
         percent: (n.percent(wall_ns) * 100.0).round() / 100.0,
-        threads: threads(&n.threads),
-        per_thread: n.per_thread.iter().map(thread).collect(),
+        threads: n.threads,
+        per_thread: n.per_thread.clone(),
+        async_: n.wait_ns().map(|wait_ns| JsonAsync {
+            polls: n.polls,
+            span_ns: n.span_ns,
+            busy_ns: n.inclusive_ns,
+            wait_ns,
+        }),
         children: n.children.iter().map(|c| node(c, wall_ns)).collect(),
-    }
-}
-
-fn threads(s: &ThreadSummary) -> JsonThreads {
-    JsonThreads {
-        count: s.count,
-        min_inclusive_ns: s.min_inclusive_ns,
-        mean_inclusive_ns: s.mean_inclusive_ns,
-        max_inclusive_ns: s.max_inclusive_ns,
-        max_rank: s.max_rank,
-        max_pid: s.max_pid,
-        max_thread: s.max_thread,
-    }
-}
-
-fn thread(t: &ThreadStat) -> JsonThreadStat {
-    JsonThreadStat {
-        rank: t.rank,
-        pid: t.pid,
-        thread: t.thread,
-        calls: t.calls,
-        inclusive_ns: t.inclusive_ns,
-        exclusive_ns: t.exclusive_ns,
     }
 }
 

@@ -37,9 +37,15 @@ fn header(out: &mut String, r: &Report) {
         "wall time",
         &format!("{} (longest process)", human_ns(r.wall_ns)),
     );
-    let regions = match &r.idf_path {
-        Some(p) => p.display().to_string(),
-        None => "no IDF found".to_string(),
+    let descriptors = match r.descriptors {
+        0 => String::new(),
+        n => format!("{n} described by the program (Rust)"),
+    };
+    let regions = match (&r.idf_path, descriptors.is_empty()) {
+        (Some(p), true) => p.display().to_string(),
+        (Some(p), false) => format!("{} + {descriptors}", p.display()),
+        (None, false) => descriptors,
+        (None, true) => "no IDF found".to_string(),
     };
     line("regions", &regions);
     for w in &r.warnings {
@@ -170,6 +176,9 @@ fn row(n: &Node, depth: usize, wall_ns: u64, by_rank: bool) -> Vec<String> {
     if n.recursive_calls > 0 {
         let _ = write!(calls, " ({} recursive)", n.recursive_calls);
     }
+    if n.polls > 0 {
+        let _ = write!(calls, " ({} polls)", n.polls);
+    }
     let mut threads = String::new();
     let t = &n.threads;
     if t.count > 1 {
@@ -185,6 +194,17 @@ fn row(n: &Node, depth: usize, wall_ns: u64, by_rank: bool) -> Vec<String> {
             human_ns(t.min_inclusive_ns),
             human_ns(t.mean_inclusive_ns),
             human_ns(t.max_inclusive_ns)
+        );
+    }
+    if let Some(wait) = n.wait_ns() {
+        if !threads.is_empty() {
+            threads.push(' ');
+        }
+        let _ = write!(
+            threads,
+            "[async: span {}, waiting {}]",
+            human_ns(n.span_ns),
+            human_ns(wait)
         );
     }
     if n.open > 0 {
