@@ -194,6 +194,11 @@ impl Tree {
         a.open = a.open.saturating_add(u64::from(n.open));
         a.polls = a.polls.saturating_add(n.polls);
         a.span_ns = a.span_ns.saturating_add(n.span_ns);
+        // OpenMP team threads mirror the master's path with nodes that count
+        // nothing; they did not visit those regions.
+        if n.calls == 0 && n.inclusive_ns == 0 && n.open == 0 {
+            return;
+        }
         let t = a.per_thread.entry(key).or_insert(ThreadStat {
             rank: key.0,
             pid: key.1,

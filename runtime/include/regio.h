@@ -62,6 +62,25 @@ void regio_register_idf(const char *abs_path);
 /* Writes the profile now (reason "flush"); a later write replaces it. */
 void regio_flush(void);
 
+/* OpenMP parallel regions (emitted by `instrument --regions omp`):
+ *
+ *   uint64_t regio__team3 = regio_omp_fork(3u);
+ *   #pragma omp parallel ... firstprivate(regio__team3)
+ *   { regio_omp_begin(regio__team3, 4u);
+ *     ... body, instrumented barrier ...
+ *     regio_omp_end(regio__team3, 5u); }
+ *   regio_omp_join(regio__team3);
+ *
+ * fork enters parallel region `id` on the encountering thread and returns
+ * a team token (0 when not measuring). Every team thread's regions attach
+ * under the parallel region of the encountering thread's path; each thread
+ * records a child `fork_id` (from the fork to its begin) and, at the join, a
+ * child `join_id` (from its end to the join). */
+uint64_t regio_omp_fork(uint32_t id);
+void regio_omp_begin(uint64_t team, uint32_t fork_id);
+void regio_omp_end(uint64_t team, uint32_t join_id);
+void regio_omp_join(uint64_t team);
+
 /* Fortran-callable twins: arguments by reference, trailing underscore. */
 
 /* call regio_enter(id) with INTEGER(4) id. */
@@ -78,6 +97,14 @@ void regio_enable_(void);
 
 /* call regio_flush() */
 void regio_flush_(void);
+
+/* call regio_omp_fork(id, team) with INTEGER(4) id, INTEGER(8) team;
+ * call regio_omp_begin(team, fork_id); call regio_omp_end(team, join_id);
+ * call regio_omp_join(team) */
+void regio_omp_fork_(const int32_t *id, int64_t *team);
+void regio_omp_begin_(const int64_t *team, const int32_t *fork_id);
+void regio_omp_end_(const int64_t *team, const int32_t *join_id);
+void regio_omp_join_(const int64_t *team);
 
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */

@@ -125,3 +125,110 @@ pub unsafe extern "C" fn regio_register_idf_(path: *const c_char, len: usize) {
         crate::register_idf_bytes(crate::idf::trim_fortran(s));
     }
 }
+
+/// The calling thread's state if the runtime is measuring, registering the
+/// thread if needed.
+fn measuring_thread() -> Option<&'static crate::thread::ThreadState> {
+    use std::sync::atomic::Ordering::Relaxed;
+    if crate::init::MODE.load(Relaxed) != crate::init::ON
+        && crate::init::ensure_init_fast() != crate::init::ON
+    {
+        return None;
+    }
+    // SAFETY: thread states are leaked, so the reference stays valid.
+    Some(unsafe { &*crate::registry::current_or_register() })
+}
+
+/// The calling thread's state if it ever measured anything.
+fn known_thread() -> Option<&'static crate::thread::ThreadState> {
+    let t = crate::registry::current();
+    // SAFETY: thread states are leaked, so the reference stays valid.
+    (!t.is_null()).then(|| unsafe { &*t })
+}
+
+/// Before `#pragma omp parallel`: enters parallel region `id` and returns
+/// the team token the region's threads pass to `regio_omp_begin/end`.
+#[no_mangle]
+pub extern "C" fn regio_omp_fork(id: u32) -> u64 {
+    match measuring_thread() {
+        // SAFETY: `t` is the calling thread's own state.
+        Some(t) => unsafe { crate::omp::fork(t, id, &crate::Ticks) },
+        None => 0,
+    }
+}
+
+/// First statement of a parallel region, on every thread of the team.
+#[no_mangle]
+pub extern "C" fn regio_omp_begin(team: u64, fork_id: u32) {
+    if team == 0 {
+        return;
+    }
+    let now = crate::clock::ticks();
+    if let Some(t) = measuring_thread() {
+        // SAFETY: `t` is the calling thread's own state.
+        unsafe { crate::omp::begin(t, team, fork_id, now) };
+    }
+}
+
+/// Last statement of a parallel region, on every thread of the team.
+#[no_mangle]
+pub extern "C" fn regio_omp_end(team: u64, join_id: u32) {
+    if let (Some(t), true) = (known_thread(), team != 0) {
+        // SAFETY: `t` is the calling thread's own state.
+        unsafe { crate::omp::end(t, team, join_id, &crate::Ticks) };
+    }
+}
+
+/// After the parallel construct, on the thread that forked the team.
+#[no_mangle]
+pub extern "C" fn regio_omp_join(team: u64) {
+    if let (Some(t), true) = (known_thread(), team != 0) {
+        // SAFETY: `t` is the calling thread's own state.
+        unsafe { crate::omp::join(t, team, &crate::Ticks) };
+    }
+}
+
+/// Fortran `call regio_omp_fork(id, team)` with INTEGER(4) id and
+/// INTEGER(8) team.
+///
+/// # Safety
+/// `id` must be readable, `team` writable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_omp_fork_(id: *const i32, team: *mut i64) {
+    if !id.is_null() && !team.is_null() {
+        *team = regio_omp_fork(*id as u32) as i64;
+    }
+}
+
+/// Fortran `call regio_omp_begin(team, fork_id)`.
+///
+/// # Safety
+/// Both arguments must be readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_omp_begin_(team: *const i64, fork_id: *const i32) {
+    if !team.is_null() && !fork_id.is_null() {
+        regio_omp_begin(*team as u64, *fork_id as u32);
+    }
+}
+
+/// Fortran `call regio_omp_end(team, join_id)`.
+///
+/// # Safety
+/// Both arguments must be readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_omp_end_(team: *const i64, join_id: *const i32) {
+    if !team.is_null() && !join_id.is_null() {
+        regio_omp_end(*team as u64, *join_id as u32);
+    }
+}
+
+/// Fortran `call regio_omp_join(team)`.
+///
+/// # Safety
+/// `team` must be readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_omp_join_(team: *const i64) {
+    if !team.is_null() {
+        regio_omp_join(*team as u64);
+    }
+}

@@ -52,6 +52,7 @@ mod ffi;
 mod idf;
 mod init;
 mod node;
+mod omp;
 mod out;
 mod profile;
 mod region;

@@ -29,6 +29,10 @@ fn frame_key(region: u32, recursive: bool) -> u64 {
 
 const ROOT_KEY: u64 = u64::MAX;
 
+/// Key of a virtual frame: region u32::MAX (no probe uses it) with the
+/// recursion bit set, so even a forced pop adds no inclusive time.
+const VIRTUAL_KEY: u64 = (u32::MAX as u64) << 1 | 1;
+
 /// One open region instance.
 #[repr(C)]
 pub struct Frame {
@@ -81,6 +85,8 @@ pub struct ThreadState {
     pub finished_at: AtomicU64,
     /// Next (older) thread in the global registry list.
     pub next: AtomicPtr<ThreadState>,
+    /// OpenMP teams this thread forked and the path it last attached to.
+    pub omp: crate::omp::OmpState,
 }
 
 // SAFETY: the UnsafeCell fields are touched only by the owning thread;
@@ -108,6 +114,7 @@ impl ThreadState {
             finished: AtomicBool::new(false),
             finished_at: AtomicU64::new(0),
             next: AtomicPtr::new(ptr::null_mut()),
+            omp: crate::omp::OmpState::new(),
         }
     }
 
@@ -132,13 +139,103 @@ impl ThreadState {
         (s, d)
     }
 
-    /// Records entry into `region`.
+    /// Records entry into `region`; returns the entry tick (0 if the node
+    /// could not be created).
     ///
     /// # Safety
     /// Only the owning thread may call this.
     #[inline(always)]
-    pub unsafe fn enter<C: Clock>(&self, region: u32, clock: &C) {
-        self.enter_counting(region, clock, 1, 0);
+    pub unsafe fn enter<C: Clock>(&self, region: u32, clock: &C) -> u64 {
+        self.enter_counting(region, clock, 1, 0)
+    }
+
+    /// The node of the innermost open frame (the hidden root if none).
+    pub fn top_node(&self) -> *const Node {
+        self.frame(self.depth() - 1).node.load(Relaxed)
+    }
+
+    /// Pushes a frame on `node` that takes no part in any figure: a team
+    /// worker stands on it so its regions attach under the master's path.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this; `node` must be in its arena.
+    pub unsafe fn push_virtual(&self, node: *const Node, start: u64) {
+        let d = self.depth();
+        if d == *self.capacity.get() {
+            self.grow();
+        }
+        let n = &*node;
+        n.open.store(n.open.load(Relaxed) + 1, Relaxed);
+        let f = self.frame(d);
+        f.key.store(VIRTUAL_KEY, Relaxed);
+        f.node.store(node as *mut Node, Relaxed);
+        f.child.store(0, Relaxed);
+        f.start.store(start, Relaxed);
+        self.depth.store(d as u32 + 1, Release);
+    }
+
+    /// Pops the top frame if it is a virtual one; says whether it did.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    pub unsafe fn pop_virtual(&self) -> bool {
+        let d = self.depth();
+        let f = self.frame(d - 1);
+        if d < 2 || f.key.load(Relaxed) != VIRTUAL_KEY {
+            return false;
+        }
+        let n = &*f.node.load(Relaxed);
+        n.open.store(n.open.load(Relaxed) - 1, Relaxed);
+        self.depth.store(d as u32 - 1, Release);
+        true
+    }
+
+    /// The child node of `parent` for `region`, created (uncounted) if
+    /// needed; null only when the arena is full.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this; `parent` must be in its arena.
+    pub unsafe fn child_of(&self, parent: &Node, region: u32) -> *const Node {
+        let c = parent.cached_child(region);
+        if c.is_null() {
+            self.child_slow(parent, region)
+        } else {
+            c
+        }
+    }
+
+    /// Adds one closed call of `region` from `start` to `end` under the
+    /// innermost open frame, as if it had been entered and left then.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    pub unsafe fn record_child(&self, region: u32, start: u64, end: u64) {
+        let top = self.frame(self.depth() - 1);
+        let child = self.child_of(&*top.node.load(Relaxed), region);
+        if child.is_null() {
+            return;
+        }
+        let n = &*child;
+        let dur = end.saturating_sub(start);
+        bump(&n.calls, 1);
+        bump(&n.inclusive, dur);
+        bump(&n.exclusive, dur);
+        if dur < n.min.load(Relaxed) {
+            n.min.store(dur, Relaxed);
+        }
+        if dur > n.max.load(Relaxed) {
+            n.max.store(dur, Relaxed);
+        }
+        bump(&top.child, dur);
+    }
+
+    /// Time spent in child frames of the innermost open frame grows by
+    /// `dur` (a child recorded on this thread's behalf by another).
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    pub unsafe fn add_child_time(&self, dur: u64) {
+        bump(&self.frame(self.depth() - 1).child, dur);
     }
 
     /// Records a poll of an async region: a frame like any entry, counted
