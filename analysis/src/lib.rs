@@ -20,7 +20,9 @@ mod units;
 
 pub use error::AnalysisError;
 pub use load::{load_run, RunDir};
-pub use merge::{merge, Node, ProcessSummary, Report, ThreadStat, ThreadSummary};
+pub use merge::{
+    merge, Node, ProcessSummary, RankMpi, RankStat, RankSummary, Report, ThreadStat, ThreadSummary,
+};
 pub use regions::RegionInfo;
 pub use render::{render, Format, FormatError};
 pub use units::human_ns;

@@ -39,6 +39,8 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Root nodes, by inclusive time (descending), then region id.
     pub roots: Vec<Node>,
+    /// Per process, when the run has MPI regions (empty otherwise).
+    pub mpi: Vec<RankMpi>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -74,8 +76,48 @@ pub struct Node {
     /// Every (rank, pid, thread) that visited the node, in that order.
     pub per_thread: Vec<ThreadStat>,
     pub threads: ThreadSummary,
+    /// The same figures summed per process (rank), in rank order, and
+    /// inclusive time across ranks: imbalance between ranks.
+    pub per_rank: Vec<RankStat>,
+    pub ranks: RankSummary,
     /// By inclusive time (descending), then region id.
     pub children: Vec<Node>,
+}
+
+/// One process's share of a node: its threads summed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankStat {
+    pub rank: u32,
+    pub pid: u32,
+    pub calls: u64,
+    pub inclusive_ns: u64,
+    pub exclusive_ns: u64,
+}
+
+/// Inclusive time across the processes that visited a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RankSummary {
+    pub count: usize,
+    pub min_inclusive_ns: u64,
+    /// Rounded to the nearest nanosecond.
+    pub mean_inclusive_ns: u64,
+    pub max_inclusive_ns: u64,
+    /// The first rank with the maximum.
+    pub max_rank: u32,
+}
+
+/// Per process: time inside MPI calls against time outside them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankMpi {
+    pub rank: u32,
+    pub pid: u32,
+    /// The process's duration.
+    pub wall_ns: u64,
+    /// Inclusive time of outermost `mpi_*` regions, summed over the
+    /// process's threads.
+    pub mpi_ns: u64,
+    /// `wall_ns - mpi_ns` (0 if threads made MPI time exceed the wall).
+    pub outside_ns: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,6 +263,7 @@ impl Tree {
             .collect();
         sort_nodes(&mut children);
         let per_thread: Vec<ThreadStat> = a.per_thread.values().copied().collect();
+        let per_rank = per_rank(&per_thread);
         Node {
             region: a.region,
             info: regions.info(a.region),
@@ -235,6 +278,8 @@ impl Tree {
             span_ns: a.span_ns,
             threads: summarize(&per_thread),
             per_thread,
+            ranks: summarize_ranks(&per_rank),
+            per_rank,
             children,
         }
     }
@@ -275,6 +320,88 @@ fn summarize(per_thread: &[ThreadStat]) -> ThreadSummary {
     let n = per_thread.len() as u128;
     s.mean_inclusive_ns = u64::try_from((sum + n / 2) / n).unwrap_or(u64::MAX);
     s
+}
+
+/// Threads summed per (rank, pid); `per_thread` is sorted by them.
+fn per_rank(per_thread: &[ThreadStat]) -> Vec<RankStat> {
+    let mut out: Vec<RankStat> = Vec::new();
+    for t in per_thread {
+        match out.last_mut() {
+            Some(r) if (r.rank, r.pid) == (t.rank, t.pid) => {
+                r.calls = r.calls.saturating_add(t.calls);
+                r.inclusive_ns = r.inclusive_ns.saturating_add(t.inclusive_ns);
+                r.exclusive_ns = r.exclusive_ns.saturating_add(t.exclusive_ns);
+            }
+            _ => out.push(RankStat {
+                rank: t.rank,
+                pid: t.pid,
+                calls: t.calls,
+                inclusive_ns: t.inclusive_ns,
+                exclusive_ns: t.exclusive_ns,
+            }),
+        }
+    }
+    out
+}
+
+fn summarize_ranks(per_rank: &[RankStat]) -> RankSummary {
+    let Some(first) = per_rank.first() else {
+        return RankSummary::default();
+    };
+    let mut s = RankSummary {
+        count: per_rank.len(),
+        min_inclusive_ns: first.inclusive_ns,
+        mean_inclusive_ns: 0,
+        max_inclusive_ns: first.inclusive_ns,
+        max_rank: first.rank,
+    };
+    let mut sum: u128 = 0;
+    for r in per_rank {
+        sum += u128::from(r.inclusive_ns);
+        s.min_inclusive_ns = s.min_inclusive_ns.min(r.inclusive_ns);
+        if r.inclusive_ns > s.max_inclusive_ns {
+            s.max_inclusive_ns = r.inclusive_ns;
+            s.max_rank = r.rank;
+        }
+    }
+    let n = per_rank.len() as u128;
+    s.mean_inclusive_ns = u64::try_from((sum + n / 2) / n).unwrap_or(u64::MAX);
+    s
+}
+
+/// Time in outermost MPI regions per process.
+fn mpi_summary(roots: &[Node], processes: &[ProcessSummary]) -> Vec<RankMpi> {
+    fn go(n: &Node, acc: &mut BTreeMap<(u32, u32), u64>) {
+        if n.info.kind.starts_with("mpi_") {
+            for r in &n.per_rank {
+                *acc.entry((r.rank, r.pid)).or_default() += r.inclusive_ns;
+            }
+            return; // nested MPI regions are already inside this one
+        }
+        for c in &n.children {
+            go(c, acc);
+        }
+    }
+    let mut acc = BTreeMap::new();
+    for r in roots {
+        go(r, &mut acc);
+    }
+    if acc.is_empty() {
+        return Vec::new();
+    }
+    processes
+        .iter()
+        .map(|p| {
+            let mpi_ns = acc.get(&(p.rank, p.pid)).copied().unwrap_or(0);
+            RankMpi {
+                rank: p.rank,
+                pid: p.pid,
+                wall_ns: p.duration_ns,
+                mpi_ns,
+                outside_ns: p.duration_ns.saturating_sub(mpi_ns),
+            }
+        })
+        .collect()
 }
 
 /// Merge all threads of all processes of one run.
@@ -344,7 +471,9 @@ pub fn merge(run: &RunDir) -> Report {
         .iter()
         .map(|p| p.clock.source.as_str())
         .collect();
+    let mpi = mpi_summary(&roots, &processes);
     Report {
+        mpi,
         run_dir: run.path.clone(),
         command: run
             .profiles

@@ -337,3 +337,39 @@ fn a_hand_built_run_with_a_forward_parent_is_merged_with_a_warning() {
     );
     assert_eq!(find(&r, &[2]).inclusive_ns, 600_000);
 }
+
+#[test]
+fn ranks_are_summarised_per_node_and_mpi_time_per_process() {
+    let tmp = tempdir();
+    let dir = run_dir(&tmp);
+    fixtures::procs_run(&dir);
+    let r = merge(&load_run(&dir, None).unwrap());
+    let main = find(&r, &[1]);
+    let per_rank: Vec<(u32, u64, u64)> = main
+        .per_rank
+        .iter()
+        .map(|x| (x.rank, x.calls, x.inclusive_ns))
+        .collect();
+    assert_eq!(per_rank, [(0, 1, 2_000_000), (1, 1, 2_400_000)]);
+    assert_eq!(
+        main.ranks,
+        regio_analysis::RankSummary {
+            count: 2,
+            min_inclusive_ns: 2_000_000,
+            mean_inclusive_ns: 2_200_000,
+            max_inclusive_ns: 2_400_000,
+            max_rank: 1,
+        }
+    );
+    // Only rank 1 called MPI (an MPI_Allreduce measured as 0 ns); the
+    // summary still lists every rank.
+    let mpi: Vec<(u32, u64, u64, u64)> = r
+        .mpi
+        .iter()
+        .map(|m| (m.rank, m.wall_ns, m.mpi_ns, m.outside_ns))
+        .collect();
+    assert_eq!(
+        mpi,
+        [(0, 2_000_000, 0, 2_000_000), (1, 2_500_000, 0, 2_500_000)]
+    );
+}

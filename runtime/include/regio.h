@@ -81,6 +81,11 @@ void regio_omp_begin(uint64_t team, uint32_t fork_id);
 void regio_omp_end(uint64_t team, uint32_t join_id);
 void regio_omp_join(uint64_t team);
 
+/* MPI (emitted by `instrument --regions mpi` after MPI_Init/_thread
+ * returns): the rank in MPI_COMM_WORLD and its size, which name this
+ * process's profile (they override the launcher's environment). */
+void regio_mpi_rank(int rank, int size);
+
 /* Fortran-callable twins: arguments by reference, trailing underscore. */
 
 /* call regio_enter(id) with INTEGER(4) id. */
@@ -105,6 +110,9 @@ void regio_omp_fork_(const int32_t *id, int64_t *team);
 void regio_omp_begin_(const int64_t *team, const int32_t *fork_id);
 void regio_omp_end_(const int64_t *team, const int32_t *join_id);
 void regio_omp_join_(const int64_t *team);
+
+/* call regio_mpi_rank(rank, size) with INTEGER(4) arguments */
+void regio_mpi_rank_(const int32_t *rank, const int32_t *size);
 
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */

@@ -232,3 +232,23 @@ pub unsafe extern "C" fn regio_omp_join_(team: *const i64) {
         regio_omp_join(*team as u64);
     }
 }
+
+/// After `MPI_Init` returns: the rank and world size MPI reports
+/// (`MPI_COMM_WORLD`). They name this process's profile.
+#[no_mangle]
+pub extern "C" fn regio_mpi_rank(rank: i32, size: i32) {
+    if rank >= 0 && size > 0 && crate::init::ensure_init_fast() != crate::init::DEAD {
+        crate::init::confirm_rank(rank as u32, size as u32);
+    }
+}
+
+/// Fortran `call regio_mpi_rank(rank, size)` with INTEGER(4) arguments.
+///
+/// # Safety
+/// Both arguments must be readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_rank_(rank: *const i32, size: *const i32) {
+    if !rank.is_null() && !size.is_null() {
+        regio_mpi_rank(*rank, *size);
+    }
+}

@@ -5,7 +5,7 @@
 //! both. Start-up (environment, run directory, argv, host, clock, exit and
 //! signal hooks) happens on the first probe or API call.
 
-use std::sync::atomic::{AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::*};
 use std::sync::OnceLock;
 
 use crate::out::warn;
@@ -46,6 +46,27 @@ pub struct Config {
 /// The configuration, once start-up has run (and measurement is not dead).
 pub fn config() -> Option<&'static Config> {
     CONFIG.get()
+}
+
+/// Rank and size as the instrumented `MPI_Init` reported them (rank in the
+/// high half, size in the low half; 0 = not reported). They win over the
+/// launcher's environment, which may be missing or name another launcher.
+static CONFIRMED: AtomicU64 = AtomicU64::new(0);
+
+/// Records the rank and world size MPI itself reported.
+pub fn confirm_rank(rank: u32, size: u32) {
+    if size > 0 && rank < size {
+        CONFIRMED.store((rank as u64) << 32 | size as u64, Release);
+    }
+}
+
+/// This process's (rank, size): confirmed by MPI if it was, else what the
+/// launcher's environment said.
+pub fn rank_size(cfg: &Config) -> (u32, u32) {
+    match CONFIRMED.load(Acquire) {
+        0 => (cfg.rank, cfg.size),
+        v => ((v >> 32) as u32, v as u32),
+    }
 }
 
 /// The mode, running start-up first if needed.
@@ -117,8 +138,11 @@ fn start() -> u8 {
         })
         .unwrap_or_else(|_| b".".to_vec());
     let program = command.first().map(|a| program_name(a)).unwrap_or_default();
-    let run_dir = run_dir(env("REGIO_DIR").as_deref(), &cwd, &program, pid);
     let (rank, size) = rank_and_size(&|n| env(n));
+    // Every rank of an MPI job must land in one directory: name it after
+    // the job, not the process.
+    let tag = job_tag(&|n| env(n)).unwrap_or_else(|| pid.to_string().into_bytes());
+    let run_dir = run_dir(env("REGIO_DIR").as_deref(), &cwd, &program, &tag);
     let config = Config {
         run_dir,
         command,
@@ -175,16 +199,53 @@ fn program_name(argv0: &[u8]) -> Vec<u8> {
     }
 }
 
-/// `$REGIO_DIR`, else `regio-run-<program>-<pid>`, made absolute against
-/// the start-up working directory so a later chdir does not move it.
-fn run_dir(regio_dir: Option<&[u8]>, cwd: &[u8], program: &[u8], pid: u64) -> Vec<u8> {
+/// What names the MPI job this process belongs to, if a launcher started
+/// it: the PMIx namespace (Open MPI 4/5, any PMIx launcher), Open MPI's job
+/// id, Slurm's job and step, or (MPICH's Hydra, which exports no job id)
+/// the parent's pid, the launcher proxy every rank of a node shares.
+fn job_tag(env: &dyn Fn(&str) -> Option<Vec<u8>>) -> Option<Vec<u8>> {
+    let clean = |v: Vec<u8>| -> Vec<u8> {
+        v.into_iter()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b == b'.' || b == b'-' {
+                    b
+                } else {
+                    b'_'
+                }
+            })
+            .collect()
+    };
+    let set = |n: &str| env(n).filter(|v| !v.is_empty());
+    if let Some(v) = set("PMIX_NAMESPACE").or_else(|| set("OMPI_MCA_ess_base_jobid")) {
+        return Some(clean(v));
+    }
+    if let Some(job) = set("SLURM_JOB_ID").filter(|_| set("SLURM_PROCID").is_some()) {
+        let mut v = clean(job);
+        if let Some(step) = set("SLURM_STEP_ID") {
+            v.push(b'.');
+            v.extend(clean(step));
+        }
+        return Some(v);
+    }
+    if set("PMI_RANK").is_some() {
+        // SAFETY: getppid has no preconditions.
+        let ppid = unsafe { libc::getppid() };
+        return Some(format!("ppid{ppid}").into_bytes());
+    }
+    None
+}
+
+/// `$REGIO_DIR`, else `regio-run-<program>-<tag>` (tag: the MPI job, else
+/// the pid), made absolute against the start-up working directory so a
+/// later chdir does not move it.
+fn run_dir(regio_dir: Option<&[u8]>, cwd: &[u8], program: &[u8], tag: &[u8]) -> Vec<u8> {
     let rel: Vec<u8> = match regio_dir {
         Some(d) if !d.is_empty() => d.to_vec(),
         _ => {
             let mut v = b"regio-run-".to_vec();
             v.extend_from_slice(program);
             v.push(b'-');
-            v.extend_from_slice(pid.to_string().as_bytes());
+            v.extend_from_slice(tag);
             v
         }
     };
@@ -236,15 +297,45 @@ mod tests {
     #[test]
     fn run_dir_defaults_to_program_and_pid_in_cwd() {
         assert_eq!(
-            run_dir(None, b"/home/u", b"a.out", 42),
+            run_dir(None, b"/home/u", b"a.out", b"42"),
             b"/home/u/regio-run-a.out-42".to_vec()
         );
         assert_eq!(
-            run_dir(Some(b""), b"/", b"p", 1),
+            run_dir(Some(b""), b"/", b"p", b"1"),
             b"/regio-run-p-1".to_vec()
         );
-        assert_eq!(run_dir(Some(b"out/"), b"/w", b"p", 1), b"/w/out".to_vec());
-        assert_eq!(run_dir(Some(b"/abs/d"), b"/w", b"p", 1), b"/abs/d".to_vec());
+        assert_eq!(
+            run_dir(Some(b"out/"), b"/w", b"p", b"1"),
+            b"/w/out".to_vec()
+        );
+        assert_eq!(
+            run_dir(Some(b"/abs/d"), b"/w", b"p", b"1"),
+            b"/abs/d".to_vec()
+        );
+    }
+
+    #[test]
+    fn mpi_jobs_share_a_directory_named_after_the_job() {
+        let none = |_: &str| None;
+        assert_eq!(job_tag(&none), None);
+        let ompi = |n: &str| match n {
+            "PMIX_NAMESPACE" => Some(b"1041170433".to_vec()),
+            "OMPI_MCA_ess_base_jobid" => Some(b"7".to_vec()),
+            _ => None,
+        };
+        assert_eq!(job_tag(&ompi), Some(b"1041170433".to_vec()));
+        let slurm = |n: &str| match n {
+            "SLURM_JOB_ID" => Some(b"88".to_vec()),
+            "SLURM_STEP_ID" => Some(b"2".to_vec()),
+            "SLURM_PROCID" => Some(b"0".to_vec()),
+            _ => None,
+        };
+        assert_eq!(job_tag(&slurm), Some(b"88.2".to_vec()));
+        // A batch script's own processes (no task id) are not a job step.
+        let batch = |n: &str| (n == "SLURM_JOB_ID").then(|| b"88".to_vec());
+        assert_eq!(job_tag(&batch), None);
+        let hydra = |n: &str| (n == "PMI_RANK").then(|| b"1".to_vec());
+        assert!(job_tag(&hydra).is_some_and(|t| t.starts_with(b"ppid")));
     }
 
     #[test]

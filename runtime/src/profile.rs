@@ -123,11 +123,12 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
         return false;
     }
     let dir = &cfg.run_dir;
+    let (rank, _) = init::rank_size(cfg);
     let mut fin = Cat::new(&mut *FINAL.0.get());
-    fin.push(dir).push(b"/profile-r").num(cfg.rank as u64);
+    fin.push(dir).push(b"/profile-r").num(rank as u64);
     fin.push(b"-p").num(pid).push(b".json");
     let mut tmp = Cat::new(&mut *TEMP.0.get());
-    tmp.push(dir).push(b"/.profile-r").num(cfg.rank as u64);
+    tmp.push(dir).push(b"/.profile-r").num(rank as u64);
     tmp.push(b"-p").num(pid).push(b".json.tmp.").num(pid);
     let (Some(fin), Some(tmp)) = (fin.finish(), tmp.finish()) else {
         warn(&[b"profile path too long in ", dir], None);
@@ -200,9 +201,10 @@ unsafe fn emit(
     o.raw(b",\"pid\":");
     o.uint(pid, W32);
     o.raw(b",\"rank\":");
-    o.uint(cfg.rank as u64, W32);
+    let (rank, size) = init::rank_size(cfg);
+    o.uint(rank as u64, W32);
     o.raw(b",\"size\":");
-    o.uint(cfg.size as u64, W32);
+    o.uint(size as u64, W32);
     o.raw(b",\"host\":");
     o.string(&cfg.host);
     o.raw(b",\"command\":[");

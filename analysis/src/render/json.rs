@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::merge::{Node, ProcessSummary, Report, ThreadStat, ThreadSummary};
+use crate::merge::{
+    Node, ProcessSummary, RankMpi, RankStat, RankSummary, Report, ThreadStat, ThreadSummary,
+};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonReport {
@@ -29,6 +31,10 @@ pub struct JsonRun {
     pub idf: Option<String>,
     pub warnings: Vec<String>,
     pub per_process: Vec<JsonProcess>,
+    /// Per process: time in MPI calls against time outside them (only for
+    /// runs with MPI regions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mpi: Vec<RankMpi>,
     pub drg: Vec<JsonNode>,
 }
 
@@ -65,6 +71,9 @@ pub struct JsonNode {
     pub percent: f64,
     pub threads: ThreadSummary,
     pub per_thread: Vec<ThreadStat>,
+    /// Inclusive time across processes (ranks), and per process.
+    pub ranks: RankSummary,
+    pub per_rank: Vec<RankStat>,
     #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
     pub async_: Option<JsonAsync>,
     pub children: Vec<JsonNode>,
@@ -106,6 +115,7 @@ impl JsonRun {
             idf: r.idf_path.as_ref().map(|p| p.display().to_string()),
             warnings: r.warnings.clone(),
             per_process: r.processes.iter().map(process).collect(),
+            mpi: r.mpi.clone(),
             drg: r.roots.iter().map(|n| node(n, r.wall_ns)).collect(),
         }
     }
@@ -141,6 +151,8 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
         percent: (n.percent(wall_ns) * 100.0).round() / 100.0,
         threads: n.threads,
         per_thread: n.per_thread.clone(),
+        ranks: n.ranks,
+        per_rank: n.per_rank.clone(),
         async_: n.wait_ns().map(|wait_ns| JsonAsync {
             polls: n.polls,
             span_ns: n.span_ns,

@@ -19,8 +19,39 @@ pub(super) fn render(reports: &[Report]) -> String {
         header(&mut out, r);
         out.push('\n');
         tree(&mut out, r);
+        mpi(&mut out, r);
     }
     out
+}
+
+/// Per rank: time in MPI against time outside it.
+fn mpi(out: &mut String, r: &Report) {
+    if r.mpi.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\nper rank: time in MPI calls (outermost mpi_* regions, all threads) against the rest\n",
+    );
+    let _ = writeln!(
+        out,
+        "{:>6}  {:>10}  {:>10}  {:>10}  {:>6}",
+        "rank", "wall", "in MPI", "outside", "MPI %"
+    );
+    for m in &r.mpi {
+        let _ = writeln!(
+            out,
+            "{:>6}  {:>10}  {:>10}  {:>10}  {:>6}",
+            m.rank,
+            human_ns(m.wall_ns),
+            human_ns(m.mpi_ns),
+            human_ns(m.outside_ns),
+            percent(if m.wall_ns == 0 {
+                0.0
+            } else {
+                m.mpi_ns as f64 * 100.0 / m.wall_ns as f64
+            })
+        );
+    }
 }
 
 fn header(out: &mut String, r: &Report) {
@@ -140,8 +171,18 @@ fn tree(out: &mut String, r: &Report) {
     let ranks: HashSet<u32> = r.processes.iter().map(|p| p.rank).collect();
     let by_rank = ranks.len() == r.processes.len();
     let mut rows: Vec<Vec<String>> = vec![COLUMNS.iter().map(|(h, _)| h.to_string()).collect()];
-    r.walk(&mut |n, path| rows.push(row(n, path.len() - 1, r.wall_ns, by_rank)));
-    let mut widths = [0usize; COLUMNS.len()];
+    let multi_rank = r.processes.len() > 1;
+    if multi_rank {
+        rows[0].push(RANKS_COLUMN.to_string());
+    }
+    r.walk(&mut |n, path| {
+        let mut cells = row(n, path.len() - 1, r.wall_ns, by_rank);
+        if multi_rank {
+            cells.push(rank_spread(n));
+        }
+        rows.push(cells)
+    });
+    let mut widths = [0usize; COLUMNS.len() + 1];
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
@@ -169,6 +210,23 @@ fn tree(out: &mut String, r: &Report) {
         out.push('\n');
     }
     out.push_str("inclusive and exclusive times are summed over threads; % is of the wall time\n");
+}
+
+const RANKS_COLUMN: &str = "ranks: min / mean / max inclusive";
+
+fn rank_spread(n: &Node) -> String {
+    let s = &n.ranks;
+    if s.count < 2 {
+        return String::new();
+    }
+    format!(
+        "{}: {} / {} / {} (max: rank {})",
+        s.count,
+        human_ns(s.min_inclusive_ns),
+        human_ns(s.mean_inclusive_ns),
+        human_ns(s.max_inclusive_ns),
+        s.max_rank
+    )
 }
 
 fn row(n: &Node, depth: usize, wall_ns: u64, by_rank: bool) -> Vec<String> {
