@@ -14,6 +14,7 @@
 mod error;
 mod load;
 mod merge;
+pub mod overhead;
 mod regions;
 pub mod render;
 mod units;

@@ -285,6 +285,14 @@ impl Tree {
     }
 }
 
+/// Re-sorts every level (after figures changed, e.g. by compensation).
+pub(crate) fn sort_tree(nodes: &mut [Node]) {
+    sort_nodes(nodes);
+    for n in nodes {
+        sort_tree(&mut n.children);
+    }
+}
+
 fn sort_nodes(nodes: &mut [Node]) {
     nodes.sort_by(|a, b| {
         b.inclusive_ns
@@ -293,7 +301,7 @@ fn sort_nodes(nodes: &mut [Node]) {
     });
 }
 
-fn summarize(per_thread: &[ThreadStat]) -> ThreadSummary {
+pub(crate) fn summarize(per_thread: &[ThreadStat]) -> ThreadSummary {
     let Some(first) = per_thread.first() else {
         return ThreadSummary::default();
     };
@@ -344,7 +352,7 @@ fn per_rank(per_thread: &[ThreadStat]) -> Vec<RankStat> {
     out
 }
 
-fn summarize_ranks(per_rank: &[RankStat]) -> RankSummary {
+pub(crate) fn summarize_ranks(per_rank: &[RankStat]) -> RankSummary {
     let Some(first) = per_rank.first() else {
         return RankSummary::default();
     };

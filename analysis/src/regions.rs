@@ -86,6 +86,11 @@ impl RegionTable {
         RegionTable { by_id }
     }
 
+    /// Every described region.
+    pub(crate) fn all(&self) -> impl Iterator<Item = &RegionInfo> {
+        self.by_id.values()
+    }
+
     pub(crate) fn info(&self, id: u32) -> RegionInfo {
         self.by_id
             .get(&id)

@@ -1,0 +1,400 @@
+//! SCALEA's temporal overhead analysis: for a parallel run on p
+//! processors against a baseline run, T_o = T_p - T_s / p for the program
+//! and for every DRG region, split into data movement, synchronisation,
+//! control of parallelism, additional computation, loss of parallelism and
+//! unidentified (the remainder), all in wall-time nanoseconds so that the
+//! six add up to T_o.
+//!
+//! * Kinds that are overhead by themselves (`classify.rs`) count with their
+//!   inclusive time summed over threads and processes, divided by p.
+//! * Loss of parallelism (OpenMP runs): time the master thread spends
+//!   outside parallel regions, and inside `single`/`master`/`masked`
+//!   bodies, times (t - 1) / t for t threads per process, averaged over
+//!   processes.
+//! * Additional computation needs instruction counters, which the runtime
+//!   does not record yet: it is 0 and a note says why.
+
+mod classify;
+mod compensate;
+pub mod text;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+pub use classify::{classify, Category};
+pub use compensate::compensate;
+
+use crate::merge::{Node, Report};
+use crate::regions::RegionTable;
+use crate::RunDir;
+
+/// Figures per category, in ns of wall time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Categories {
+    pub data_movement: i64,
+    pub synchronization: i64,
+    pub control_of_parallelism: i64,
+    pub additional_computation: i64,
+    pub loss_of_parallelism: i64,
+    pub unidentified: i64,
+}
+
+impl Categories {
+    pub fn get(&self, c: Category) -> i64 {
+        match c {
+            Category::DataMovement => self.data_movement,
+            Category::Synchronization => self.synchronization,
+            Category::ControlOfParallelism => self.control_of_parallelism,
+            Category::AdditionalComputation => self.additional_computation,
+            Category::LossOfParallelism => self.loss_of_parallelism,
+            Category::Unidentified => self.unidentified,
+        }
+    }
+
+    fn get_mut(&mut self, c: Category) -> &mut i64 {
+        match c {
+            Category::DataMovement => &mut self.data_movement,
+            Category::Synchronization => &mut self.synchronization,
+            Category::ControlOfParallelism => &mut self.control_of_parallelism,
+            Category::AdditionalComputation => &mut self.additional_computation,
+            Category::LossOfParallelism => &mut self.loss_of_parallelism,
+            Category::Unidentified => &mut self.unidentified,
+        }
+    }
+
+    fn identified(&self) -> i64 {
+        Category::ALL
+            .iter()
+            .filter(|c| **c != Category::Unidentified)
+            .map(|c| self.get(*c))
+            .sum()
+    }
+}
+
+/// `instrument overhead --format json`: one entry per parallel run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverheadReport {
+    pub baseline: String,
+    pub baseline_wall_ns: u64,
+    pub runs: Vec<RunOverhead>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunOverhead {
+    pub run_dir: String,
+    pub processors: u32,
+    pub wall_ns: u64,
+    pub baseline_wall_ns: u64,
+    /// T_p - T_s / p; negative for super-linear speedup.
+    pub total_overhead_ns: i64,
+    pub speedup: f64,
+    pub efficiency: f64,
+    pub categories: Categories,
+    /// Category key -> subcategory -> ns.
+    pub subcategories: BTreeMap<String, BTreeMap<String, i64>>,
+    /// Why a category is 0 or approximate.
+    pub notes: Vec<String>,
+    /// Every region of the run's DRG, parents first.
+    pub regions: Vec<RegionOverhead>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegionOverhead {
+    pub region: u32,
+    pub name: String,
+    pub kind: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// Names from the root, `;`-separated.
+    pub path: String,
+    /// T_p(r): the longest time one thread spent in the region.
+    pub wall_ns: u64,
+    /// T_s(r): the region's time in the baseline (0 if it did not run).
+    pub baseline_ns: u64,
+    pub total_overhead_ns: i64,
+    pub categories: Categories,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OverheadError {
+    #[error("{run}: not instrumented like the baseline {baseline}: {detail}")]
+    RegionsDiffer {
+        baseline: String,
+        run: String,
+        detail: String,
+    },
+    #[error(
+        "{0}: the run measured no threads, so its processor count is unknown (give it explicitly)"
+    )]
+    NoProcessors(String),
+}
+
+/// Processors of a run: ranks times the most threads any process measured.
+pub fn processors_of(run: &RunDir) -> u32 {
+    let threads = run
+        .profiles
+        .iter()
+        .map(|p| p.threads.len() as u32)
+        .max()
+        .unwrap_or(0);
+    (run.profiles.len() as u32).saturating_mul(threads)
+}
+
+/// A region as a key that does not depend on ids: kind, name, file, line.
+type RegionKey = (String, String, Option<String>, Option<u32>);
+
+fn region_set(run: &RunDir) -> BTreeSet<RegionKey> {
+    let table = RegionTable::of_run(run);
+    table
+        .all()
+        .map(|i| (i.kind.clone(), i.name.clone(), i.file.clone(), i.line))
+        .collect()
+}
+
+/// Refuses runs whose regions are not the baseline's.
+pub fn check_same_regions(baseline: &RunDir, run: &RunDir) -> Result<(), OverheadError> {
+    let (a, b) = (region_set(baseline), region_set(run));
+    if a == b {
+        return Ok(());
+    }
+    let show = |k: &RegionKey| {
+        format!(
+            "{} `{}` at {}:{}",
+            k.0,
+            k.1,
+            k.2.as_deref().unwrap_or("?"),
+            k.3.map_or("?".into(), |l| l.to_string())
+        )
+    };
+    let mut detail: Vec<String> = Vec::new();
+    for k in a.difference(&b).take(3) {
+        detail.push(format!("only in the baseline: {}", show(k)));
+    }
+    for k in b.difference(&a).take(3) {
+        detail.push(format!("only in this run: {}", show(k)));
+    }
+    Err(OverheadError::RegionsDiffer {
+        baseline: baseline.path.display().to_string(),
+        run: run.path.display().to_string(),
+        detail: detail.join("; "),
+    })
+}
+
+/// The overhead of each `(report, processors)` against `baseline`.
+pub fn overhead(baseline: &Report, runs: &[(&Report, u32)]) -> OverheadReport {
+    let base_index = index_by_path(baseline);
+    OverheadReport {
+        baseline: baseline.run_dir.display().to_string(),
+        baseline_wall_ns: baseline.wall_ns,
+        runs: runs
+            .iter()
+            .map(|(r, p)| run_overhead(baseline, &base_index, r, (*p).max(1)))
+            .collect(),
+    }
+}
+
+/// Path key of a node: the region keys from the root.
+type PathKey = Vec<RegionKey>;
+
+fn key_of(n: &Node) -> RegionKey {
+    (
+        n.info.kind.clone(),
+        n.info.name.clone(),
+        n.info.file.clone(),
+        n.info.line,
+    )
+}
+
+fn index_by_path(r: &Report) -> HashMap<PathKey, u64> {
+    let mut out = HashMap::new();
+    r.walk(&mut |n, path| {
+        let key: PathKey = path.iter().map(|p| key_of(p)).collect();
+        out.insert(key, longest_thread(n));
+    });
+    out
+}
+
+fn longest_thread(n: &Node) -> u64 {
+    n.per_thread
+        .iter()
+        .map(|t| t.inclusive_ns)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Overhead found in one subtree, before division by p.
+#[derive(Default)]
+struct Found {
+    /// Summed over threads.
+    by_kind: Categories,
+    sub: BTreeMap<(Category, &'static str), i64>,
+    /// Loss of parallelism in wall time (already per process).
+    loss_seq: f64,
+    loss_one: f64,
+}
+
+struct Ctx {
+    p: f64,
+    /// Threads per process, by (rank, pid).
+    threads: HashMap<(u32, u32), u32>,
+    processes: f64,
+}
+
+impl Ctx {
+    fn idle_share(&self, rank: u32, pid: u32) -> f64 {
+        let t = f64::from(self.threads.get(&(rank, pid)).copied().unwrap_or(1).max(1));
+        (t - 1.0) / t
+    }
+}
+
+fn collect(n: &Node, in_parallel: bool, ctx: &Ctx, f: &mut Found) {
+    if let Some((cat, sub)) = classify(&n.info.kind) {
+        let ns = i64::try_from(n.inclusive_ns).unwrap_or(i64::MAX);
+        *f.by_kind.get_mut(cat) += ns;
+        *f.sub.entry((cat, sub)).or_default() += ns;
+        return;
+    }
+    if classify::is_one_thread_body(&n.info.kind) {
+        for t in &n.per_thread {
+            f.loss_one += t.inclusive_ns as f64 * ctx.idle_share(t.rank, t.pid);
+        }
+    }
+    let parallel = n.info.kind == "omp_parallel";
+    if !in_parallel && !parallel {
+        // Master-thread time in this node outside any parallel region:
+        // its exclusive time plus children that are not parallel regions
+        // are accounted when the walk reaches them, so only exclusive.
+        for t in n.per_thread.iter().filter(|t| t.thread == 0) {
+            f.loss_seq += t.exclusive_ns as f64 * ctx.idle_share(t.rank, t.pid);
+        }
+    }
+    for c in &n.children {
+        collect(c, in_parallel || parallel, ctx, f);
+    }
+}
+
+fn has_parallel(r: &Report) -> bool {
+    let mut found = false;
+    r.walk(&mut |n, _| found |= n.info.kind == "omp_parallel");
+    found
+}
+
+fn categories_of(found: &Found, ctx: &Ctx, total: i64, omp: bool) -> Categories {
+    let div = |v: i64| (v as f64 / ctx.p).round() as i64;
+    let mut c = Categories {
+        data_movement: div(found.by_kind.data_movement),
+        synchronization: div(found.by_kind.synchronization),
+        control_of_parallelism: div(found.by_kind.control_of_parallelism),
+        additional_computation: 0,
+        loss_of_parallelism: 0,
+        unidentified: 0,
+    };
+    if omp {
+        c.loss_of_parallelism = ((found.loss_seq + found.loss_one) / ctx.processes).round() as i64;
+    }
+    c.unidentified = total - c.identified();
+    c
+}
+
+fn run_overhead(
+    baseline: &Report,
+    base_index: &HashMap<PathKey, u64>,
+    run: &Report,
+    p: u32,
+) -> RunOverhead {
+    let pf = f64::from(p);
+    let ctx = Ctx {
+        p: pf,
+        threads: run
+            .processes
+            .iter()
+            .map(|q| ((q.rank, q.pid), q.threads as u32))
+            .collect(),
+        processes: run.processes.len().max(1) as f64,
+    };
+    let omp = has_parallel(run);
+    let t_o = run.wall_ns as i64 - (baseline.wall_ns as f64 / pf).round() as i64;
+
+    let mut whole = Found::default();
+    for r in &run.roots {
+        collect(r, false, &ctx, &mut whole);
+    }
+    let categories = categories_of(&whole, &ctx, t_o, omp);
+    let mut subcategories: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
+    for ((cat, sub), ns) in &whole.sub {
+        subcategories
+            .entry(cat.key().to_string())
+            .or_default()
+            .insert(sub.to_string(), (*ns as f64 / pf).round() as i64);
+    }
+    if omp {
+        let loss = subcategories
+            .entry(Category::LossOfParallelism.key().to_string())
+            .or_default();
+        loss.insert(
+            "sequential".into(),
+            (whole.loss_seq / ctx.processes).round() as i64,
+        );
+        loss.insert(
+            "single_master".into(),
+            (whole.loss_one / ctx.processes).round() as i64,
+        );
+    }
+    let mut notes = vec![
+        "additional computation: 0, no instruction counters were recorded (REGIO_COUNTERS is not supported yet)".to_string(),
+    ];
+    if !omp {
+        notes.push(
+            "loss of parallelism: 0, the run has no OpenMP parallel regions to tell sequential code from".into(),
+        );
+    }
+
+    let mut regions = Vec::new();
+    run.walk(&mut |n, path| {
+        let key: PathKey = path.iter().map(|q| key_of(q)).collect();
+        let in_parallel = path[..path.len() - 1]
+            .iter()
+            .any(|q| q.info.kind == "omp_parallel");
+        let wall = longest_thread(n);
+        let base = base_index.get(&key).copied().unwrap_or(0);
+        let total = wall as i64 - (base as f64 / pf).round() as i64;
+        let mut found = Found::default();
+        collect(n, in_parallel, &ctx, &mut found);
+        regions.push(RegionOverhead {
+            region: n.region,
+            name: n.info.name.clone(),
+            kind: n.info.kind.clone(),
+            file: n.info.file.clone(),
+            line: n.info.line,
+            path: path
+                .iter()
+                .map(|q| q.info.name.as_str())
+                .collect::<Vec<_>>()
+                .join(";"),
+            wall_ns: wall,
+            baseline_ns: base,
+            total_overhead_ns: total,
+            categories: categories_of(&found, &ctx, total, omp),
+        });
+    });
+
+    let speedup = if run.wall_ns == 0 {
+        0.0
+    } else {
+        baseline.wall_ns as f64 / run.wall_ns as f64
+    };
+    RunOverhead {
+        run_dir: run.run_dir.display().to_string(),
+        processors: p,
+        wall_ns: run.wall_ns,
+        baseline_wall_ns: baseline.wall_ns,
+        total_overhead_ns: t_o,
+        speedup,
+        efficiency: speedup / pf,
+        categories,
+        subcategories,
+        notes,
+        regions,
+    }
+}

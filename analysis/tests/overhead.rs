@@ -1,0 +1,168 @@
+//! The overhead analysis on synthetic runs whose figures are worked out
+//! by hand in the comments.
+
+mod common;
+
+use common::{tempdir, write_idf, write_profile, Proc, Thread};
+use regio_analysis::overhead::{self, compensate, Categories};
+use regio_analysis::{load_run, merge};
+
+const IDF: &[common::R] = &[
+    (1, "program", "main", "md.c", 1, 90, None),
+    (2, "omp_parallel", "parallel@10", "md.c", 10, 40, Some(1)),
+    (3, "omp_for", "for@12", "md.c", 12, 30, Some(2)),
+    (4, "omp_fork", "fork@10", "md.c", 10, 40, Some(2)),
+    (
+        5,
+        "omp_implicit_barrier",
+        "implicit_barrier@12",
+        "md.c",
+        12,
+        30,
+        Some(2),
+    ),
+    (6, "omp_join", "join@10", "md.c", 10, 40, Some(2)),
+];
+
+fn dir_with(tmp: &tempfile::TempDir, name: &str, p: &Proc) -> std::path::PathBuf {
+    let d = tmp.path().join(name);
+    std::fs::create_dir(&d).unwrap();
+    write_idf(&d.join("regio.idf.json"), IDF);
+    write_profile(&d, p);
+    d
+}
+
+/// Baseline: main 1000 = 200 sequential + parallel 800 (the loop).
+fn baseline() -> Proc {
+    Proc::new(
+        0,
+        1,
+        1_000,
+        vec![Thread {
+            thread: 0,
+            nodes: vec![
+                (0, None, 1, 1, 0, 1_000, 200, 1_000, 1_000, 0),
+                (1, Some(0), 2, 1, 0, 800, 0, 800, 800, 0),
+                (2, Some(1), 3, 1, 0, 800, 800, 800, 800, 0),
+            ],
+        }],
+    )
+}
+
+/// Two threads, wall 700. Master: main 700 (200 sequential), parallel 500
+/// = fork 10 + loop 400 + barrier 80 + join 10. Worker (its mirrored main
+/// counts nothing): parallel 490 = fork 20 + loop 300 + barrier 160 + join 10.
+fn two_threads() -> Proc {
+    Proc::new(
+        0,
+        2,
+        700,
+        vec![
+            Thread {
+                thread: 0,
+                nodes: vec![
+                    (0, None, 1, 1, 0, 700, 200, 700, 700, 0),
+                    (1, Some(0), 2, 1, 0, 500, 0, 500, 500, 0),
+                    (2, Some(1), 4, 1, 0, 10, 10, 10, 10, 0),
+                    (3, Some(1), 3, 1, 0, 400, 400, 400, 400, 0),
+                    (4, Some(1), 5, 1, 0, 80, 80, 80, 80, 0),
+                    (5, Some(1), 6, 1, 0, 10, 10, 10, 10, 0),
+                ],
+            },
+            Thread {
+                thread: 1,
+                nodes: vec![
+                    (0, None, 1, 0, 0, 0, 0, 0, 0, 0),
+                    (1, Some(0), 2, 1, 0, 490, 0, 490, 490, 0),
+                    (2, Some(1), 4, 1, 0, 20, 20, 20, 20, 0),
+                    (3, Some(1), 3, 1, 0, 300, 300, 300, 300, 0),
+                    (4, Some(1), 5, 1, 0, 160, 160, 160, 160, 0),
+                    (5, Some(1), 6, 1, 0, 10, 10, 10, 10, 0),
+                ],
+            },
+        ],
+    )
+}
+
+#[test]
+fn categories_split_the_overhead_and_add_up() {
+    let tmp = tempdir();
+    let b = load_run(&dir_with(&tmp, "base", &baseline()), None).unwrap();
+    let r = load_run(&dir_with(&tmp, "p2", &two_threads()), None).unwrap();
+    overhead::check_same_regions(&b, &r).unwrap();
+    assert_eq!(overhead::processors_of(&r), 2);
+    let o = overhead::overhead(&merge(&b), &[(&merge(&r), 2)]);
+    let run = &o.runs[0];
+    // T_o = 700 - 1000 / 2.
+    assert_eq!(run.total_overhead_ns, 200);
+    assert_eq!(
+        run.categories,
+        Categories {
+            data_movement: 0,
+            // Barriers 80 + 160 over 2 threads.
+            synchronization: 120,
+            // Fork and join 10 + 10 + 20 + 10 over 2 threads.
+            control_of_parallelism: 25,
+            additional_computation: 0,
+            // 200 sequential on the master, the other thread idle: 200 / 2.
+            loss_of_parallelism: 100,
+            unidentified: 200 - 245,
+        }
+    );
+    assert_eq!(run.subcategories["synchronization"]["barrier"], 120);
+    assert!((run.speedup - 1000.0 / 700.0).abs() < 1e-9);
+
+    let main = run.regions.iter().find(|x| x.name == "main").unwrap();
+    assert_eq!(
+        (main.wall_ns, main.baseline_ns, main.total_overhead_ns),
+        (700, 1_000, 200)
+    );
+    assert_eq!(main.categories, run.categories);
+    // The loop: longest thread 400 against 800 / 2: no overhead.
+    let lp = run.regions.iter().find(|x| x.name == "for@12").unwrap();
+    assert_eq!((lp.wall_ns, lp.total_overhead_ns), (400, 0));
+    assert_eq!(lp.categories, Categories::default());
+
+    let text = overhead::text::render(&o);
+    assert!(text.contains("synchronisation"), "{text}");
+    assert!(text.contains("p=2"), "{text}");
+}
+
+#[test]
+fn differently_instrumented_runs_are_refused_by_region() {
+    let tmp = tempdir();
+    let b = load_run(&dir_with(&tmp, "base", &baseline()), None).unwrap();
+    let other = tmp.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    write_idf(
+        &other.join("regio.idf.json"),
+        &[(1, "program", "main", "md.c", 1, 90, None)],
+    );
+    write_profile(&other, &baseline());
+    let r = load_run(&other, None).unwrap();
+    let e = overhead::check_same_regions(&b, &r)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not instrumented like the baseline"), "{e}");
+    assert!(
+        e.contains("only in the baseline: omp_for `for@12` at md.c:12"),
+        "{e}"
+    );
+}
+
+#[test]
+fn compensation_removes_the_probe_cost_of_descendants() {
+    let tmp = tempdir();
+    let r = load_run(&dir_with(&tmp, "base", &baseline()), None).unwrap();
+    let mut rep = merge(&r);
+    // Probe pair cost 10 ns: main has 2 descendant calls, parallel 1.
+    compensate(&mut rep, 10.0);
+    let main = &rep.roots[0];
+    assert_eq!((main.inclusive_ns, main.exclusive_ns), (980, 190));
+    let par = &main.children[0];
+    assert_eq!((par.inclusive_ns, par.exclusive_ns), (790, 0));
+    assert_eq!(par.children[0].inclusive_ns, 800);
+    // The process's duration loses every probe pair its thread ran,
+    // main's own included (it lies outside main but inside the process).
+    assert_eq!(rep.wall_ns, 1_000 - 30);
+}
