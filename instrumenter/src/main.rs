@@ -9,7 +9,10 @@ use regio_instrumenter::driver;
 use regio_instrumenter::filter::Filter;
 use regio_instrumenter::selection::{Selection, DEFAULT_REGIONS};
 
+mod calibrate;
 mod demo;
+mod experiment;
+mod overhead_cmd;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -56,6 +59,12 @@ enum Command {
     Flags(FlagsArgs),
     /// Instrument, build, run and report on a bundled C example.
     Demo(demo::DemoArgs),
+    /// Overhead table (T_p - T_s/p by category) of existing run directories.
+    Overhead(overhead_cmd::OverheadArgs),
+    /// Run a scaling experiment and print its overhead table.
+    Experiment(experiment::ExperimentArgs),
+    /// Measure this machine's probe, clock and lock costs for compensation.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -90,6 +99,9 @@ fn main() -> ExitCode {
         Some(Command::Report(args)) => report(args),
         Some(Command::Flags(args)) => flags(args),
         Some(Command::Demo(args)) => demo::run(args),
+        Some(Command::Overhead(args)) => overhead_cmd::run(args),
+        Some(Command::Experiment(args)) => experiment::run(args),
+        Some(Command::Calibrate(args)) => calibrate::run(args),
         None => instrument(cli.instrument),
     };
     match result {

@@ -60,6 +60,7 @@ mod registry;
 mod signals;
 mod sys;
 mod thread;
+pub mod training;
 
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 

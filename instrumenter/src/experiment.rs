@@ -1,0 +1,218 @@
+//! `instrument experiment --threads 1,2,4 [--ranks 1,2] -- CMD...`: run a
+//! scaling experiment (each configuration `--repeat` times, keeping the
+//! run with the median wall time), store the run directories under
+//! `--out`, and print the overhead table against the first configuration
+//! (or `--baseline`).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use crate::overhead_cmd::{self, CompensationArgs};
+
+#[derive(Args, Debug)]
+pub struct ExperimentArgs {
+    /// Thread counts (OMP_NUM_THREADS), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Vec<u32>,
+    /// MPI rank counts, comma-separated (run through --launcher).
+    #[arg(long, value_delimiter = ',')]
+    pub ranks: Vec<u32>,
+    /// How to start N ranks; `{n}` is replaced by the rank count.
+    #[arg(long, default_value = "mpirun -np {n}")]
+    pub launcher: String,
+    /// Runs per configuration; the one with the median wall time is kept.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Where the run directories go.
+    #[arg(long, default_value = "regio-experiment")]
+    pub out: PathBuf,
+    /// A sequential run directory to use as T_s instead of the first
+    /// configuration.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// text or json.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+    #[command(flatten)]
+    pub compensation: CompensationArgs,
+    /// The program and its arguments.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+/// One point of the experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Config {
+    threads: Option<u32>,
+    ranks: Option<u32>,
+}
+
+impl Config {
+    fn processors(self) -> u32 {
+        self.threads.unwrap_or(1) * self.ranks.unwrap_or(1)
+    }
+
+    fn label(self) -> String {
+        let mut parts = Vec::new();
+        if let Some(t) = self.threads {
+            parts.push(format!("t{t}"));
+        }
+        if let Some(r) = self.ranks {
+            parts.push(format!("r{r}"));
+        }
+        parts.join("-")
+    }
+}
+
+fn configs(threads: &[u32], ranks: &[u32]) -> Result<Vec<Config>> {
+    if threads.iter().chain(ranks).any(|&n| n == 0) {
+        bail!("error: thread and rank counts must be at least 1");
+    }
+    let ts: Vec<Option<u32>> = if threads.is_empty() {
+        vec![None]
+    } else {
+        threads.iter().copied().map(Some).collect()
+    };
+    let rs: Vec<Option<u32>> = if ranks.is_empty() {
+        vec![None]
+    } else {
+        ranks.iter().copied().map(Some).collect()
+    };
+    if threads.is_empty() && ranks.is_empty() {
+        bail!("error: say what to scale: --threads LIST and/or --ranks LIST");
+    }
+    Ok(rs
+        .iter()
+        .flat_map(|&r| {
+            ts.iter().map(move |&t| Config {
+                threads: t,
+                ranks: r,
+            })
+        })
+        .collect())
+}
+
+/// The command line of one run: the launcher (for ranks) then the program.
+fn command_for(args: &ExperimentArgs, c: Config) -> Result<Command> {
+    let mut words: Vec<String> = Vec::new();
+    if let Some(n) = c.ranks {
+        words.extend(
+            args.launcher
+                .split_whitespace()
+                .map(|w| w.replace("{n}", &n.to_string())),
+        );
+    }
+    words.extend(args.command.iter().cloned());
+    let (program, rest) = words
+        .split_first()
+        .context("error: no command to run after `--`")?;
+    let mut cmd = Command::new(program);
+    cmd.args(rest);
+    if let Some(t) = c.threads {
+        cmd.env("OMP_NUM_THREADS", t.to_string());
+    }
+    Ok(cmd)
+}
+
+/// Runs one repetition into `run_dir`, program output into files there.
+fn run_once(args: &ExperimentArgs, c: Config, run_dir: &Path) -> Result<f64> {
+    if run_dir.exists() {
+        std::fs::remove_dir_all(run_dir)
+            .with_context(|| format!("error: cannot clear {}", run_dir.display()))?;
+    }
+    std::fs::create_dir_all(run_dir)
+        .with_context(|| format!("error: cannot create {}", run_dir.display()))?;
+    let stdout = std::fs::File::create(run_dir.join("stdout.txt"))?;
+    let stderr = std::fs::File::create(run_dir.join("stderr.txt"))?;
+    let mut cmd = command_for(args, c)?;
+    cmd.env("REGIO_DIR", run_dir)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr);
+    if c.ranks.is_some() && args.launcher.starts_with("mpirun") {
+        // Open MPI forwards only variables it is told about.
+        cmd.env("OMPI_MCA_mca_base_env_list", "REGIO_DIR;OMP_NUM_THREADS");
+    }
+    let t0 = Instant::now();
+    let status = cmd
+        .status()
+        .with_context(|| format!("error: cannot run {:?}", args.command))?;
+    let wall = t0.elapsed().as_secs_f64();
+    if !status.success() {
+        bail!(
+            "error: {} ended with {status} (output in {})",
+            c.label(),
+            run_dir.display()
+        );
+    }
+    Ok(wall)
+}
+
+pub fn run(args: ExperimentArgs) -> Result<ExitCode> {
+    let json = overhead_cmd::check_format(&args.format)?;
+    let configs = configs(&args.threads, &args.ranks)?;
+    let repeat = args.repeat.max(1);
+    let total = configs.len() as u32 * repeat;
+    let mut kept: Vec<(PathBuf, u32)> = Vec::new();
+    let mut done = 0;
+    for &c in &configs {
+        let mut runs: Vec<(f64, PathBuf)> = Vec::new();
+        for k in 1..=repeat {
+            done += 1;
+            let dir = args.out.join(format!("{}-run{k}", c.label()));
+            eprint!("[{done}/{total}] {} run {k}/{repeat} ... ", c.label());
+            let _ = std::io::stderr().flush();
+            let wall = run_once(&args, c, &dir)?;
+            eprintln!("{wall:.3} s");
+            runs.push((wall, dir));
+        }
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (_, median) = runs.swap_remove(runs.len() / 2);
+        let keep = args.out.join(c.label());
+        if keep.exists() {
+            std::fs::remove_dir_all(&keep)?;
+        }
+        std::fs::rename(&median, &keep)
+            .with_context(|| format!("error: cannot keep {}", median.display()))?;
+        for (_, other) in runs {
+            let _ = std::fs::remove_dir_all(other);
+        }
+        kept.push((keep, c.processors()));
+    }
+    let (baseline, parallel): (PathBuf, &[(PathBuf, u32)]) = match &args.baseline {
+        Some(b) => (b.clone(), &kept[..]),
+        None => (kept[0].0.clone(), &kept[1..]),
+    };
+    if parallel.is_empty() {
+        bail!("error: nothing to compare with the baseline: give at least two configurations or --baseline");
+    }
+    let runs: Vec<(PathBuf, Option<u32>)> = parallel
+        .iter()
+        .map(|(d, p)| (d.clone(), Some(*p)))
+        .collect();
+    print!(
+        "{}",
+        overhead_cmd::analyse(&baseline, &runs, &args.compensation, json)?
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configurations_combine_threads_and_ranks() {
+        let c = configs(&[1, 2], &[1, 4]).unwrap();
+        let labels: Vec<String> = c.iter().map(|c| c.label()).collect();
+        assert_eq!(labels, ["t1-r1", "t2-r1", "t1-r4", "t2-r4"]);
+        assert_eq!(c[3].processors(), 8);
+        assert!(configs(&[], &[]).is_err());
+        assert!(configs(&[0], &[]).is_err());
+    }
+}
