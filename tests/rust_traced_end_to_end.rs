@@ -132,7 +132,10 @@ fn traced_items_keep_output_and_count_exactly() {
     assert_eq!(report::u64_field(fib[0], "recursive_calls"), fib_calls - 1);
 
     // Kinds: functions, a user region from region!.
-    assert_eq!(report::str_field(nodes_named(run, "squares")[0], "kind"), "user");
+    assert_eq!(
+        report::str_field(nodes_named(run, "squares")[0], "kind"),
+        "user"
+    );
     assert_eq!(report::str_field(fib[0], "kind"), "function");
 
     // The panicking call closed its region.
@@ -181,7 +184,12 @@ fn traced_items_keep_output_and_count_exactly() {
     // regions.
     let area_positions: BTreeSet<(String, u64)> = nodes_named(run, "area")
         .iter()
-        .map(|n| (report::str_field(n, "file").to_string(), report::u64_field(n, "line")))
+        .map(|n| {
+            (
+                report::str_field(n, "file").to_string(),
+                report::u64_field(n, "line"),
+            )
+        })
         .collect();
     assert_eq!(area_positions.len(), 2, "{area_positions:?}");
     let leaf_files: BTreeSet<&str> = nodes_named(run, "leaf")
