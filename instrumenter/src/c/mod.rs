@@ -81,7 +81,11 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     // A byte-order mark must stay the first thing in the file.
     let at = if src.starts_with('\u{feff}') { 3 } else { 0 };
     let mut edits = out.edits;
-    edits.push(Edit::insert(at, prelude::prelude(file, register)).with_order(i64::MIN));
+    let mpi = out
+        .regions
+        .iter()
+        .any(|r| matches!(r.kind, regio_idf::RegionKind::Mpi(_)));
+    edits.push(Edit::insert(at, prelude::prelude(file, register, mpi)).with_order(i64::MIN));
     let text =
         edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {

@@ -16,10 +16,25 @@ pub(crate) fn c_string(s: &str) -> String {
     out
 }
 
+/// Declarations only files with MPI regions need (kept out of other files
+/// so their prelude stays short).
+const MPI_DECLARATIONS: &str = "#ifndef REGIO_MPI_DECLARED\n\
+     #define REGIO_MPI_DECLARED\n\
+     #ifdef __cplusplus\n\
+     extern \"C\" {\n\
+     #endif\n\
+     extern void regio_flush(void);\n\
+     extern void regio_mpi_rank(int, int);\n\
+     #ifdef __cplusplus\n\
+     }\n\
+     #endif\n\
+     #endif\n";
+
 /// The prelude. `register_idf` is the IDF path to register at start-up
 /// (only in `.c` files that have regions: a header's copy would be
-/// compiled into every file that includes it).
-pub(crate) fn prelude(display_path: &str, register_idf: Option<&str>) -> String {
+/// compiled into every file that includes it); `mpi` adds what MPI call
+/// regions use.
+pub(crate) fn prelude(display_path: &str, register_idf: Option<&str>, mpi: bool) -> String {
     let mut p = String::from(
         "#ifndef REGIO_PROBES_DECLARED\n\
          #define REGIO_PROBES_DECLARED\n\
@@ -39,6 +54,9 @@ pub(crate) fn prelude(display_path: &str, register_idf: Option<&str>) -> String 
          #endif\n\
          #endif\n",
     );
+    if mpi {
+        p.push_str(MPI_DECLARATIONS);
+    }
     if let Some(idf) = register_idf {
         // One registration per translation unit, also when a .c file
         // includes another instrumented .c file.

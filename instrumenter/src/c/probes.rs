@@ -47,29 +47,57 @@ pub(crate) fn jump_open(ids: &[u32]) -> String {
 pub(crate) const JUMP_CLOSE: &str = " }";
 
 /// `f(x);` as a statement.
-pub(crate) fn call_stmt_open(id: u32) -> String {
-    format!("{{ regio_enter({id}u); ")
+pub(crate) fn call_stmt_open(id: u32, before: &str) -> String {
+    format!("{{ {before}regio_enter({id}u); ")
 }
 
-pub(crate) fn call_stmt_close(id: u32) -> String {
-    format!(" regio_exit({id}u); }}")
+pub(crate) fn call_stmt_close(id: u32, after: &str) -> String {
+    if after.is_empty() {
+        format!(" regio_exit({id}u); }}")
+    } else {
+        format!(" regio_exit({id}u); {after}; }}")
+    }
 }
 
 /// A call whose value is thrown away inside an expression.
-pub(crate) fn call_comma_open(id: u32) -> String {
-    format!("(regio_enter({id}u), ")
+pub(crate) fn call_comma_open(id: u32, before: &str) -> String {
+    if before.is_empty() {
+        format!("(regio_enter({id}u), ")
+    } else {
+        format!(
+            "({}, regio_enter({id}u), ",
+            before.trim_end().trim_end_matches(';')
+        )
+    }
 }
 
-pub(crate) fn call_comma_close(id: u32) -> String {
-    format!(", regio_exit({id}u))")
+pub(crate) fn call_comma_close(id: u32, after: &str) -> String {
+    if after.is_empty() {
+        format!(", regio_exit({id}u))")
+    } else {
+        format!(", regio_exit({id}u), {after})")
+    }
 }
 
 /// A call whose value is used: the value is kept in a temporary so the
 /// exit probe runs after the call and before the value is used.
-pub(crate) fn call_value_open(id: u32) -> String {
-    format!("__extension__ ({{ regio_enter({id}u); __auto_type regio__r{id} = ")
+pub(crate) fn call_value_open(id: u32, before: &str) -> String {
+    format!("__extension__ ({{ {before}regio_enter({id}u); __auto_type regio__r{id} = ")
 }
 
-pub(crate) fn call_value_close(id: u32) -> String {
-    format!("; regio_exit({id}u); regio__r{id}; }})")
+/// Before `MPI_Abort`, which never returns to run the exit probe: write
+/// what was measured.
+pub(crate) const FLUSH_FIRST: &str = "regio_flush(); ";
+
+pub(crate) fn call_value_close(id: u32, after: &str) -> String {
+    if after.is_empty() {
+        format!("; regio_exit({id}u); regio__r{id}; }})")
+    } else {
+        format!("; regio_exit({id}u); {after}; regio__r{id}; }})")
+    }
 }
+
+/// Tells the runtime this process's rank and world size as MPI reports
+/// them, through the profiling interface so it is not measured itself (a
+/// void statement expression: usable as a statement and in a comma list).
+pub(crate) const MPI_CONFIRM_RANK: &str = "__extension__ ({ int regio__rk = 0, regio__sz = 0; PMPI_Comm_rank(MPI_COMM_WORLD, &regio__rk); PMPI_Comm_size(MPI_COMM_WORLD, &regio__sz); regio_mpi_rank(regio__rk, regio__sz); })";

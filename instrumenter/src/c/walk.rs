@@ -66,6 +66,7 @@ enum Frame<'t> {
     PopParent,
     PopFunction,
     EndOpaque,
+    EndMacroArgs,
 }
 
 /// Insertions at one offset: closing text of inner constructs first, then
@@ -105,6 +106,9 @@ struct Walker<'a, 't> {
     parents: Vec<u32>,
     functions: Vec<Function<'t>>,
     opaque: u32,
+    /// Inside the arguments of a function-like macro: only MPI calls are
+    /// regions there.
+    macro_args: u32,
     /// Region id of each checked user region (None when filtered out).
     user_ids: Vec<Option<u32>>,
     /// User regions open at this point of the walk: (span, id).
@@ -137,6 +141,7 @@ pub(crate) fn walk(
         parents: Vec::new(),
         functions: Vec::new(),
         opaque: 0,
+        macro_args: 0,
         user_ids: vec![None; dirs.regions.len()],
         open_users: Vec::new(),
         kept_user_starts: Vec::new(),
@@ -174,6 +179,7 @@ pub(crate) fn walk(
                 w.functions.pop();
             }
             Frame::EndOpaque => w.opaque -= 1,
+            Frame::EndMacroArgs => w.macro_args -= 1,
         }
     }
     Output {
@@ -192,7 +198,11 @@ impl<'t> Walker<'_, 't> {
             "break_statement" | "continue_statement" | "goto_statement" => self.jump(n, depth),
             "call_expression" => {
                 self.call(n, depth);
-                if calls::args_are_opaque(n, self.src, self.macros) {
+                if self.input.selection.mpi && calls::is_macro_call(n, self.src, self.macros) {
+                    self.macro_args += 1;
+                    self.stack.push(Frame::EndMacroArgs);
+                    self.children(n, depth);
+                } else if calls::args_are_opaque(n, self.src, self.macros) {
                     self.opaque_children(n, depth);
                 } else {
                     self.children(n, depth);
@@ -458,9 +468,35 @@ impl<'t> Walker<'_, 't> {
         self.insert(n.end_byte(), probes::JUMP_CLOSE, closing(depth));
     }
 
+    /// `aux` of an MPI call: the communicator, peer and tag arguments as
+    /// source text.
+    fn mpi_aux(&self, call: Node<'t>, name: &str, aux: &mut Map<String, Value>) {
+        let Some(args) = call.child_by_field_name("arguments") else {
+            return;
+        };
+        let mut c = args.walk();
+        let list: Vec<String> = args
+            .named_children(&mut c)
+            .filter(|a| a.kind() != "comment")
+            .map(|a| super::syntax::squashed(a, self.src))
+            .collect();
+        for (key, i) in calls::mpi_peer_args(name) {
+            if let Some(a) = list.get(*i) {
+                aux.insert((*key).into(), Value::from(a.clone()));
+            }
+        }
+        if let Some(comm) = list
+            .iter()
+            .rev()
+            .find(|a| a.to_ascii_lowercase().contains("comm"))
+        {
+            aux.insert("comm".into(), Value::from(comm.clone()));
+        }
+    }
+
     fn call(&mut self, n: Node<'t>, depth: u32) {
         let sel = self.input.selection;
-        if self.opaque > 0 || !(sel.io || sel.calls) {
+        if self.opaque > 0 || !(sel.io || sel.calls || sel.mpi) {
             return;
         }
         let Some(in_void) = self.functions.last().map(|f| f.returns_void) else {
@@ -469,6 +505,8 @@ impl<'t> Walker<'_, 't> {
         let rules = CallRules {
             want_io: sel.io,
             want_calls: sel.calls,
+            want_mpi: sel.mpi,
+            only_mpi: self.macro_args > 0,
             macros: self.macros,
         };
         let Some(plan) = calls::plan(&self.path, self.src, in_void, &rules) else {
@@ -480,9 +518,13 @@ impl<'t> Walker<'_, 't> {
         let kind = match plan.kind {
             CallKind::Io => RegionKind::Io,
             CallKind::Call => RegionKind::Call,
+            CallKind::Mpi => RegionKind::Mpi(calls::mpi_kind(&plan.name)),
         };
         let mut aux = Map::new();
         aux.insert("callee".into(), Value::from(plan.name.clone()));
+        if plan.kind == CallKind::Mpi {
+            self.mpi_aux(n, &plan.name, &mut aux);
+        }
         let id = self.new_region(
             kind,
             &plan.name,
@@ -490,21 +532,34 @@ impl<'t> Walker<'_, 't> {
             self.lines.last(n),
             aux,
         );
+        // After MPI_Init returns, the runtime learns the rank from MPI;
+        // before MPI_Abort, it writes what was measured (MPI_Abort does
+        // not return, so the exit probe never runs).
+        let after = if plan.kind == CallKind::Mpi && calls::is_mpi_init(&plan.name) {
+            probes::MPI_CONFIRM_RANK
+        } else {
+            ""
+        };
+        let before = if plan.kind == CallKind::Mpi && plan.name == "MPI_Abort" {
+            probes::FLUSH_FIRST
+        } else {
+            ""
+        };
         let (range, open, close) = match plan.form {
             Form::Statement(stmt) => (
                 stmt.byte_range(),
-                probes::call_stmt_open(id),
-                probes::call_stmt_close(id),
+                probes::call_stmt_open(id, before),
+                probes::call_stmt_close(id, after),
             ),
             Form::Comma => (
                 n.byte_range(),
-                probes::call_comma_open(id),
-                probes::call_comma_close(id),
+                probes::call_comma_open(id, before),
+                probes::call_comma_close(id, after),
             ),
             Form::Value => (
                 n.byte_range(),
-                probes::call_value_open(id),
-                probes::call_value_close(id),
+                probes::call_value_open(id, before),
+                probes::call_value_close(id, after),
             ),
         };
         self.insert(range.start, open, opening(depth));

@@ -40,6 +40,8 @@ pub(crate) enum Op {
     Exit(Target),
     Disable,
     Enable,
+    /// `call regio_flush()`: before MPI_ABORT, which never returns.
+    Flush,
     Goto(u32),
     Continue,
     /// Only made by the emitter (closing a rewritten logical IF).
@@ -202,6 +204,64 @@ fn stmt(item: &Item) -> Option<&Stmt> {
         Item::Stmt(s) => Some(s),
         Item::Regio(_) => None,
     }
+}
+
+/// The arguments of a CALL as original text, split at top-level commas;
+/// `after_callee` is the canonical offset just past the callee's name.
+fn call_arguments(text: &str, s: &Stmt, after_callee: usize) -> Vec<String> {
+    let canon_len = s.map.len();
+    let full = orig_text(text, s, after_callee..canon_len);
+    let Some(open) = full.find('(') else {
+        return Vec::new();
+    };
+    let mut args = Vec::new();
+    let (mut depth, mut cur) = (0i32, String::new());
+    for ch in full[open + 1..].chars() {
+        match ch {
+            '(' | '[' => depth += 1,
+            ')' | ']' if depth == 0 => break,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    if !cur.trim().is_empty() {
+        args.push(cur.trim().to_string());
+    }
+    args
+}
+
+/// `aux` of an MPI call: the routine, and its communicator, peer and tag
+/// arguments as written (positions as in the C bindings).
+fn mpi_aux(name: &str, upper: &str, args: &[String]) -> Map<String, Value> {
+    let mut aux = Map::new();
+    aux.insert("callee".into(), Value::from(name));
+    let peers: &[(&str, usize)] = match upper {
+        "MPI_SEND" | "MPI_SSEND" | "MPI_BSEND" | "MPI_RSEND" | "MPI_ISEND" | "MPI_ISSEND"
+        | "MPI_IBSEND" | "MPI_IRSEND" => &[("dest", 3), ("tag", 4)],
+        "MPI_RECV" | "MPI_IRECV" => &[("source", 3), ("tag", 4)],
+        "MPI_SENDRECV" => &[("dest", 3), ("sendtag", 4), ("source", 8), ("recvtag", 9)],
+        "MPI_SENDRECV_REPLACE" => &[("dest", 3), ("sendtag", 4), ("source", 5), ("recvtag", 6)],
+        _ => &[],
+    };
+    for (key, i) in peers {
+        if let Some(a) = args.get(*i) {
+            aux.insert((*key).into(), Value::from(a.clone()));
+        }
+    }
+    if let Some(c) = args
+        .iter()
+        .rev()
+        .find(|a| a.to_ascii_lowercase().contains("comm"))
+    {
+        aux.insert("comm".into(), Value::from(c.clone()));
+    }
+    aux
 }
 
 /// Original spelling of a canonical range (names are ASCII).
@@ -678,7 +738,7 @@ impl<'a> Planner<'a> {
                     aux: Map::new(),
                 });
             }
-            if sel.io || sel.calls {
+            if sel.io || sel.calls || sel.mpi {
                 for &i in &body {
                     let Some(s) = stmt(&self.items[i]) else {
                         continue;
@@ -697,6 +757,18 @@ impl<'a> Planner<'a> {
                             let mut aux = Map::new();
                             aux.insert("statement".into(), Value::from(*word));
                             (RegionKind::Io, word.to_string(), aux)
+                        }
+                        Kind::Call { callee, .. }
+                            if sel.mpi && callee.upper.to_ascii_uppercase().starts_with("MPI_") =>
+                        {
+                            let n = orig_text(self.text(), s, callee.canon.clone());
+                            let upper = callee.upper.to_ascii_uppercase();
+                            let args = call_arguments(self.text(), s, callee.canon.end);
+                            (
+                                RegionKind::Mpi(upper["MPI_".len()..].to_ascii_lowercase()),
+                                n.clone(),
+                                mpi_aux(&n, &upper, &args),
+                            )
                         }
                         Kind::Call { callee, .. }
                             if sel.calls && !callee.upper.starts_with("REGIO_") =>
@@ -1009,6 +1081,11 @@ impl<'a> Planner<'a> {
             let mut before: Vec<Probe> = Vec::new();
             let mut after: Vec<Probe> = Vec::new();
             if let Some(&r) = self.ids.get(&Key::Stmt(i)) {
+                if matches!(&k, Kind::Call { callee, .. } if callee.upper.eq_ignore_ascii_case("MPI_ABORT"))
+                {
+                    before.push(Probe::new(Op::Flush));
+                    need("regio_flush", &mut used);
+                }
                 before.push(Probe::new(Op::Enter(r)));
                 after.push(Probe::new(Op::Exit(Target::Id(r))));
                 need("regio_enter", &mut used);

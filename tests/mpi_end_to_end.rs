@@ -1,0 +1,357 @@
+//! MPI end to end: instrument the programs of `testdata/mpi` with
+//! `--regions mpi,functions`, build the original and the instrumented copy
+//! with the MPI compiler wrappers, run both under `mpirun --oversubscribe
+//! -np 1, 2, 4`, and require the same stdout and exit status; then hold the
+//! merged report against per-rank call counts known by construction and
+//! the barrier wait built into `comm.c` and `comm.f90`.
+//!
+//! Open MPI (`mpicc`, `mpif90`, `mpirun`) is required under
+//! `REGIO_REQUIRE_TOOLCHAINS=1`; MPICH (`mpicc.mpich`, `mpirun.mpich`) is
+//! tested where it is installed and otherwise skipped with a line saying so.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use common::report::{only_run, report_json, str_field, visit};
+use common::{compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok};
+use common::{testdata, Run, TestDir};
+
+/// One MPI implementation's tools.
+struct Mpi {
+    name: &'static str,
+    cc: &'static str,
+    fc: &'static str,
+    run: &'static str,
+    /// Extra launcher arguments (Open MPI must be told it may
+    /// oversubscribe the 2 cores of CI and run as root).
+    args: &'static [&'static str],
+}
+
+const OPEN_MPI: Mpi = Mpi {
+    name: "Open MPI",
+    cc: "mpicc",
+    fc: "mpif90",
+    run: "mpirun",
+    args: &["--oversubscribe"],
+};
+
+const MPICH: Mpi = Mpi {
+    name: "MPICH",
+    cc: "mpicc.mpich",
+    fc: "mpif90.mpich",
+    run: "mpirun.mpich",
+    args: &[],
+};
+
+/// Per-rank calls expected for one MPI routine (kind without `mpi_`),
+/// given the rank and the number of ranks.
+type Expect = fn(&str, u32, u32) -> Option<u64>;
+
+/// `testdata/mpi/comm.c`.
+fn expect_comm_c(call: &str, _rank: u32, size: u32) -> Option<u64> {
+    let iter = 5;
+    let p2p = if size > 1 { iter } else { 0 };
+    Some(match call {
+        "init" | "comm_rank" | "comm_size" | "finalize" => 1,
+        "send" | "recv" => p2p,
+        "irecv" | "isend" => iter + 1,
+        "waitall" => iter,
+        "wait" => 2,
+        "sendrecv" => iter,
+        "bcast" | "reduce" | "allreduce" | "gather" | "barrier" => 1,
+        "abort" => 0,
+        _ => return None,
+    })
+}
+
+/// `testdata/mpi/comm.f90`.
+fn expect_comm_f90(call: &str, _rank: u32, _size: u32) -> Option<u64> {
+    Some(match call {
+        "init" | "comm_rank" | "comm_size" | "finalize" => 1,
+        "sendrecv" | "irecv" | "isend" | "waitall" => 5,
+        "allreduce" | "bcast" | "barrier" => 1,
+        _ => return None,
+    })
+}
+
+/// `testdata/mpi/comm_f08.f90`.
+fn expect_comm_f08(call: &str, _rank: u32, _size: u32) -> Option<u64> {
+    Some(match call {
+        "init" | "comm_rank" | "comm_size" | "finalize" => 1,
+        "irecv" | "isend" | "waitall" => 5,
+        "allreduce" | "barrier" => 1,
+        _ => return None,
+    })
+}
+
+/// `testdata/mpi/comm_fixed.f`.
+fn expect_comm_fixed(call: &str, _rank: u32, _size: u32) -> Option<u64> {
+    Some(match call {
+        "init" | "comm_rank" | "comm_size" | "finalize" => 1,
+        "sendrecv" => 5,
+        "reduce" | "barrier" => 1,
+        _ => return None,
+    })
+}
+
+/// Runs `exe` on `np` ranks with the run directory `run_dir` (None: no
+/// measurement environment at all).
+fn mpirun(mpi: &Mpi, np: u32, exe: &Path, dir: &Path, run_dir: Option<&Path>) -> Run {
+    let mut c = Command::new(mpi.run);
+    c.current_dir(dir)
+        .env_remove("LD_LIBRARY_PATH")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(mpi.args)
+        .args(["-np", &np.to_string()]);
+    if let Some(d) = run_dir {
+        c.env("REGIO_DIR", d);
+        if mpi.name == "Open MPI" {
+            c.args(["-x", "REGIO_DIR"]);
+        }
+    }
+    c.arg(exe);
+    run(&mut c)
+}
+
+/// Builds `source` plain and instrumented; returns (plain, instrumented).
+fn build(mpi: &Mpi, source: &Path, tmp: &TestDir) -> (PathBuf, PathBuf) {
+    let fortran = source.extension().is_some_and(|e| e != "c");
+    let compiler = if fortran { mpi.fc } else { mpi.cc };
+    let name = source
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let src_dir = tmp.join("src");
+    std::fs::create_dir_all(&src_dir).unwrap_or_else(|e| panic!("mkdir: {e}"));
+    let copy = src_dir.join(&name);
+    std::fs::copy(source, &copy).unwrap_or_else(|e| panic!("copy {}: {e}", source.display()));
+    let out = tmp.join("inst");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src_dir)
+            .arg("--out")
+            .arg(&out)
+            .args(["--regions", "mpi,functions"]),
+    );
+    let plain = tmp.join("plain");
+    compile(
+        compiler,
+        &["-Wall".into(), "-O1".into()],
+        &[copy],
+        &[],
+        &plain,
+    );
+    let inst = tmp.join("instrumented");
+    let mut flags = vec!["-Wall".to_string(), "-O1".to_string()];
+    if !fortran {
+        flags.extend(instrument_flags("--cflags"));
+    }
+    compile(
+        compiler,
+        &flags,
+        &[out.join(&name)],
+        &instrument_flags("--libs"),
+        &inst,
+    );
+    (plain, inst)
+}
+
+/// Per (kind, rank): calls, summed over the DRG nodes of that kind.
+fn calls_by_kind_and_rank(run: &Value) -> BTreeMap<(String, u32), u64> {
+    let mut out = BTreeMap::new();
+    visit(run, &mut |n, _| {
+        let kind = str_field(n, "kind");
+        if let Some(call) = kind.strip_prefix("mpi_") {
+            for r in n["per_rank"].as_array().map_or(&[][..], Vec::as_slice) {
+                let rank = r["rank"].as_u64().unwrap_or(u64::MAX) as u32;
+                let calls = r["calls"].as_u64().unwrap_or(0);
+                *out.entry((call.to_string(), rank)).or_default() += calls;
+            }
+        }
+    });
+    out
+}
+
+/// Barrier time per rank (inclusive, summed over nodes).
+fn barrier_ns_by_rank(run: &Value) -> BTreeMap<u32, u64> {
+    let mut out = BTreeMap::new();
+    visit(run, &mut |n, _| {
+        if str_field(n, "kind") == "mpi_barrier" {
+            for r in n["per_rank"].as_array().map_or(&[][..], Vec::as_slice) {
+                let rank = r["rank"].as_u64().unwrap_or(u64::MAX) as u32;
+                *out.entry(rank).or_default() += r["inclusive_ns"].as_u64().unwrap_or(0);
+            }
+        }
+    });
+    out
+}
+
+fn check_program(mpi: &Mpi, file: &str, expect: Expect, spin_ms: Option<f64>) {
+    let source = testdata().join("mpi").join(file);
+    let tmp = TestDir::new("mpi");
+    let (plain, inst) = build(mpi, &source, &tmp);
+    let mut problems = Vec::new();
+    for np in [1u32, 2, 4] {
+        let want = mpirun(mpi, np, &plain, tmp.path(), None);
+        let run_dir = tmp.join(format!("run-{np}"));
+        let got = mpirun(mpi, np, &inst, tmp.path(), Some(&run_dir));
+        assert_eq!(want.outcome(), "exit 0", "{}", want.describe());
+        assert_eq!(got.outcome(), want.outcome(), "{}", got.describe());
+        assert_eq!(got.stdout, want.stdout, "{file} np {np}: stdout differs");
+
+        let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+        let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(run["processes"], np, "{file} np {np}: one profile per rank");
+        assert_eq!(run["complete"], true, "{file} np {np}");
+        let counts = calls_by_kind_and_rank(run);
+        for ((call, rank), got) in &counts {
+            match expect(call, *rank, np) {
+                Some(want) if want == *got => {}
+                Some(want) => problems.push(format!(
+                    "{file} np {np} rank {rank}: MPI_{call} {got} calls, expected {want}"
+                )),
+                None => problems.push(format!(
+                    "{file} np {np} rank {rank}: unexpected region mpi_{call} ({got} calls)"
+                )),
+            }
+        }
+        // Every expected routine is there on every rank.
+        for rank in 0..np {
+            for call in [
+                "init",
+                "comm_rank",
+                "comm_size",
+                "finalize",
+                "send",
+                "recv",
+                "irecv",
+                "isend",
+                "waitall",
+                "wait",
+                "sendrecv",
+                "bcast",
+                "reduce",
+                "allreduce",
+                "gather",
+                "barrier",
+            ] {
+                let want = expect(call, rank, np).unwrap_or(0);
+                let got = counts.get(&(call.to_string(), rank)).copied().unwrap_or(0);
+                if want != got && !counts.contains_key(&(call.to_string(), rank)) {
+                    problems.push(format!(
+                        "{file} np {np} rank {rank}: MPI_{call} missing, expected {want} calls"
+                    ));
+                }
+            }
+        }
+        // The imbalance: rank r spins (r + 1) * D before the barrier, so it
+        // waits (np - 1 - r) * D there. Checked where that is at least D.
+        if let Some(d) = spin_ms {
+            let waits = barrier_ns_by_rank(run);
+            for rank in 0..np.saturating_sub(1) {
+                let want = f64::from(np - 1 - rank) * d * 1e6;
+                let got = waits.get(&rank).copied().unwrap_or(0) as f64;
+                if (got - want).abs() > 0.2 * want {
+                    problems.push(format!(
+                        "{file} np {np} rank {rank}: barrier wait {:.1} ms, built-in {:.1} ms",
+                        got / 1e6,
+                        want / 1e6
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+fn open_mpi() -> bool {
+    require_tool("mpicc", "libopenmpi-dev") && require_tool("mpirun", "openmpi-bin")
+}
+
+fn open_mpi_fortran() -> bool {
+    open_mpi() && require_tool("mpif90", "libopenmpi-dev (with gfortran)")
+}
+
+/// MPICH is optional everywhere: a clear line when it is missing.
+fn mpich() -> bool {
+    let ok = find_on_path(MPICH.cc).is_some() && find_on_path(MPICH.run).is_some();
+    if !ok {
+        println!("SKIPPED: needs mpich (mpicc.mpich, mpirun.mpich)");
+    }
+    ok
+}
+
+#[test]
+fn c_calls_are_counted_per_rank_and_the_barrier_shows_the_imbalance() {
+    if open_mpi() {
+        check_program(&OPEN_MPI, "comm.c", expect_comm_c, Some(50.0));
+    }
+}
+
+#[test]
+fn fortran_use_mpi_calls_are_counted_per_rank() {
+    if open_mpi_fortran() {
+        check_program(&OPEN_MPI, "comm.f90", expect_comm_f90, Some(50.0));
+    }
+}
+
+#[test]
+fn fortran_mpi_f08_calls_are_counted_per_rank() {
+    if open_mpi_fortran() {
+        check_program(&OPEN_MPI, "comm_f08.f90", expect_comm_f08, None);
+    }
+}
+
+#[test]
+fn fixed_form_mpif_h_calls_are_counted_per_rank() {
+    if open_mpi_fortran() {
+        check_program(&OPEN_MPI, "comm_fixed.f", expect_comm_fixed, None);
+    }
+}
+
+#[test]
+fn mpich_runs_the_c_program_too() {
+    if mpich() {
+        check_program(&MPICH, "comm.c", expect_comm_c, Some(50.0));
+    }
+}
+
+#[test]
+fn an_aborting_run_leaves_every_ranks_profile() {
+    if !open_mpi() {
+        return;
+    }
+    let source = testdata().join("mpi").join("abort.c");
+    let tmp = TestDir::new("mpi-abort");
+    let (plain, inst) = build(&OPEN_MPI, &source, &tmp);
+    let want = mpirun(&OPEN_MPI, 2, &plain, tmp.path(), None);
+    let run_dir = tmp.join("run");
+    let got = mpirun(&OPEN_MPI, 2, &inst, tmp.path(), Some(&run_dir));
+    assert_ne!(want.outcome(), "exit 0", "{}", want.describe());
+    assert_eq!(got.outcome(), want.outcome(), "{}", got.describe());
+    assert_eq!(got.stdout, want.stdout);
+    let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let ranks: Vec<u64> = run["per_process"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|p| p["rank"].as_u64())
+        .collect();
+    assert_eq!(ranks, [0, 1], "every rank wrote its profile: {run}");
+    // Both ranks measured the allreduce before the abort.
+    let counts = calls_by_kind_and_rank(run);
+    for rank in 0..2 {
+        assert_eq!(
+            counts.get(&("allreduce".to_string(), rank)),
+            Some(&1),
+            "{counts:?}"
+        );
+    }
+}
