@@ -1,0 +1,79 @@
+//! Golden tests of MPI call regions (`--regions mpi`): the instrumented
+//! text and IDF lines of every program in testdata/mpi/, C and Fortran,
+//! as insta snapshots. The end-to-end tests (tests/mpi_end_to_end.rs)
+//! build and run the same programs.
+
+use std::path::{Path, PathBuf};
+
+use regio_instrumenter::filter::Filter;
+use regio_instrumenter::frontend::{Instrumented, SourceInput};
+use regio_instrumenter::selection::Selection;
+use regio_instrumenter::{c, fortran};
+
+const IDF_PATH: &str = "/regio-out/regio.idf.json";
+
+fn testdata_mpi() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/mpi")
+}
+
+fn instrument(name: &str) -> Instrumented {
+    let path = testdata_mpi().join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let filter = Filter::default();
+    let display = format!("testdata/mpi/{name}");
+    let input = SourceInput {
+        text: &text,
+        display_path: &display,
+        rel_path: name,
+        idf_path: IDF_PATH,
+        selection: "mpi".parse::<Selection>().unwrap(),
+        filter: &filter,
+        first_id: 1,
+    };
+    let out = if name.ends_with(".c") {
+        c::instrument(&input)
+    } else {
+        let form = fortran::form_for_path(&path).unwrap();
+        fortran::instrument(&input, form)
+    };
+    out.unwrap_or_else(|es| panic!("{name}: {es:?}"))
+}
+
+/// One line per region: id, kind, name, position, parent, aux.
+fn idf_lines(out: &Instrumented) -> String {
+    out.regions
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {} {}:{}-{}:{} parent={:?} {}\n",
+                r.id,
+                r.kind,
+                r.name,
+                r.start.line,
+                r.start.col,
+                r.end.line,
+                r.end.col,
+                r.parent,
+                serde_json::Value::Object(r.aux.clone())
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn mpi_programs_instrument_as_recorded() {
+    let mut names: Vec<String> = std::fs::read_dir(testdata_mpi())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".c") || n.ends_with(".f90") || n.ends_with(".f"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    for name in names {
+        let out = instrument(&name);
+        // Every MPI routine the program calls is a region.
+        assert!(!out.regions.is_empty(), "{name}: no MPI regions");
+        insta::assert_snapshot!(format!("{name}.inst"), out.text);
+        insta::assert_snapshot!(format!("{name}.idf"), idf_lines(&out));
+    }
+}
