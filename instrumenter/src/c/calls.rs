@@ -116,6 +116,8 @@ pub(crate) enum CallKind {
     Call,
     /// An `MPI_*` routine (with `--regions mpi`).
     Mpi,
+    /// An OpenMP lock routine (with `--regions omp`): `lock` or `unlock`.
+    OmpLock(&'static str),
 }
 
 /// MPI routines that start MPI: after them the front end reports the rank
@@ -209,6 +211,7 @@ pub(crate) struct CallRules<'a> {
     pub(crate) want_io: bool,
     pub(crate) want_calls: bool,
     pub(crate) want_mpi: bool,
+    pub(crate) want_omp: bool,
     /// Inside a macro's arguments: only MPI calls are wrapped there (the
     /// issue asks for them; other calls stay as written).
     pub(crate) only_mpi: bool,
@@ -239,8 +242,13 @@ pub(crate) fn plan<'t>(
     let callee = call.child_by_field_name("function")?;
     let name = squashed(callee, src);
     let mpi = callee.kind() == "identifier" && name.starts_with("MPI_") && rules.want_mpi;
+    let lock = (callee.kind() == "identifier" && rules.want_omp)
+        .then(|| super::omp::lock_kind(&name))
+        .flatten();
     let kind = if mpi {
         CallKind::Mpi
+    } else if let Some(l) = lock {
+        CallKind::OmpLock(l)
     } else if callee.kind() == "identifier" {
         if OPAQUE.contains(&name.as_str())
             || NEVER_WRAPPED.contains(&name.as_str())
@@ -265,6 +273,7 @@ pub(crate) fn plan<'t>(
         CallKind::Io => rules.want_io && !rules.only_mpi,
         CallKind::Call => rules.want_calls && !rules.only_mpi,
         CallKind::Mpi => true,
+        CallKind::OmpLock(_) => !rules.only_mpi,
     };
     if !wanted {
         return None;

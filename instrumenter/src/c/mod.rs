@@ -19,6 +19,7 @@
 mod calls;
 mod directives;
 mod jumps;
+mod omp;
 mod parse;
 mod prelude;
 mod probes;
@@ -85,7 +86,11 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
         .regions
         .iter()
         .any(|r| matches!(r.kind, regio_idf::RegionKind::Mpi(_)));
-    edits.push(Edit::insert(at, prelude::prelude(file, register, mpi)).with_order(i64::MIN));
+    let omp = out
+        .regions
+        .iter()
+        .any(|r| matches!(r.kind, regio_idf::RegionKind::Omp(_)));
+    edits.push(Edit::insert(at, prelude::prelude(file, register, mpi, omp)).with_order(i64::MIN));
     let text =
         edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {

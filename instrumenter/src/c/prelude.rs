@@ -30,11 +30,31 @@ const MPI_DECLARATIONS: &str = "#ifndef REGIO_MPI_DECLARED\n\
      #endif\n\
      #endif\n";
 
+/// Declarations of the OpenMP team probes (files with OpenMP regions).
+const OMP_DECLARATIONS: &str = "#ifndef REGIO_OMP_DECLARED\n\
+     #define REGIO_OMP_DECLARED\n\
+     #ifdef __cplusplus\n\
+     extern \"C\" {\n\
+     #endif\n\
+     extern __UINT64_TYPE__ regio_omp_fork(unsigned int);\n\
+     extern void regio_omp_begin(__UINT64_TYPE__, unsigned int);\n\
+     extern void regio_omp_end(__UINT64_TYPE__, unsigned int);\n\
+     extern void regio_omp_join(__UINT64_TYPE__);\n\
+     #ifdef __cplusplus\n\
+     }\n\
+     #endif\n\
+     #endif\n";
+
 /// The prelude. `register_idf` is the IDF path to register at start-up
 /// (only in `.c` files that have regions: a header's copy would be
 /// compiled into every file that includes it); `mpi` adds what MPI call
 /// regions use.
-pub(crate) fn prelude(display_path: &str, register_idf: Option<&str>, mpi: bool) -> String {
+pub(crate) fn prelude(
+    display_path: &str,
+    register_idf: Option<&str>,
+    mpi: bool,
+    omp: bool,
+) -> String {
     let mut p = String::from(
         "#ifndef REGIO_PROBES_DECLARED\n\
          #define REGIO_PROBES_DECLARED\n\
@@ -56,6 +76,9 @@ pub(crate) fn prelude(display_path: &str, register_idf: Option<&str>, mpi: bool)
     );
     if mpi {
         p.push_str(MPI_DECLARATIONS);
+    }
+    if omp {
+        p.push_str(OMP_DECLARATIONS);
     }
     if let Some(idf) = register_idf {
         // One registration per translation unit, also when a .c file
