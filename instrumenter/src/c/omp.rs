@@ -75,9 +75,36 @@ const CONSTRUCT_WORDS: &[&str] = &[
     "scope",
 ];
 
-/// The joined text of a directive's argument: line continuations removed.
+/// Whether construct word `next` continues a construct name after `prev`
+/// (`parallel for`, `for simd`, `target teams distribute`, ...); words
+/// like `ordered` after `for` are clauses.
+fn follows(prev: &str, next: &str) -> bool {
+    match prev {
+        "parallel" => matches!(
+            next,
+            "for" | "do" | "sections" | "workshare" | "loop" | "masked" | "master"
+        ),
+        "for" | "do" | "taskloop" => next == "simd",
+        "distribute" => matches!(next, "parallel" | "simd"),
+        "target" => matches!(
+            next,
+            "teams" | "parallel" | "data" | "enter" | "exit" | "update" | "simd" | "loop"
+        ),
+        "teams" => matches!(next, "distribute" | "loop"),
+        "masked" | "master" => next == "taskloop",
+        "declare" => matches!(next, "simd" | "variant" | "reduction" | "mapper" | "target"),
+        "end" => matches!(next, "declare" | "target"),
+        "enter" | "exit" => next == "data",
+        "cancellation" => next == "point",
+        _ => false,
+    }
+}
+
+/// The joined text of a directive's argument: line continuations removed
+/// and runs of blanks made one (clauses hold no string literals).
 fn joined(arg: &str) -> String {
-    arg.replace("\\\r\n", " ").replace("\\\n", " ")
+    let flat = arg.replace("\\\r\n", " ").replace("\\\n", " ");
+    flat.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Splits `s` into top-level items: words, each with a following
@@ -146,13 +173,17 @@ pub(crate) fn parse(arg: &str) -> Option<Directive> {
         return None;
     }
     let rest = &rest[first.len()..];
-    let mut words = Vec::new();
+    let mut words: Vec<String> = Vec::new();
     let mut name = None;
     let mut clauses = Vec::new();
     let mut in_clauses = false;
     for item in items(rest) {
         let n = item_name(&item);
-        if !in_clauses && item == n && CONSTRUCT_WORDS.contains(&n.as_str()) {
+        let starts_or_follows = match words.last() {
+            None => CONSTRUCT_WORDS.contains(&n.as_str()),
+            Some(prev) => follows(prev.as_str(), &n),
+        };
+        if !in_clauses && item == n && starts_or_follows {
             words.push(n);
             continue;
         }
@@ -395,6 +426,16 @@ mod tests {
         assert_eq!(
             parse("omp parallel for simd").unwrap().construct(),
             Construct::ParallelWorksharing(Worksharing::For { simd: true })
+        );
+        let o = parse("omp for ordered schedule(static, 1)").unwrap();
+        assert_eq!(o.words, ["for"]);
+        assert!(o.has_clause("ordered"));
+        assert_eq!(
+            parse("omp target teams distribute parallel for simd")
+                .unwrap()
+                .words
+                .len(),
+            6
         );
     }
 

@@ -1,7 +1,8 @@
-//! Golden tests of MPI call regions (`--regions mpi`): the instrumented
-//! text and IDF lines of every program in testdata/mpi/, C and Fortran,
-//! as insta snapshots. The end-to-end tests (tests/mpi_end_to_end.rs)
-//! build and run the same programs.
+//! Golden tests of the parallel programming models: the instrumented text
+//! and IDF lines of every program in testdata/mpi/ (`--regions mpi`) and
+//! testdata/omp/ (`--regions omp,functions,loops`), C and Fortran, as insta
+//! snapshots. tests/mpi_end_to_end.rs and tests/omp_end_to_end.rs build and
+//! run the same programs.
 
 use std::path::{Path, PathBuf};
 
@@ -12,21 +13,23 @@ use regio_instrumenter::{c, fortran};
 
 const IDF_PATH: &str = "/regio-out/regio.idf.json";
 
-fn testdata_mpi() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/mpi")
+fn testdata(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata")
+        .join(dir)
 }
 
-fn instrument(name: &str) -> Instrumented {
-    let path = testdata_mpi().join(name);
+fn instrument(dir: &str, name: &str, regions: &str) -> Instrumented {
+    let path = testdata(dir).join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     let filter = Filter::default();
-    let display = format!("testdata/mpi/{name}");
+    let display = format!("testdata/{dir}/{name}");
     let input = SourceInput {
         text: &text,
         display_path: &display,
         rel_path: name,
         idf_path: IDF_PATH,
-        selection: "mpi".parse::<Selection>().unwrap(),
+        selection: regions.parse::<Selection>().unwrap(),
         filter: &filter,
         first_id: 1,
     };
@@ -60,20 +63,28 @@ fn idf_lines(out: &Instrumented) -> String {
         .collect()
 }
 
-#[test]
-fn mpi_programs_instrument_as_recorded() {
-    let mut names: Vec<String> = std::fs::read_dir(testdata_mpi())
+fn programs_instrument_as_recorded(dir: &str, regions: &str) {
+    let mut names: Vec<String> = std::fs::read_dir(testdata(dir))
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n.ends_with(".c") || n.ends_with(".f90") || n.ends_with(".f"))
         .collect();
     names.sort();
-    assert!(names.len() >= 5, "{names:?}");
+    assert!(!names.is_empty(), "no programs in testdata/{dir}");
     for name in names {
-        let out = instrument(&name);
-        // Every MPI routine the program calls is a region.
-        assert!(!out.regions.is_empty(), "{name}: no MPI regions");
-        insta::assert_snapshot!(format!("{name}.inst"), out.text);
-        insta::assert_snapshot!(format!("{name}.idf"), idf_lines(&out));
+        let out = instrument(dir, &name, regions);
+        assert!(!out.regions.is_empty(), "{dir}/{name}: no regions");
+        insta::assert_snapshot!(format!("{dir}__{name}.inst"), out.text);
+        insta::assert_snapshot!(format!("{dir}__{name}.idf"), idf_lines(&out));
     }
+}
+
+#[test]
+fn mpi_programs_instrument_as_recorded() {
+    programs_instrument_as_recorded("mpi", "mpi");
+}
+
+#[test]
+fn omp_programs_instrument_as_recorded() {
+    programs_instrument_as_recorded("omp", "omp,functions,loops");
 }
