@@ -133,9 +133,12 @@ fn exec(exe: &Path, threads: u32, run_dir: Option<&Path>) -> Run {
     run(&mut c)
 }
 
-/// Per (kind, line): calls per (rank, pid, thread), summed over nodes.
-fn visits(run: &Value) -> BTreeMap<(String, u64), BTreeMap<(u64, u64, u64), u64>> {
-    let mut out: BTreeMap<(String, u64), BTreeMap<(u64, u64, u64), u64>> = BTreeMap::new();
+/// Calls per (rank, pid, thread).
+type PerThread = BTreeMap<(u64, u64, u64), u64>;
+
+/// Per (kind, line): calls per thread, summed over nodes.
+fn visits(run: &Value) -> BTreeMap<(String, u64), PerThread> {
+    let mut out: BTreeMap<(String, u64), PerThread> = BTreeMap::new();
     visit(run, &mut |n, _| {
         let key = (
             str_field(n, "kind").to_string(),
