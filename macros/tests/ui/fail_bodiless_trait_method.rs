@@ -1,0 +1,6 @@
+trait Shape {
+    #[regio::traced]
+    fn area(&self) -> f64;
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+#[regio::traced]
+const fn answer() -> u32 {
+    42
+}
+
+fn main() {
+    let _ = answer();
+}

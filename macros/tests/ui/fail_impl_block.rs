@@ -1,0 +1,10 @@
+struct S;
+
+#[regio::traced]
+impl S {
+    fn f(&self) {}
+}
+
+fn main() {
+    S.f();
+}

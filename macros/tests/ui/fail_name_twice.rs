@@ -1,0 +1,6 @@
+#[regio::traced(name = "a", name = "b")]
+fn f() {}
+
+fn main() {
+    f();
+}

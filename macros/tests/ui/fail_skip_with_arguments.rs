@@ -1,0 +1,6 @@
+#[regio::skip(x)]
+fn f() {}
+
+fn main() {
+    f();
+}

@@ -1,0 +1,6 @@
+#[regio::traced(level = "debug")]
+fn f() {}
+
+fn main() {
+    f();
+}
