@@ -38,6 +38,7 @@ fn build(base: &Path) -> (PathBuf, PathBuf) {
         filter: Filter::default(),
         filter_path: None,
         form_overrides: Vec::new(),
+        rust_regio: Default::default(),
     })
     .expect("instrument calls.c");
     assert_eq!(outcome.failed, 0);

@@ -80,6 +80,7 @@ fn throughput(c: &mut Criterion) {
         filter: Filter::default(),
         filter_path: None,
         form_overrides: Vec::new(),
+        rust_regio: Default::default(),
     };
     let mut group = c.benchmark_group("instrumenter");
     group.sample_size(10);

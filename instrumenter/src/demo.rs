@@ -73,6 +73,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         filter: Filter::default(),
         filter_path: None,
         form_overrides: Vec::new(),
+        rust_regio: Default::default(),
     })?;
     for d in &outcome.diagnostics {
         eprintln!("{d}");

@@ -33,6 +33,8 @@ pub struct Options {
     /// `--fixed GLOB` / `--free GLOB`: Fortran source form by path glob
     /// (relative to the output root), overriding the suffix; later wins.
     pub form_overrides: Vec<FormOverride>,
+    /// The `regio` dependency added to Cargo.toml files that lack one.
+    pub rust_regio: crate::rust::cargo_toml::RegioDependency,
 }
 
 /// One `--fixed`/`--free` option.
@@ -74,6 +76,8 @@ pub struct Outcome {
     pub copied: usize,
     pub failed: usize,
     pub regions: usize,
+    /// Cargo.toml files given a `regio` dependency.
+    pub cargo_manifests: usize,
     /// Warnings of successful files and errors of failed ones, in file order.
     pub diagnostics: Vec<Diagnostic>,
     pub idf_path: PathBuf,
@@ -114,11 +118,13 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DriverError + '_ {
 pub enum Language {
     C,
     Fortran(crate::fortran::SourceForm),
+    Rust,
 }
 
 pub fn language_of(path: &Path) -> Option<Language> {
     match path.extension().and_then(|e| e.to_str()) {
         Some("c") | Some("h") => Some(Language::C),
+        Some("rs") => Some(Language::Rust),
         _ => crate::fortran::form_for_path(path).map(Language::Fortran),
     }
 }
@@ -288,6 +294,7 @@ fn run_front_end(lang: Language, input: &SourceInput) -> FrontendResult {
     match lang {
         Language::C => crate::c::instrument(input),
         Language::Fortran(form) => crate::fortran::instrument(input, form),
+        Language::Rust => crate::rust::instrument(input),
     }
 }
 
@@ -316,6 +323,22 @@ pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
         let lang = language_for(&input.rel, &input.source, &opts.form_overrides)
             .filter(|_| opts.filter.allows_file(&input.rel));
         let Some(lang) = lang else {
+            if input.rel.rsplit('/').next() == Some("Cargo.toml") {
+                let text = fs::read_to_string(&input.source).map_err(io_err(&input.source))?;
+                match crate::rust::cargo_toml::with_regio(&text, &input.display, &opts.rust_regio) {
+                    Ok(Some(new)) => {
+                        write_atomically(&dest, new.as_bytes())?;
+                        outcome.cargo_manifests += 1;
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(d) => {
+                        outcome.failed += 1;
+                        outcome.diagnostics.push(d);
+                        continue;
+                    }
+                }
+            }
             copy_atomically(&input.source, &dest)?;
             outcome.copied += 1;
             continue;
@@ -347,7 +370,7 @@ pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
                     lines,
                     max_line_len,
                 });
-                if done.regions.is_empty() {
+                if done.regions.is_empty() && done.text == text {
                     outcome.unchanged_sources += 1;
                 } else {
                     outcome.instrumented += 1;

@@ -4,10 +4,12 @@
 
 pub mod c;
 pub mod diag;
+pub mod directive_grammar;
 pub mod driver;
 pub mod edit;
 pub mod filter;
 pub mod fortran;
 pub mod frontend;
 pub mod runtime_locator;
+pub mod rust;
 pub mod selection;

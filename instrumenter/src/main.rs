@@ -18,7 +18,7 @@ mod overhead_cmd;
 #[command(
     name = "instrument",
     version,
-    about = "Instrument C sources with Regio probes, and report on measured runs",
+    about = "Instrument C, Fortran and Rust sources with Regio probes, and report on measured runs",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -49,6 +49,11 @@ struct InstrumentArgs {
     /// Treat Fortran files matching GLOB as free form (repeatable).
     #[arg(long, value_name = "GLOB")]
     free: Vec<String>,
+    /// The `regio` dependency added to Cargo.toml files that lack one:
+    /// `path:DIR` or a version requirement (default: this build's runtime
+    /// sources, else its version).
+    #[arg(long, value_name = "SPEC")]
+    rust_regio: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -146,6 +151,12 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
             );
         }
     }
+    let rust_regio = match &args.rust_regio {
+        Some(spec) => spec
+            .parse()
+            .map_err(|e| anyhow::anyhow!("error: --rust-regio `{spec}`: {e}"))?,
+        None => Default::default(),
+    };
     let opts = driver::Options {
         paths: args.paths,
         out: args.out,
@@ -153,13 +164,18 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
         filter,
         filter_path,
         form_overrides,
+        rust_regio,
     };
     let outcome = driver::run(&opts)?;
     for d in &outcome.diagnostics {
         eprintln!("{d}");
     }
+    let manifests = match outcome.cargo_manifests {
+        0 => String::new(),
+        n => format!(", {n} Cargo.toml given a regio dependency"),
+    };
     eprintln!(
-        "instrument: {} file(s) instrumented, {} source(s) without regions, {} copied, {} failed; {} region(s); IDF: {}",
+        "instrument: {} file(s) instrumented, {} source(s) without regions, {} copied{manifests}, {} failed; {} region(s); IDF: {}",
         outcome.instrumented,
         outcome.unchanged_sources,
         outcome.copied,

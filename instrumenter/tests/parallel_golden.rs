@@ -1,15 +1,15 @@
-//! Golden tests of the parallel programming models: the instrumented text
-//! and IDF lines of every program in testdata/mpi/ (`--regions mpi`) and
-//! testdata/omp/ (`--regions omp,functions,loops`), C and Fortran, as insta
-//! snapshots. tests/mpi_end_to_end.rs and tests/omp_end_to_end.rs build and
-//! run the same programs.
+//! Golden tests of the programs the end-to-end tests build and run: the
+//! instrumented text and IDF lines of every source in testdata/mpi/
+//! (`--regions mpi`), testdata/omp/ (`--regions omp,functions,loops`), and
+//! the Rust sources of testdata/rust/ (`--regions functions,loops,user`), as
+//! insta snapshots.
 
 use std::path::{Path, PathBuf};
 
 use regio_instrumenter::filter::Filter;
 use regio_instrumenter::frontend::{Instrumented, SourceInput};
 use regio_instrumenter::selection::Selection;
-use regio_instrumenter::{c, fortran};
+use regio_instrumenter::{c, fortran, rust};
 
 const IDF_PATH: &str = "/regio-out/regio.idf.json";
 
@@ -35,6 +35,8 @@ fn instrument(dir: &str, name: &str, regions: &str) -> Instrumented {
     };
     let out = if name.ends_with(".c") {
         c::instrument(&input)
+    } else if name.ends_with(".rs") {
+        rust::instrument(&input)
     } else {
         let form = fortran::form_for_path(&path).unwrap();
         fortran::instrument(&input, form)
@@ -67,16 +69,33 @@ fn programs_instrument_as_recorded(dir: &str, regions: &str) {
     let mut names: Vec<String> = std::fs::read_dir(testdata(dir))
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".c") || n.ends_with(".f90") || n.ends_with(".f"))
+        .filter(|n| [".c", ".f90", ".f", ".rs"].iter().any(|s| n.ends_with(s)))
         .collect();
     names.sort();
     assert!(!names.is_empty(), "no programs in testdata/{dir}");
     for name in names {
         let out = instrument(dir, &name, regions);
-        assert!(!out.regions.is_empty(), "{dir}/{name}: no regions");
-        insta::assert_snapshot!(format!("{dir}__{name}.inst"), out.text);
-        insta::assert_snapshot!(format!("{dir}__{name}.idf"), idf_lines(&out));
+        // Rust regions describe themselves at run time: no IDF regions.
+        assert!(
+            !out.regions.is_empty() || name.ends_with(".rs"),
+            "{dir}/{name}: no regions"
+        );
+        let snap = format!("{}__{name}", dir.replace('/', "__"));
+        insta::assert_snapshot!(format!("{snap}.inst"), out.text);
+        let warnings: Vec<String> = out.warnings.iter().map(|w| w.to_string()).collect();
+        if !warnings.is_empty() {
+            insta::assert_snapshot!(format!("{snap}.warnings"), warnings.join("\n"));
+        }
+        if !name.ends_with(".rs") {
+            insta::assert_snapshot!(format!("{snap}.idf"), idf_lines(&out));
+        }
     }
+}
+
+#[test]
+fn rust_sources_instrument_as_recorded() {
+    programs_instrument_as_recorded("rust/instrument", "functions,loops,user");
+    programs_instrument_as_recorded("rust/smallcrate/src", "functions,loops,user");
 }
 
 #[test]

@@ -12,7 +12,7 @@
 
 #define ITER 5
 #ifndef SPIN_MS
-#define SPIN_MS 50
+#define SPIN_MS 100
 #endif
 
 #define CHECK(call)                                                     \

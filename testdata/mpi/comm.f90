@@ -1,6 +1,6 @@
 ! MPI from free-form Fortran with `use mpi`: ring sendrecv, non-blocking
 ! exchange with waits, collectives, a CALL spread over continuation lines,
-! and an imbalance before MPI_BARRIER (rank r spins (r + 1) * 50 ms).
+! and an imbalance before MPI_BARRIER (rank r spins (r + 1) * 100 ms).
 ! Per-rank call counts are in tests/mpi_end_to_end.rs. Only rank 0 prints.
 program comm
   use mpi
@@ -36,7 +36,7 @@ program comm
   call MPI_Allreduce(ex, total, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD, ierr)
   call MPI_Bcast(total, 1, MPI_INTEGER8, 0, MPI_COMM_WORLD, ierr)
 
-  call spin((rank + 1) * 50)
+  call spin((rank + 1) * 100)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
 
   if (rank == 0) then
