@@ -12,26 +12,8 @@ use crate::diag::Diagnostic;
 use super::jumps::{JumpCache, JumpIn};
 use super::syntax::{innermost_function, is_loop, preorder, text, Lines};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Command {
-    Begin(String),
-    End(String),
-    Disable,
-    Enable,
-    Skip,
-}
-
-impl Command {
-    fn spelled(&self) -> String {
-        match self {
-            Command::Begin(n) => format!("`#pragma regio begin {n}`"),
-            Command::End(n) => format!("`#pragma regio end {n}`"),
-            Command::Disable => "`#pragma regio disable`".into(),
-            Command::Enable => "`#pragma regio enable`".into(),
-            Command::Skip => "`#pragma regio skip`".into(),
-        }
-    }
-}
+use crate::directive_grammar as grammar;
+pub(crate) use crate::directive_grammar::Command;
 
 pub(crate) struct Directive {
     pub(crate) command: Command,
@@ -62,16 +44,6 @@ pub(crate) struct Directives {
     /// Node ids of the function definitions and loops `skip` names.
     pub(crate) skipped: HashSet<usize>,
     pub(crate) warnings: Vec<Diagnostic>,
-}
-
-const NAME_RULE: &str = "[A-Za-z_][A-Za-z0-9_.-]*";
-
-fn valid_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 /// Words of a directive argument with their offsets, after line splices and
@@ -156,58 +128,13 @@ impl Checker<'_> {
         if !first.eq_ignore_ascii_case("regio") {
             return None;
         }
-        const EXPECTED: &str = "expected begin, end, disable, enable or skip";
-        let Some(&(kw_at, kw)) = w.get(1) else {
-            self.error(
-                w[0].0,
-                format!("missing regio directive after `#pragma regio` ({EXPECTED})"),
-            );
-            return Some(None);
-        };
-        let lower = kw.to_ascii_lowercase();
-        let (command, used) = match lower.as_str() {
-            "begin" | "end" => {
-                let Some(&(name_at, name)) = w.get(2) else {
-                    self.error(
-                        kw_at,
-                        format!("`#pragma regio {lower}` needs a region NAME"),
-                    );
-                    return Some(None);
-                };
-                if !valid_name(name) {
-                    self.error(
-                        name_at,
-                        format!("invalid region name `{name}` (a NAME is {NAME_RULE})"),
-                    );
-                    return Some(None);
-                }
-                let c = if lower == "begin" {
-                    Command::Begin(name.to_string())
-                } else {
-                    Command::End(name.to_string())
-                };
-                (c, 3)
+        match grammar::parse(&w[1..], "#pragma regio", w[0].0) {
+            Ok(parsed) => Some(Some(parsed)),
+            Err(e) => {
+                self.error(e.at, e.message);
+                Some(None)
             }
-            "disable" => (Command::Disable, 2),
-            "enable" => (Command::Enable, 2),
-            "skip" => (Command::Skip, 2),
-            _ => {
-                self.error(
-                    kw_at,
-                    format!("unknown regio directive `{kw}` ({EXPECTED})"),
-                );
-                return Some(None);
-            }
-        };
-        if let Some(&(extra_at, extra)) = w.get(used) {
-            self.error(
-                extra_at,
-                format!("unexpected `{extra}` after {}", command.spelled()),
-            );
-            return Some(None);
         }
-        let (last_at, last) = w[used - 1];
-        Some(Some((command, last_at + last.len())))
     }
 }
 

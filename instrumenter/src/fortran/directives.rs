@@ -10,14 +10,8 @@ use crate::diag::{line_col, Diagnostic};
 use super::scan::{Item, RegioLine};
 use super::structure::Structure;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Command {
-    Begin(String),
-    End(String),
-    Disable,
-    Enable,
-    Skip,
-}
+use crate::directive_grammar as grammar;
+pub(crate) use crate::directive_grammar::Command;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Directive {
@@ -47,25 +41,8 @@ pub(crate) struct Directives {
     pub warnings: Vec<Diagnostic>,
 }
 
-const NAME_RULE: &str = "[A-Za-z_][A-Za-z0-9_.-]*";
-const EXPECTED: &str = "expected begin, end, disable, enable or skip";
-
-fn valid_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
-}
-
 fn spelled(c: &Command) -> String {
-    match c {
-        Command::Begin(n) => format!("`!$regio begin {n}`"),
-        Command::End(n) => format!("`!$regio end {n}`"),
-        Command::Disable => "`!$regio disable`".into(),
-        Command::Enable => "`!$regio enable`".into(),
-        Command::Skip => "`!$regio skip`".into(),
-    }
+    c.spelled("!$regio")
 }
 
 struct Ctx<'a> {
@@ -104,54 +81,13 @@ impl Ctx<'_> {
             }
             pos += w.len() + 1;
         }
-        let Some(&(kw_at, kw)) = words.first() else {
-            self.error(
-                r.start,
-                format!("missing regio directive after `!$regio` ({EXPECTED})"),
-            );
-            return None;
-        };
-        let lower = kw.to_ascii_lowercase();
-        let (command, used) = match lower.as_str() {
-            "begin" | "end" => {
-                let Some(&(name_at, name)) = words.get(1) else {
-                    self.error(kw_at, format!("`!$regio {lower}` needs a region NAME"));
-                    return None;
-                };
-                if !valid_name(name) {
-                    self.error(
-                        name_at,
-                        format!("invalid region name `{name}` (a NAME is {NAME_RULE})"),
-                    );
-                    return None;
-                }
-                let c = if lower == "begin" {
-                    Command::Begin(name.to_string())
-                } else {
-                    Command::End(name.to_string())
-                };
-                (c, 2)
+        match grammar::parse(&words, "!$regio", r.start) {
+            Ok(parsed) => Some(parsed),
+            Err(e) => {
+                self.error(e.at, e.message);
+                None
             }
-            "disable" => (Command::Disable, 1),
-            "enable" => (Command::Enable, 1),
-            "skip" => (Command::Skip, 1),
-            _ => {
-                self.error(
-                    kw_at,
-                    format!("unknown regio directive `{kw}` ({EXPECTED})"),
-                );
-                return None;
-            }
-        };
-        if let Some(&(extra_at, extra)) = words.get(used) {
-            self.error(
-                extra_at,
-                format!("unexpected `{extra}` after {}", spelled(&command)),
-            );
-            return None;
         }
-        let (last_at, last) = words[used - 1];
-        Some((command, last_at + last.len()))
     }
 }
 
