@@ -86,6 +86,10 @@ void regio_omp_join(uint64_t team);
  * process's profile (they override the launcher's environment). */
 void regio_mpi_rank(int rank, int size);
 
+/* The same for code that cannot call PMPI itself: the runtime finds
+ * PMPI_Comm_rank/size in the process (Open MPI and MPICH ABIs). */
+void regio_mpi_init_done(void);
+
 /* Fortran-callable twins: arguments by reference, trailing underscore. */
 
 /* call regio_enter(id) with INTEGER(4) id. */
@@ -113,6 +117,9 @@ void regio_omp_join_(const int64_t *team);
 
 /* call regio_mpi_rank(rank, size) with INTEGER(4) arguments */
 void regio_mpi_rank_(const int32_t *rank, const int32_t *size);
+
+/* call regio_mpi_init_done() */
+void regio_mpi_init_done_(void);
 
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */

@@ -252,3 +252,49 @@ pub unsafe extern "C" fn regio_mpi_rank_(rank: *const i32, size: *const i32) {
         regio_mpi_rank(*rank, *size);
     }
 }
+
+/// After `MPI_Init` in code that cannot call PMPI itself (Fortran): asks
+/// the MPI library in this process for the rank and world size through the
+/// C profiling interface, found at run time (the runtime does not link
+/// MPI). Open MPI (MPI_COMM_WORLD is the address of `ompi_mpi_comm_world`)
+/// and MPICH-ABI libraries (an `int` handle, 0x44000000) are recognised;
+/// with any other library this does nothing and the launcher's environment
+/// stands.
+#[no_mangle]
+pub extern "C" fn regio_mpi_init_done() {
+    use std::ffi::c_void;
+    // SAFETY: dlsym with RTLD_DEFAULT and NUL-terminated names.
+    let sym = |name: &[u8]| unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr().cast()) };
+    let (rank_fn, size_fn) = (sym(b"PMPI_Comm_rank\0"), sym(b"PMPI_Comm_size\0"));
+    if rank_fn.is_null() || size_fn.is_null() {
+        return;
+    }
+    let (mut rank, mut size) = (-1i32, 0i32);
+    let ompi_world = sym(b"ompi_mpi_comm_world\0");
+    if !ompi_world.is_null() {
+        type F = unsafe extern "C" fn(*mut c_void, *mut i32) -> i32;
+        // SAFETY: Open MPI's PMPI_Comm_rank/size take a communicator
+        // pointer; `ompi_world` is MPI_COMM_WORLD.
+        unsafe {
+            let (r, s): (F, F) = (std::mem::transmute(rank_fn), std::mem::transmute(size_fn));
+            r(ompi_world, &mut rank);
+            s(ompi_world, &mut size);
+        }
+    } else if !sym(b"MPIR_Err_create_code\0").is_null() {
+        type F = unsafe extern "C" fn(i32, *mut i32) -> i32;
+        const MPICH_COMM_WORLD: i32 = 0x4400_0000;
+        // SAFETY: MPICH's ABI passes communicators as int handles.
+        unsafe {
+            let (r, s): (F, F) = (std::mem::transmute(rank_fn), std::mem::transmute(size_fn));
+            r(MPICH_COMM_WORLD, &mut rank);
+            s(MPICH_COMM_WORLD, &mut size);
+        }
+    }
+    regio_mpi_rank(rank, size);
+}
+
+/// Fortran `call regio_mpi_init_done()`.
+#[no_mangle]
+pub extern "C" fn regio_mpi_init_done_() {
+    regio_mpi_init_done();
+}

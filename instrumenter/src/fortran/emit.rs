@@ -146,6 +146,7 @@ impl<'a> Emitter<'a> {
             Op::Disable => "call regio_disable()".to_string(),
             Op::Enable => "call regio_enable()".to_string(),
             Op::Flush => "call regio_flush()".to_string(),
+            Op::MpiInitDone => "call regio_mpi_init_done()".to_string(),
             Op::Goto(l) => format!("go to {l}"),
             Op::Continue => "continue".to_string(),
             Op::EndIf => "end if".to_string(),

@@ -42,6 +42,9 @@ pub(crate) enum Op {
     Enable,
     /// `call regio_flush()`: before MPI_ABORT, which never returns.
     Flush,
+    /// `call regio_mpi_init_done()`: after MPI_INIT, the runtime asks MPI
+    /// for the rank.
+    MpiInitDone,
     Goto(u32),
     Continue,
     /// Only made by the emitter (closing a rewritten logical IF).
@@ -1088,6 +1091,13 @@ impl<'a> Planner<'a> {
                 }
                 before.push(Probe::new(Op::Enter(r)));
                 after.push(Probe::new(Op::Exit(Target::Id(r))));
+                if matches!(&k, Kind::Call { callee, .. }
+                    if callee.upper.eq_ignore_ascii_case("MPI_INIT")
+                        || callee.upper.eq_ignore_ascii_case("MPI_INIT_THREAD"))
+                {
+                    after.push(Probe::new(Op::MpiInitDone));
+                    need("regio_mpi_init_done", &mut used);
+                }
                 need("regio_enter", &mut used);
                 need("regio_exit", &mut used);
             }
