@@ -320,6 +320,15 @@ fn fixed_form_mpif_h_calls_are_counted_per_rank() {
     }
 }
 
+/// MPICH's Fortran wrapper as well (mpif90.mpich).
+fn mpich_fortran() -> bool {
+    let ok = mpich() && find_on_path(MPICH.fc).is_some();
+    if !ok {
+        println!("SKIPPED: needs mpich with Fortran (mpif90.mpich)");
+    }
+    ok
+}
+
 #[test]
 fn mpich_runs_the_c_program_too() {
     if mpich() {
@@ -328,17 +337,36 @@ fn mpich_runs_the_c_program_too() {
 }
 
 #[test]
-fn an_aborting_run_leaves_every_ranks_profile() {
-    if !open_mpi() {
-        return;
+fn mpich_runs_the_fortran_programs_too() {
+    if mpich_fortran() {
+        check_program(&MPICH, "comm.f90", expect_comm_f90, Some(100.0));
+        check_program(&MPICH, "comm_f08.f90", expect_comm_f08, None);
+        check_program(&MPICH, "comm_fixed.f", expect_comm_fixed, None);
     }
+}
+
+#[test]
+fn an_aborting_run_leaves_every_ranks_profile() {
+    if open_mpi() {
+        aborting_run_leaves_every_ranks_profile(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn an_aborting_run_leaves_every_ranks_profile_with_mpich() {
+    if mpich() {
+        aborting_run_leaves_every_ranks_profile(&MPICH);
+    }
+}
+
+fn aborting_run_leaves_every_ranks_profile(mpi: &Mpi) {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let source = testdata().join("mpi").join("abort.c");
-    let tmp = TestDir::new("mpi-abort");
-    let (plain, inst) = build(&OPEN_MPI, &source, &tmp);
-    let want = mpirun(&OPEN_MPI, 2, &plain, tmp.path(), None);
+    let tmp = TestDir::new(&format!("mpi-abort-{}", mpi.name));
+    let (plain, inst) = build(mpi, &source, &tmp);
+    let want = mpirun(mpi, 2, &plain, tmp.path(), None);
     let run_dir = tmp.join("run");
-    let got = mpirun(&OPEN_MPI, 2, &inst, tmp.path(), Some(&run_dir));
+    let got = mpirun(mpi, 2, &inst, tmp.path(), Some(&run_dir));
     assert_ne!(want.outcome(), "exit 0", "{}", want.describe());
     assert_eq!(got.outcome(), want.outcome(), "{}", got.describe());
     assert_eq!(got.stdout, want.stdout);

@@ -42,7 +42,8 @@ pub struct Profile {
     /// regions were still open on some thread.
     pub complete: bool,
     /// Why the profile was written: `exit` (normal exit or `exit()`),
-    /// `signal`, or `flush` (explicit `regio_flush()`).
+    /// `signal`, `flush` (explicit `regio_flush()`), or `abort` (written
+    /// on request of another rank about to call `MPI_Abort`).
     pub reason: String,
     /// The fatal signal number when `reason` is `signal`.
     pub signal: Option<i32>,

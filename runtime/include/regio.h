@@ -90,6 +90,11 @@ void regio_mpi_rank(int rank, int size);
  * PMPI_Comm_rank/size in the process (Open MPI and MPICH ABIs). */
 void regio_mpi_init_done(void);
 
+/* Before MPI_Abort: writes this rank's profile and asks the other ranks of
+ * the job on this host to write theirs (launchers such as MPICH's Hydra end
+ * them with SIGKILL, which cannot be caught). Waits at most 3 s. */
+void regio_mpi_abort(void);
+
 /* Fortran-callable twins: arguments by reference, trailing underscore. */
 
 /* call regio_enter(id) with INTEGER(4) id. */
@@ -120,6 +125,9 @@ void regio_mpi_rank_(const int32_t *rank, const int32_t *size);
 
 /* call regio_mpi_init_done() */
 void regio_mpi_init_done_(void);
+
+/* call regio_mpi_abort() */
+void regio_mpi_abort_(void);
 
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */

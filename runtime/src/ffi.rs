@@ -107,6 +107,19 @@ pub extern "C" fn regio_enable_() {
     crate::enable();
 }
 
+/// Before `MPI_Abort`: writes this rank's profile and those of the other
+/// ranks on this host.
+#[no_mangle]
+pub extern "C" fn regio_mpi_abort() {
+    crate::mpi_abort_flush();
+}
+
+/// Fortran `call regio_mpi_abort()`.
+#[no_mangle]
+pub extern "C" fn regio_mpi_abort_() {
+    crate::mpi_abort_flush();
+}
+
 /// Fortran `call regio_flush()`.
 #[no_mangle]
 pub extern "C" fn regio_flush_() {

@@ -163,11 +163,15 @@ fn start() -> u8 {
         );
     }
     crate::signals::install();
+    if let Some(cfg) = CONFIG.get() {
+        crate::peers::announce(cfg);
+    }
     ON
 }
 
 extern "C" fn at_exit() {
     crate::profile::write(crate::profile::Reason::Exit);
+    crate::peers::retire();
 }
 
 fn read_cmdline() -> Vec<Vec<u8>> {

@@ -54,6 +54,7 @@ mod init;
 mod node;
 mod omp;
 mod out;
+mod peers;
 mod profile;
 mod region;
 mod registry;
@@ -189,6 +190,18 @@ pub fn flush() -> bool {
         return false;
     }
     profile::write(profile::Reason::Flush)
+}
+
+/// Before `MPI_Abort`: writes this process's profile and has the other
+/// ranks of the job on this host write theirs (see `peers`), since some
+/// launchers end them with SIGKILL.
+pub fn mpi_abort_flush() {
+    if init::ensure_init_fast() == init::DEAD {
+        return;
+    }
+    if let Some(cfg) = init::config() {
+        peers::abort_flush(cfg);
+    }
 }
 
 /// Remembers the absolute path of an IDF; the first one registered is

@@ -28,6 +28,8 @@ pub enum Reason {
     Exit,
     Flush,
     Signal(i32),
+    /// Another rank of the job is about to call `MPI_Abort` (peers).
+    PeerAbort,
 }
 
 /// Static storage used only while holding the writer lock.
@@ -99,7 +101,7 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
             (*me).pop_to(1, now);
         }
     }
-    let complete = !matches!(reason, Reason::Signal(_)) && {
+    let complete = !matches!(reason, Reason::Signal(_) | Reason::PeerAbort) && {
         let mut others_open = false;
         let mut t = registry::head();
         while !t.is_null() {
@@ -190,6 +192,7 @@ unsafe fn emit(
         Reason::Exit => (b"exit", None),
         Reason::Flush => (b"flush", None),
         Reason::Signal(s) => (b"signal", Some(s)),
+        Reason::PeerAbort => (b"abort", None),
     };
     o.string(name);
     o.pad(b"signal".len() - name.len());

@@ -23,7 +23,7 @@ const MPI_DECLARATIONS: &str = "#ifndef REGIO_MPI_DECLARED\n\
      #ifdef __cplusplus\n\
      extern \"C\" {\n\
      #endif\n\
-     extern void regio_flush(void);\n\
+     extern void regio_mpi_abort(void);\n\
      extern void regio_mpi_rank(int, int);\n\
      #ifdef __cplusplus\n\
      }\n\

@@ -40,7 +40,8 @@ pub(crate) enum Op {
     Exit(Target),
     Disable,
     Enable,
-    /// `call regio_flush()`: before MPI_ABORT, which never returns.
+    /// `call regio_mpi_abort()`: before MPI_ABORT, which never returns (this
+    /// rank and the others on its host write their profiles).
     Flush,
     /// `call regio_mpi_init_done()`: after MPI_INIT, the runtime asks MPI
     /// for the rank.
@@ -1087,7 +1088,7 @@ impl<'a> Planner<'a> {
                 if matches!(&k, Kind::Call { callee, .. } if callee.upper.eq_ignore_ascii_case("MPI_ABORT"))
                 {
                     before.push(Probe::new(Op::Flush));
-                    need("regio_flush", &mut used);
+                    need("regio_mpi_abort", &mut used);
                 }
                 before.push(Probe::new(Op::Enter(r)));
                 after.push(Probe::new(Op::Exit(Target::Id(r))));
