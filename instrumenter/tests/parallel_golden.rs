@@ -1,8 +1,8 @@
 //! Golden tests of the programs the end-to-end tests build and run: the
 //! instrumented text and IDF lines of every source in testdata/mpi/
-//! (`--regions mpi`), testdata/omp/ (`--regions omp,functions,loops`), and
-//! the Rust sources of testdata/rust/ (`--regions functions,loops,user`), as
-//! insta snapshots.
+//! (`--regions mpi`), testdata/omp/ (`--regions omp,functions,loops`), the C
+//! sources of testdata/omp5/ (same regions), and the Rust sources of
+//! testdata/rust/ (`--regions functions,loops,user`), as insta snapshots.
 
 use std::path::{Path, PathBuf};
 
@@ -65,11 +65,18 @@ fn idf_lines(out: &Instrumented) -> String {
         .collect()
 }
 
+/// Every source language the front ends read.
+const ALL: &[&str] = &[".c", ".f90", ".f", ".rs"];
+
 fn programs_instrument_as_recorded(dir: &str, regions: &str) {
+    programs_with_suffixes_instrument_as_recorded(dir, regions, ALL)
+}
+
+fn programs_with_suffixes_instrument_as_recorded(dir: &str, regions: &str, suffixes: &[&str]) {
     let mut names: Vec<String> = std::fs::read_dir(testdata(dir))
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| [".c", ".f90", ".f", ".rs"].iter().any(|s| n.ends_with(s)))
+        .filter(|n| suffixes.iter().any(|s| n.ends_with(s)))
         .collect();
     names.sort();
     assert!(!names.is_empty(), "no programs in testdata/{dir}");
@@ -106,4 +113,11 @@ fn mpi_programs_instrument_as_recorded() {
 #[test]
 fn omp_programs_instrument_as_recorded() {
     programs_instrument_as_recorded("omp", "omp,functions,loops");
+}
+
+/// Only the C programs: the Fortran ones of testdata/omp5 have their own
+/// golden test with the Fortran front end's tests.
+#[test]
+fn omp5_c_programs_instrument_as_recorded() {
+    programs_with_suffixes_instrument_as_recorded("omp5", "omp,functions,loops", &[".c"]);
 }

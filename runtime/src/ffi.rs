@@ -289,7 +289,10 @@ pub extern "C" fn regio_mpi_init_done() {
         // SAFETY: Open MPI's PMPI_Comm_rank/size take a communicator
         // pointer; `ompi_world` is MPI_COMM_WORLD.
         unsafe {
-            let (r, s): (F, F) = (std::mem::transmute(rank_fn), std::mem::transmute(size_fn));
+            let (r, s): (F, F) = (
+                std::mem::transmute::<*mut c_void, F>(rank_fn),
+                std::mem::transmute::<*mut c_void, F>(size_fn),
+            );
             r(ompi_world, &mut rank);
             s(ompi_world, &mut size);
         }
@@ -298,7 +301,10 @@ pub extern "C" fn regio_mpi_init_done() {
         const MPICH_COMM_WORLD: i32 = 0x4400_0000;
         // SAFETY: MPICH's ABI passes communicators as int handles.
         unsafe {
-            let (r, s): (F, F) = (std::mem::transmute(rank_fn), std::mem::transmute(size_fn));
+            let (r, s): (F, F) = (
+                std::mem::transmute::<*mut c_void, F>(rank_fn),
+                std::mem::transmute::<*mut c_void, F>(size_fn),
+            );
             r(MPICH_COMM_WORLD, &mut rank);
             s(MPICH_COMM_WORLD, &mut size);
         }

@@ -27,6 +27,8 @@ mod syntax;
 mod walk;
 
 #[cfg(test)]
+mod omp5_tests;
+#[cfg(test)]
 mod tests;
 
 pub use calls::function_like_macros;

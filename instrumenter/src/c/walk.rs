@@ -2,8 +2,9 @@
 //! parents come before children) and the edits that put probes around
 //! them. All checks that can fail a file ran before this pass.
 
-use std::collections::HashSet;
-use std::fmt::Write as _;
+mod omp;
+
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use regio_idf::{Pos, Region, RegionKind};
 use serde_json::{Map, Value};
@@ -16,7 +17,6 @@ use crate::frontend::SourceInput;
 use super::calls::{self, CallKind, CallRules, Form};
 use super::directives::{Command, Directives};
 use super::jumps::{break_target, JumpCache, JumpIn};
-use super::omp::{self, Construct, Worksharing};
 use super::probes;
 use super::syntax::{
     function_name, is_loop, loop_keyword, loop_variable, returns_void, text, Lines,
@@ -69,6 +69,11 @@ enum Frame<'t> {
     PopFunction,
     EndOpaque,
     EndMacroArgs,
+    /// Nothing is instrumented until the matching `EndQuiet` (target
+    /// regions, SIMD loops, device functions); the reason lists the
+    /// OpenMP directives met there as not measured.
+    StartQuiet(&'static str),
+    EndQuiet,
 }
 
 /// Insertions at one offset: closing text of inner constructs first, then
@@ -124,6 +129,19 @@ struct Walker<'a, 't> {
     /// Ancestors of the node being visited, and the node itself last.
     path: Vec<Node<'t>>,
     stack: Vec<Frame<'t>>,
+    /// Why nothing is instrumented here, innermost last (empty: measure).
+    quiet: Vec<&'static str>,
+    /// OpenMP directives listed in the IDF but not measured; they get ids
+    /// after every measured region (they are nobody's parent).
+    unmeasured: Vec<Region>,
+    /// Region ids of the first of alternative directives (in `#if`
+    /// branches) for one statement, by its start byte: the others reuse
+    /// them.
+    alt_ids: HashMap<usize, Vec<u32>>,
+    /// While emitting an alternative directive: the ids to reuse.
+    replay: Option<VecDeque<u32>>,
+    /// Function definitions compiled for the device (`declare target`).
+    device_functions: HashSet<usize>,
 }
 
 pub(crate) fn walk(
@@ -154,6 +172,11 @@ pub(crate) fn walk(
         kept_user_starts: Vec::new(),
         path: Vec::new(),
         stack: vec![Frame::Enter(root, 0)],
+        quiet: Vec::new(),
+        unmeasured: Vec::new(),
+        alt_ids: HashMap::new(),
+        replay: None,
+        device_functions: omp::device_functions(root, input.text),
     };
     w.kept_user_starts = dirs
         .regions
@@ -187,7 +210,15 @@ pub(crate) fn walk(
             }
             Frame::EndOpaque => w.opaque -= 1,
             Frame::EndMacroArgs => w.macro_args -= 1,
+            Frame::StartQuiet(why) => w.quiet.push(why),
+            Frame::EndQuiet => {
+                w.quiet.pop();
+            }
         }
+    }
+    for mut r in std::mem::take(&mut w.unmeasured) {
+        r.id = input.first_id + w.regions.len() as u32;
+        w.regions.push(r);
     }
     Output {
         regions: w.regions,
@@ -328,6 +359,14 @@ impl<'t> Walker<'_, 't> {
             returns_void: returns_void(def, self.src),
         });
         self.stack.push(Frame::PopFunction);
+        if self.device_functions.contains(&def.id()) {
+            // Compiled for the device: left as written.
+            self.stack.push(Frame::EndQuiet);
+            self.stack.push(Frame::Enter(body, depth + 1));
+            self.stack
+                .push(Frame::StartQuiet(super::omp::reason::DEVICE_FUNCTION));
+            return;
+        }
         let selected = self.input.selection.functions
             && !self.dirs.skipped.contains(&def.id())
             && self.input.filter.allows_region(&name);
@@ -365,7 +404,10 @@ impl<'t> Walker<'_, 't> {
     }
 
     fn instrument_loop(&mut self, n: Node<'t>, depth: u32) {
-        if !self.input.selection.loops || self.dirs.skipped.contains(&n.id()) {
+        if !self.input.selection.loops
+            || self.dirs.skipped.contains(&n.id())
+            || !self.quiet.is_empty()
+        {
             return;
         }
         if self.bound_loops.contains(&n.id()) {
@@ -510,7 +552,8 @@ impl<'t> Walker<'_, 't> {
 
     fn call(&mut self, n: Node<'t>, depth: u32) {
         let sel = self.input.selection;
-        if self.opaque > 0 || !(sel.io || sel.calls || sel.mpi || sel.omp) {
+        if self.opaque > 0 || !self.quiet.is_empty() || !(sel.io || sel.calls || sel.mpi || sel.omp)
+        {
             return;
         }
         let Some(in_void) = self.functions.last().map(|f| f.returns_void) else {
@@ -582,380 +625,5 @@ impl<'t> Walker<'_, 't> {
         self.insert(range.end, close, closing(depth));
         self.parents.push(id);
         self.stack.push(Frame::PopParent);
-    }
-}
-
-/// Order of the text that closes OpenMP construct `k` of a chain of
-/// directives on one statement (`parallel` then `for` ...): after the
-/// statement's own closing text, inner directives first.
-fn omp_closing(depth: u32, k: usize) -> i64 {
-    closing(depth) + 3 - k.min(2) as i64
-}
-
-/// The argument of a `#pragma` line, None for other directives.
-fn pragma_argument<'t>(n: Node<'t>, src: &'t str) -> Option<&'t str> {
-    let d = n.child_by_field_name("directive")?;
-    if text(d, src).trim_start_matches('#').trim() != "pragma" {
-        return None;
-    }
-    Some(text(n.child_by_field_name("argument")?, src))
-}
-
-/// Whether `n` is an OpenMP directive with a body (so a directive before
-/// it applies to it and the statement after it).
-fn omp_with_body(n: Node<'_>, src: &str) -> bool {
-    n.kind() == "preproc_call"
-        && pragma_argument(n, src)
-            .and_then(omp::parse)
-            .is_some_and(|d| {
-                !matches!(
-                    d.construct(),
-                    Construct::Barrier | Construct::Taskwait | Construct::Flush
-                )
-            })
-}
-
-fn next_code<'t>(n: Node<'t>) -> Option<Node<'t>> {
-    let mut next = n.next_named_sibling();
-    while let Some(k) = next {
-        if k.kind() != "comment" {
-            return Some(k);
-        }
-        next = k.next_named_sibling();
-    }
-    None
-}
-
-impl<'t> Walker<'_, 't> {
-    /// The statement a directive applies to, looking through further
-    /// OpenMP directives between them.
-    fn pragma_statement(&self, n: Node<'t>) -> Option<Node<'t>> {
-        let mut s = next_code(n)?;
-        while omp_with_body(s, self.src) {
-            s = next_code(s)?;
-        }
-        (s.kind() != "preproc_call").then_some(s)
-    }
-
-    /// How many OpenMP directives with a body stand right before `n`.
-    fn chain_position(&self, n: Node<'t>) -> usize {
-        let mut k = 0;
-        let mut prev = n.prev_named_sibling();
-        while let Some(p) = prev {
-            if p.kind() == "comment" {
-                prev = p.prev_named_sibling();
-                continue;
-            }
-            if !omp_with_body(p, self.src) {
-                break;
-            }
-            k += 1;
-            prev = p.prev_named_sibling();
-        }
-        k
-    }
-
-    /// Marks the `count` perfectly nested loops starting at `s` as bound.
-    fn bind_loops(&mut self, s: Node<'t>, count: usize) {
-        let mut cur = Some(s);
-        for _ in 0..count {
-            let Some(l) = cur.filter(|l| is_loop(l.kind())) else {
-                return;
-            };
-            self.bound_loops.insert(l.id());
-            let mut body = l.child_by_field_name("body");
-            while let Some(b) = body.filter(|b| b.kind() == "compound_statement") {
-                body = b.named_child(0).filter(|_| b.named_child_count() == 1);
-            }
-            cur = body;
-        }
-    }
-
-    /// Handles a `#pragma` line; false when it is not ours to handle
-    /// (`#pragma regio` and pragmas we leave alone).
-    fn pragma(&mut self, n: Node<'t>, depth: u32) -> bool {
-        let Some(arg) = pragma_argument(n, self.src) else {
-            return false;
-        };
-        let directive = omp::parse(arg);
-        // Any pragma right before a loop binds it (`omp simd`, `GCC
-        // unroll`, ...): a loop region's guard may not come between them.
-        let bound = match &directive {
-            Some(d) => d.bound_loops(),
-            None if !arg.trim_start().to_ascii_lowercase().starts_with("regio") => 1,
-            None => 0,
-        };
-        if bound > 0 {
-            if let Some(s) = self.pragma_statement(n) {
-                self.bind_loops(s, bound);
-            }
-        }
-        let Some(d) = directive else {
-            return false;
-        };
-        if !self.input.selection.omp || self.functions.is_empty() || self.opaque > 0 {
-            return true;
-        }
-        self.omp_construct(n, &d, depth);
-        true
-    }
-
-    fn omp_region(
-        &mut self,
-        kind: &str,
-        name: &str,
-        start: Pos,
-        end: Pos,
-        aux: &Map<String, Value>,
-    ) -> u32 {
-        self.new_region(RegionKind::Omp(kind.into()), name, start, end, aux.clone())
-    }
-
-    fn omp_construct(&mut self, n: Node<'t>, d: &omp::Directive, depth: u32) {
-        let construct = d.construct();
-        if construct == Construct::PassThrough {
-            return;
-        }
-        let standalone = matches!(
-            construct,
-            Construct::Barrier | Construct::Taskwait | Construct::Flush
-        );
-        let stmt = if standalone {
-            None
-        } else {
-            self.pragma_statement(n)
-        };
-        if !standalone && stmt.is_none() {
-            self.warn(
-                n.start_byte(),
-                format!(
-                    "`#pragma omp {}` is not followed by a statement; not instrumented",
-                    d.words.join(" ")
-                ),
-            );
-            return;
-        }
-        let line = self.lines.pos(n.start_byte()).line;
-        let start = self.lines.pos(n.start_byte());
-        let end = match stmt {
-            Some(s) => self.lines.last(s),
-            None => self
-                .lines
-                .pos(n.end_byte().saturating_sub(1).max(n.start_byte())),
-        };
-        let mut aux = Map::new();
-        let clauses = omp::clause_texts(d);
-        aux.insert("clauses".into(), Value::from(clauses.join(" ")));
-        let word = d.words.join("_");
-        let name = match (&construct, &d.name) {
-            (Construct::Critical, Some(c)) => format!("critical({c})@{line}"),
-            _ => format!("{}@{line}", d.words.join(" ").replace(' ', "_")),
-        };
-        let mut before = String::new();
-        let mut after = String::new();
-        let mut opened: Vec<u32> = Vec::new();
-        let region = |w: &mut Self, kind: &str, rname: String, opened: &mut Vec<u32>| -> u32 {
-            let id = w.omp_region(kind, &rname, start, end, &aux);
-            opened.push(id);
-            w.parents.push(id);
-            id
-        };
-        let child = |w: &mut Self, kind: &str, what: &str| -> u32 {
-            w.omp_region(kind, &format!("{what}@{line}"), start, end, &Map::new())
-        };
-        match construct {
-            Construct::Parallel | Construct::ParallelWorksharing(_) => {
-                let combined = matches!(construct, Construct::ParallelWorksharing(_));
-                let p = region(self, "parallel", format!("parallel@{line}"), &mut opened);
-                let f = child(self, "fork", "fork");
-                let j = child(self, "join", "join");
-                let ib = child(self, "implicit_barrier", "implicit_barrier");
-                let team = format!("regio__team{p}");
-                let (mut par_clauses, ws_clauses) = if combined {
-                    omp::split_clauses(d)
-                } else {
-                    (clauses.clone(), Vec::new())
-                };
-                par_clauses.push(format!("firstprivate({team})"));
-                let _ = write!(
-                    before,
-                    "{{ __UINT64_TYPE__ {team} = regio_omp_fork({p}u); {} {{ regio_omp_begin({team}, {f}u); ",
-                    omp::pragma("parallel", &par_clauses)
-                );
-                let mut inner_after = String::new();
-                if let Construct::ParallelWorksharing(ws) = construct {
-                    let (kind, words) = match ws {
-                        Worksharing::For { simd: false } => ("for", "for"),
-                        Worksharing::For { simd: true } => ("for", "for simd"),
-                        Worksharing::Sections => ("sections", "sections"),
-                    };
-                    let mut aux_ws = aux.clone();
-                    aux_ws.insert("combined".into(), Value::from(d.words.join(" ")));
-                    let w = self.omp_region(kind, &format!("{kind}@{line}"), start, end, &aux_ws);
-                    opened.push(w);
-                    self.parents.push(w);
-                    let mut wc = ws_clauses;
-                    if !wc.iter().any(|c| c.trim() == "nowait") {
-                        wc.push("nowait".into());
-                    }
-                    let _ = write!(before, "regio_enter({w}u); {} ", omp::pragma(words, &wc));
-                    let _ = write!(inner_after, " regio_exit({w}u);");
-                }
-                let _ = write!(
-                    after,
-                    "{inner_after} regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u); regio_omp_end({team}, {j}u); }} regio_omp_join({team}); }}"
-                );
-            }
-            Construct::Worksharing(ws) => {
-                let kind = match ws {
-                    Worksharing::For { .. } => "for",
-                    Worksharing::Sections => "sections",
-                };
-                let w = region(self, kind, name.clone(), &mut opened);
-                let nowait = d.has_clause("nowait");
-                let ib = (!nowait).then(|| child(self, "implicit_barrier", "implicit_barrier"));
-                let mut cl = clauses.clone();
-                if !nowait {
-                    cl.push("nowait".into());
-                }
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({w}u); {} ",
-                    omp::pragma(&d.words.join(" "), &cl)
-                );
-                let _ = write!(after, " regio_exit({w}u);");
-                if let Some(ib) = ib {
-                    let _ = write!(
-                        after,
-                        " regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u);"
-                    );
-                }
-                after.push_str(" }");
-            }
-            Construct::Section => {
-                let s = region(self, "section", name.clone(), &mut opened);
-                let _ = write!(
-                    before,
-                    "{} {{ regio_enter({s}u); ",
-                    omp::pragma("section", &clauses)
-                );
-                let _ = write!(after, " regio_exit({s}u); }}");
-            }
-            Construct::Single => {
-                let s = region(self, "single", name.clone(), &mut opened);
-                let body = child(self, "single_body", "single_body");
-                let keeps_barrier = d.has_clause("copyprivate");
-                let nowait = d.has_clause("nowait");
-                let ib = (!nowait && !keeps_barrier)
-                    .then(|| child(self, "implicit_barrier", "implicit_barrier"));
-                let mut cl = clauses.clone();
-                if ib.is_some() {
-                    cl.push("nowait".into());
-                }
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({s}u); {} {{ regio_enter({body}u); ",
-                    omp::pragma("single", &cl)
-                );
-                let _ = write!(after, " regio_exit({body}u); }} regio_exit({s}u);");
-                if let Some(ib) = ib {
-                    let _ = write!(
-                        after,
-                        " regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u);"
-                    );
-                }
-                after.push_str(" }");
-            }
-            Construct::Master | Construct::Masked => {
-                let m = region(self, &word, name.clone(), &mut opened);
-                let _ = write!(
-                    before,
-                    "{} {{ regio_enter({m}u); ",
-                    omp::pragma(&d.words.join(" "), &clauses)
-                );
-                let _ = write!(after, " regio_exit({m}u); }}");
-            }
-            Construct::Critical | Construct::Ordered => {
-                let kind = if construct == Construct::Critical {
-                    "critical"
-                } else {
-                    "ordered"
-                };
-                let c = region(self, kind, name.clone(), &mut opened);
-                let wait = child(self, &format!("{kind}_wait"), &format!("{kind}_wait"));
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({c}u); regio_enter({wait}u); {} {{ regio_exit({wait}u); ",
-                    omp::pragma(&omp::words_of(d), &clauses)
-                );
-                let _ = write!(after, " }} regio_exit({c}u); }}");
-            }
-            Construct::Atomic | Construct::Taskgroup => {
-                let a = region(self, &word, name.clone(), &mut opened);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({a}u); {} ",
-                    omp::pragma(&d.words.join(" "), &clauses)
-                );
-                let _ = write!(after, " regio_exit({a}u); }}");
-            }
-            Construct::Task => {
-                let tc = region(
-                    self,
-                    "task_create",
-                    format!("task_create@{line}"),
-                    &mut opened,
-                );
-                let t = region(self, "task", name.clone(), &mut opened);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({tc}u); {} {{ regio_enter({t}u); ",
-                    omp::pragma("task", &clauses)
-                );
-                let _ = write!(after, " regio_exit({t}u); }} regio_exit({tc}u); }}");
-            }
-            Construct::Barrier | Construct::Taskwait | Construct::Flush => {
-                let b = self.omp_region(&word, &name, start, end, &aux);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({b}u); {} regio_exit({b}u); }}",
-                    omp::pragma(&omp::words_of(d), &clauses)
-                );
-            }
-            Construct::PassThrough => {}
-        }
-        // The directive line becomes `before` (same lines kept).
-        let kept = newlines_of(&self.src[n.byte_range()]);
-        self.edits.push(Edit::replace(
-            n.start_byte(),
-            n.end_byte() - n.start_byte(),
-            before + &kept,
-        ));
-        if let Some(s) = stmt {
-            let k = self.chain_position(n);
-            self.insert(s.end_byte(), after, omp_closing(depth, k));
-            // The construct's regions enclose the statement's: pop them
-            // once the statement has been walked.
-            let at = self
-                .stack
-                .iter()
-                .rposition(|f| matches!(f, Frame::Enter(x, _) if x.id() == s.id()));
-            match at {
-                Some(i) => {
-                    for _ in &opened {
-                        self.stack.insert(i, Frame::PopParent);
-                    }
-                }
-                None => {
-                    for _ in &opened {
-                        self.parents.pop();
-                    }
-                }
-            }
-        } else {
-            for _ in &opened {
-                self.parents.pop();
-            }
-        }
     }
 }

@@ -1,0 +1,1096 @@
+//! OpenMP directives during the walk: the statement(s) a directive applies
+//! to (through further directives and `#if` branches), alternative
+//! directives for one statement, the probes each construct gets
+//! (notes/OPENMP.md), and the constructs listed but not measured.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use regio_idf::{Pos, Region, RegionKind};
+use serde_json::{Map, Value};
+use tree_sitter::Node;
+
+use super::{closing, newlines_of, opening, Frame, Walker};
+use crate::c::omp::{self, reason, Construct, Directive, Inner, Worksharing};
+use crate::c::probes;
+use crate::c::syntax::{function_name, is_loop, text};
+use crate::edit::Edit;
+
+/// Order of the text that closes OpenMP construct `k` of a chain of
+/// directives on one statement (`parallel` then `for` ...): after the
+/// statement's own closing text, inner directives first.
+fn omp_closing(depth: u32, k: usize) -> i64 {
+    closing(depth) + 3 - k.min(2) as i64
+}
+
+/// The argument of a `#pragma` line, None for other directives.
+fn pragma_argument<'t>(n: Node<'t>, src: &'t str) -> Option<&'t str> {
+    if n.kind() != "preproc_call" {
+        return None;
+    }
+    let d = n.child_by_field_name("directive")?;
+    if text(d, src).trim_start_matches('#').trim() != "pragma" {
+        return None;
+    }
+    Some(text(n.child_by_field_name("argument")?, src))
+}
+
+fn omp_directive(n: Node<'_>, src: &str) -> Option<Directive> {
+    pragma_argument(n, src).and_then(omp::parse)
+}
+
+/// Whether `n` is an OpenMP directive with a body (so a directive before
+/// it applies to it and the statement after it).
+fn omp_with_body(n: Node<'_>, src: &str) -> bool {
+    omp_directive(n, src).is_some_and(|d| d.has_body())
+}
+
+fn is_conditional(kind: &str) -> bool {
+    matches!(kind, "preproc_if" | "preproc_ifdef")
+}
+
+/// `#elif`, `#elifdef`, `#else`: the further branches of a conditional.
+fn is_alternative(kind: &str) -> bool {
+    matches!(kind, "preproc_else" | "preproc_elif" | "preproc_elifdef")
+}
+
+fn next_code<'t>(n: Node<'t>) -> Option<Node<'t>> {
+    let mut next = n.next_named_sibling();
+    while let Some(k) = next {
+        if k.kind() != "comment" {
+            return Some(k);
+        }
+        next = k.next_named_sibling();
+    }
+    None
+}
+
+/// The `#if` / `#ifdef` a branch container belongs to.
+fn chain_top(mut c: Node<'_>) -> Option<Node<'_>> {
+    while is_alternative(c.kind()) {
+        c = c.parent()?;
+    }
+    is_conditional(c.kind()).then_some(c)
+}
+
+/// The code after `n`, climbing out of a `#if` branch that ends after it
+/// (the `#else` of a branch is not code after it).
+fn after(n: Node<'_>) -> Option<Node<'_>> {
+    let mut cur = n;
+    loop {
+        if let Some(k) = next_code(cur).filter(|k| !is_alternative(k.kind())) {
+            return Some(k);
+        }
+        let p = cur.parent()?;
+        if !(is_conditional(p.kind()) || is_alternative(p.kind())) {
+            return None;
+        }
+        cur = chain_top(p)?;
+    }
+}
+
+/// The items of one branch (the children that are not its condition, name
+/// or further branches).
+fn branch_items(c: Node<'_>) -> Vec<Node<'_>> {
+    let mut cur = c.walk();
+    let kids: Vec<(Node<'_>, Option<&str>)> = c
+        .children(&mut cur)
+        .enumerate()
+        .map(|(i, k)| (k, c.field_name_for_child(i as u32)))
+        .collect();
+    kids.into_iter()
+        .filter(|(k, field)| k.is_named() && field.is_none() && k.kind() != "comment")
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// First item of each branch of a conditional (None: an empty branch; a
+/// missing `#else` is one).
+fn branches(top: Node<'_>) -> Vec<Option<Node<'_>>> {
+    let mut out = vec![branch_items(top).first().copied()];
+    let mut alt = top.child_by_field_name("alternative");
+    loop {
+        match alt {
+            Some(a) if a.kind() == "preproc_else" => {
+                out.push(branch_items(a).first().copied());
+                return out;
+            }
+            Some(a) => {
+                out.push(branch_items(a).first().copied());
+                alt = a.child_by_field_name("alternative");
+            }
+            None => {
+                out.push(None);
+                return out;
+            }
+        }
+    }
+}
+
+/// The `#if` branches `n` lies in, up to the first node that is not a
+/// branch: (chain, branch) ids. Two directives are alternatives when they
+/// lie in different branches of one chain.
+fn branch_path(n: Node<'_>) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut a = n.parent();
+    while let Some(c) = a.filter(|c| is_conditional(c.kind()) || is_alternative(c.kind())) {
+        let Some(top) = chain_top(c) else { break };
+        out.push((top.id(), c.id()));
+        a = top.parent();
+    }
+    out
+}
+
+fn exclusive(a: &[(usize, usize)], b: &[(usize, usize)]) -> bool {
+    a.iter()
+        .any(|(t, c)| b.iter().any(|(t2, c2)| t == t2 && c != c2))
+}
+
+/// Tree depth of `n` (the root is 0).
+fn depth_of(n: Node<'_>) -> u32 {
+    let mut d = 0;
+    let mut p = n.parent();
+    while let Some(x) = p {
+        d += 1;
+        p = x.parent();
+    }
+    d
+}
+
+/// Function definitions compiled for the device: between `declare target`
+/// (or `begin declare target`) and `end declare target`, or named in a
+/// `declare target` list.
+pub(super) fn device_functions(root: Node<'_>, src: &str) -> HashSet<usize> {
+    fn visit<'t>(
+        n: Node<'t>,
+        src: &str,
+        open: &mut usize,
+        names: &mut HashSet<String>,
+        defs: &mut Vec<(Node<'t>, bool)>,
+    ) {
+        let mut c = n.walk();
+        let kids: Vec<Node<'t>> = n.named_children(&mut c).collect();
+        for k in kids {
+            match k.kind() {
+                "preproc_call" => {
+                    let Some(d) = omp_directive(k, src) else {
+                        continue;
+                    };
+                    let w: Vec<&str> = d.words.iter().map(String::as_str).collect();
+                    let target = w.contains(&"target");
+                    match w.as_slice() {
+                        ["end", "declare", "target"] => *open = open.saturating_sub(1),
+                        ["begin", "declare", "target"] => *open += 1,
+                        ["declare", ..] if target => {
+                            let lists: Vec<&(String, String)> =
+                                d.clauses.iter().filter(|(_, t)| t.contains('(')).collect();
+                            let listed = lists
+                                .iter()
+                                .any(|(n, _)| matches!(n.as_str(), "" | "to" | "enter" | "link"));
+                            if listed {
+                                for (n, t) in lists {
+                                    names.extend(omp::clause_vars(n, t));
+                                }
+                            } else {
+                                *open += 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                "function_definition" => defs.push((k, *open > 0)),
+                "preproc_if"
+                | "preproc_ifdef"
+                | "preproc_else"
+                | "preproc_elif"
+                | "preproc_elifdef"
+                | "linkage_specification"
+                | "declaration_list" => visit(k, src, open, names, defs),
+                _ => {}
+            }
+        }
+    }
+    let mut open = 0;
+    let mut names = HashSet::new();
+    let mut defs = Vec::new();
+    visit(root, src, &mut open, &mut names, &mut defs);
+    defs.into_iter()
+        .filter(|(def, inside)| *inside || names.contains(&function_name(*def, src)))
+        .map(|(def, _)| def.id())
+        .collect()
+}
+
+/// Where the regions of one directive lie.
+#[derive(Clone, Copy)]
+struct Site {
+    start: Pos,
+    end: Pos,
+    line: u32,
+}
+
+/// The directives that apply to one statement and how they relate.
+struct Group<'t> {
+    /// This directive's position among those that enclose each other
+    /// (0: outermost).
+    level: usize,
+    /// Other directives at the same level in other `#if` branches.
+    alternatives: Vec<(Node<'t>, Directive)>,
+}
+
+impl<'t> Walker<'_, 't> {
+    /// The statements a directive applies to: the next statement, looking
+    /// through further OpenMP directives with a body and into `#if`
+    /// branches (one statement per branch).
+    fn governed(&self, n: Node<'t>) -> Result<Vec<Node<'t>>, &'static str> {
+        let mut out = Vec::new();
+        self.resolve(after(n), &mut out)?;
+        let mut seen = HashSet::new();
+        out.retain(|s| seen.insert(s.id()));
+        Ok(out)
+    }
+
+    fn resolve(&self, x: Option<Node<'t>>, out: &mut Vec<Node<'t>>) -> Result<(), &'static str> {
+        let x = x.ok_or(reason::NO_STATEMENT)?;
+        if omp_with_body(x, self.src) {
+            return self.resolve(after(x), out);
+        }
+        if is_conditional(x.kind()) {
+            let mut inside = Vec::new();
+            let mut empty = false;
+            for first in branches(x) {
+                match first {
+                    Some(f) => self.resolve(Some(f), &mut inside)?,
+                    None => empty = true,
+                }
+            }
+            if empty {
+                // A branch without code continues after the conditional:
+                // the others may only hold directives leading there too.
+                let mut past = Vec::new();
+                self.resolve(after(x), &mut past)?;
+                if inside
+                    .iter()
+                    .any(|s| !past.iter().any(|p| p.id() == s.id()))
+                {
+                    return Err(reason::AMBIGUOUS);
+                }
+                out.extend(past);
+            } else {
+                out.extend(inside);
+            }
+            return Ok(());
+        }
+        if x.kind().starts_with("preproc") {
+            return Err(reason::NO_STATEMENT);
+        }
+        out.push(x);
+        Ok(())
+    }
+
+    /// The OpenMP directives with a body next to `n` (in the run of
+    /// directives, comments and `#if` blocks around it) that apply to the
+    /// same statement, and `n`'s place among them.
+    fn group(&self, n: Node<'t>, first: Node<'t>) -> Group<'t> {
+        let mut top = n;
+        while let Some(p) = top
+            .parent()
+            .filter(|p| is_conditional(p.kind()) || is_alternative(p.kind()))
+        {
+            top = chain_top(p).unwrap_or(p);
+        }
+        let around = |k: &Node<'t>| {
+            matches!(k.kind(), "comment" | "preproc_call") || is_conditional(k.kind())
+        };
+        let mut window = vec![top];
+        let mut p = top.prev_named_sibling();
+        while let Some(k) = p.filter(around) {
+            window.push(k);
+            p = k.prev_named_sibling();
+        }
+        let mut q = top.next_named_sibling();
+        while let Some(k) = q.filter(around) {
+            window.push(k);
+            q = k.next_named_sibling();
+        }
+        let mut members: Vec<(Node<'t>, Directive)> = Vec::new();
+        let mut todo = window;
+        while let Some(k) = todo.pop() {
+            if is_conditional(k.kind()) || is_alternative(k.kind()) {
+                let mut c = k.walk();
+                todo.extend(k.named_children(&mut c));
+                continue;
+            }
+            let Some(d) = omp_directive(k, self.src).filter(|d| d.has_body()) else {
+                continue;
+            };
+            let same = self
+                .governed(k)
+                .ok()
+                .and_then(|g| g.first().map(|s| s.id()))
+                == Some(first.id());
+            if same {
+                members.push((k, d));
+            }
+        }
+        members.sort_by_key(|(k, _)| k.start_byte());
+        let path = branch_path(n);
+        let level_of = |m: Node<'t>, mpath: &[(usize, usize)]| {
+            members
+                .iter()
+                .filter(|(o, _)| o.start_byte() < m.start_byte())
+                .filter(|(o, _)| !exclusive(&branch_path(*o), mpath))
+                .count()
+        };
+        let level = level_of(n, &path);
+        let alternatives = members
+            .iter()
+            .filter(|(o, _)| o.id() != n.id())
+            .filter(|(o, _)| exclusive(&branch_path(*o), &path))
+            .filter(|(o, _)| level_of(*o, &branch_path(*o)) == level)
+            .cloned()
+            .collect();
+        Group {
+            level,
+            alternatives,
+        }
+    }
+
+    /// Marks the `count` perfectly nested loops starting at `s` as bound;
+    /// returns the body of the innermost one.
+    fn bind_loops(&mut self, s: Node<'t>, count: usize) -> Option<Node<'t>> {
+        let mut cur = Some(s);
+        let mut innermost_body = None;
+        for _ in 0..count {
+            let l = cur.filter(|l| is_loop(l.kind()))?;
+            self.bound_loops.insert(l.id());
+            let body = l.child_by_field_name("body");
+            innermost_body = body;
+            let mut inner = body;
+            while let Some(b) = inner.filter(|b| b.kind() == "compound_statement") {
+                inner = b.named_child(0).filter(|_| b.named_child_count() == 1);
+            }
+            cur = inner;
+        }
+        innermost_body
+    }
+
+    /// Handles a `#pragma` line; false when it is not ours to handle
+    /// (`#pragma regio` and pragmas we leave alone).
+    pub(super) fn pragma(&mut self, n: Node<'t>, depth: u32) -> bool {
+        let Some(arg) = pragma_argument(n, self.src) else {
+            return false;
+        };
+        let directive = omp::parse(arg);
+        // Any pragma right before a loop binds it (`omp simd`, `GCC
+        // unroll`, ...): a loop region's guard may not come between them.
+        let bound = match &directive {
+            Some(d) => d.bound_loops(),
+            None if !arg.trim_start().to_ascii_lowercase().starts_with("regio") => 1,
+            None => 0,
+        };
+        if bound > 0 {
+            for s in self.governed(n).unwrap_or_default() {
+                self.bind_loops(s, bound);
+            }
+        }
+        let Some(d) = directive else {
+            return false;
+        };
+        if self.opaque > 0 {
+            return true;
+        }
+        if let Some(&why) = self.quiet.last() {
+            self.not_measured(n, &d, nested_reason(why));
+            return true;
+        }
+        let omp = self.input.selection.omp;
+        if self.functions.is_empty() {
+            if omp {
+                let why = match d.construct() {
+                    Construct::NotMeasured { reason, .. } => reason,
+                    _ => reason::OTHER,
+                };
+                self.not_measured(n, &d, why);
+            }
+            return true;
+        }
+        if !omp {
+            // Still nothing inside target regions and SIMD loops.
+            if let Some(why) = quiet_reason(d.construct()) {
+                if let Ok(stmts) = self.governed(n) {
+                    self.after_statements(&stmts, 0, Some(why));
+                }
+            }
+            return true;
+        }
+        self.omp_construct(n, &d, depth);
+        true
+    }
+
+    /// Lists `n` in the IDF, unmeasured, with `why` in `aux`.
+    fn not_measured(&mut self, n: Node<'t>, d: &Directive, why: &'static str) {
+        let start = self.lines.pos(n.start_byte());
+        let end = match d.has_body().then(|| self.governed(n)) {
+            Some(Ok(stmts)) if !stmts.is_empty() => self.lines.last(stmts[stmts.len() - 1]),
+            _ => self
+                .lines
+                .pos(n.end_byte().saturating_sub(1).max(n.start_byte())),
+        };
+        let word = if d.words.is_empty() {
+            "directive".to_string()
+        } else {
+            d.words.join("_")
+        };
+        let mut aux = Map::new();
+        aux.insert(
+            "clauses".into(),
+            Value::from(omp::clause_texts(d).join(" ")),
+        );
+        aux.insert("not_measured".into(), Value::from(why));
+        self.unmeasured.push(Region {
+            id: 0,
+            kind: RegionKind::Omp(word.clone()),
+            name: format!("{word}@{}", start.line),
+            file: self.input.rel_path.to_string(),
+            unit: self
+                .functions
+                .last()
+                .map(|f| f.name.clone())
+                .unwrap_or_default(),
+            start,
+            end,
+            parent: self.parents.last().copied(),
+            aux,
+        });
+    }
+
+    /// A new OpenMP region, or the next reused id of the first alternative.
+    fn omp_region(&mut self, kind: &str, name: &str, site: Site, aux: &Map<String, Value>) -> u32 {
+        if let Some(q) = self.replay.as_mut() {
+            return q.pop_front().unwrap_or(0);
+        }
+        self.new_region(
+            RegionKind::Omp(kind.into()),
+            name,
+            site.start,
+            site.end,
+            aux.clone(),
+        )
+    }
+
+    /// [`Self::omp_region`] that encloses the statement's regions.
+    fn open_region(
+        &mut self,
+        kind: &str,
+        name: String,
+        site: Site,
+        aux: &Map<String, Value>,
+        opened: &mut Vec<u32>,
+    ) -> u32 {
+        let id = self.omp_region(kind, &name, site, aux);
+        if self.replay.is_none() {
+            opened.push(id);
+            self.parents.push(id);
+        }
+        id
+    }
+
+    fn child_region(&mut self, kind: &str, site: Site) -> u32 {
+        let name = format!("{kind}@{}", site.line);
+        self.omp_region(kind, &name, site, &Map::new())
+    }
+
+    /// Whether a `cancel` / `cancellation point` for `what` lies in `s`: its
+    /// construct must keep its own barrier (no `nowait` may be added).
+    fn cancels(&self, stmts: &[Node<'t>], what: &str) -> bool {
+        let mut todo: Vec<Node<'t>> = stmts.to_vec();
+        while let Some(k) = todo.pop() {
+            if let Some(d) = omp_directive(k, self.src) {
+                let cancel = matches!(
+                    d.words.first().map(String::as_str),
+                    Some("cancel" | "cancellation")
+                );
+                if cancel && d.has_clause(what) {
+                    return true;
+                }
+            }
+            let mut c = k.walk();
+            todo.extend(k.named_children(&mut c));
+        }
+        false
+    }
+
+    /// After the statements `stmts` have been walked, pop `pops` parents;
+    /// walk them without instrumenting when `quiet` says why.
+    fn after_statements(&mut self, stmts: &[Node<'t>], pops: usize, quiet: Option<&'static str>) {
+        // The first node holding the statements that is still to be walked.
+        let mut x = stmts.first().copied();
+        let mut at = None;
+        while let Some(node) = x {
+            at = self
+                .stack
+                .iter()
+                .rposition(|f| matches!(f, Frame::Enter(k, _) if k.id() == node.id()));
+            if at.is_some() {
+                break;
+            }
+            x = node.parent();
+        }
+        let Some(i) = at else {
+            for _ in 0..pops {
+                self.parents.pop();
+            }
+            return;
+        };
+        for _ in 0..pops {
+            self.stack.insert(i, Frame::PopParent);
+        }
+        if let Some(why) = quiet {
+            // From here on: directives between this one and its statement
+            // (`target` then `teams`) are inside it too.
+            self.quiet.push(why);
+            self.stack.insert(i, Frame::EndQuiet);
+        }
+    }
+
+    fn omp_construct(&mut self, n: Node<'t>, d: &Directive, depth: u32) {
+        let mut construct = d.construct();
+        let stmts = if d.has_body() {
+            let found = self.governed(n).and_then(|s| {
+                if s.is_empty() {
+                    Err(reason::NO_STATEMENT)
+                } else {
+                    Ok(s)
+                }
+            });
+            match found {
+                Ok(s) => s,
+                Err(why) => {
+                    if !matches!(construct, Construct::NotMeasured { .. }) {
+                        let msg = if why == reason::NO_STATEMENT {
+                            "is not followed by a statement"
+                        } else {
+                            "applies to a statement that depends on #if branches"
+                        };
+                        self.warn(
+                            n.start_byte(),
+                            format!(
+                                "`#pragma omp {}` {msg}; not instrumented",
+                                d.words.join(" ")
+                            ),
+                        );
+                    }
+                    self.not_measured(n, d, why);
+                    return;
+                }
+            }
+        } else {
+            Vec::new()
+        };
+        let group = stmts.first().map(|s| self.group(n, *s));
+        let mut rep = n;
+        if let Some(g) = &group {
+            let flags = self.cancel_flags(&stmts);
+            let mine = shape(d, &flags);
+            let differ = g.alternatives.iter().any(|(_, a)| shape(a, &flags) != mine);
+            if differ {
+                construct = Construct::NotMeasured {
+                    reason: reason::ALTERNATIVES,
+                    quiet: quiet_reason(construct).is_some(),
+                };
+            }
+            for (a, _) in &g.alternatives {
+                if a.start_byte() < rep.start_byte() {
+                    rep = *a;
+                }
+            }
+        }
+        let level = group.as_ref().map_or(0, |g| g.level);
+        if let Construct::NotMeasured { reason: why, quiet } = construct {
+            self.not_measured(n, d, why);
+            if quiet && rep.id() == n.id() && !stmts.is_empty() {
+                self.after_statements(&stmts, 0, Some(nested_reason(why)));
+            }
+            return;
+        }
+        let replaying = rep.id() != n.id();
+        if replaying {
+            match self.alt_ids.get(&rep.start_byte()) {
+                Some(ids) => self.replay = Some(ids.iter().copied().collect()),
+                None => {
+                    self.not_measured(n, d, reason::ALTERNATIVES);
+                    return;
+                }
+            }
+        }
+        let first_region = self.regions.len();
+        let emitted = self.emit(n, d, construct, &stmts);
+        self.replay = None;
+        let Emitted {
+            before,
+            after,
+            opened,
+            body_guard,
+            quiet,
+        } = emitted;
+        // The directive line becomes `before` (same lines kept).
+        let kept = newlines_of(&self.src[n.byte_range()]);
+        self.edits.push(Edit::replace(
+            n.start_byte(),
+            n.end_byte() - n.start_byte(),
+            before + &kept,
+        ));
+        if replaying {
+            return;
+        }
+        if let Some(g) = group.as_ref().filter(|g| !g.alternatives.is_empty()) {
+            let ids: Vec<u32> = self.regions[first_region..].iter().map(|r| r.id).collect();
+            self.alt_ids.insert(n.start_byte(), ids);
+            let alts: Vec<Value> = g
+                .alternatives
+                .iter()
+                .map(|(a, ad)| {
+                    let mut m = Map::new();
+                    m.insert(
+                        "line".into(),
+                        Value::from(self.lines.pos(a.start_byte()).line),
+                    );
+                    m.insert("directive".into(), Value::from(omp::words_of(ad)));
+                    m.insert(
+                        "clauses".into(),
+                        Value::from(omp::clause_texts(ad).join(" ")),
+                    );
+                    Value::Object(m)
+                })
+                .collect();
+            if let Some(r) = self.regions.get_mut(first_region) {
+                r.aux.insert("alternatives".into(), Value::Array(alts));
+            }
+        }
+        for s in &stmts {
+            let sd = depth_of(*s).min(depth);
+            self.insert(s.end_byte(), after.clone(), omp_closing(sd, level));
+            if let Some(id) = body_guard {
+                self.guard_loop_body(*s, d.bound_loops(), id);
+            }
+        }
+        if stmts.is_empty() {
+            for _ in &opened {
+                self.parents.pop();
+            }
+        } else {
+            self.after_statements(&stmts, opened.len(), quiet);
+        }
+    }
+
+    /// Per-statement facts that decide the form of the emitted text.
+    fn cancel_flags(&self, stmts: &[Node<'t>]) -> [bool; 2] {
+        [self.cancels(stmts, "for"), self.cancels(stmts, "sections")]
+    }
+
+    /// A guard for `id` as the first thing in the body of the innermost of
+    /// the `count` loops bound at `s` (one visit per iteration).
+    fn guard_loop_body(&mut self, s: Node<'t>, count: usize, id: u32) {
+        let Some(body) = self.bind_loops(s, count.max(1)) else {
+            return;
+        };
+        let d = depth_of(body);
+        if body.kind() == "compound_statement" {
+            self.insert(body.start_byte() + 1, probes::guard(id), opening(d));
+        } else {
+            self.insert(
+                body.start_byte(),
+                format!("{{ {} ", probes::guard(id)),
+                opening(d.saturating_sub(1)),
+            );
+            self.insert(body.end_byte(), " }", closing(d.saturating_sub(1)));
+        }
+    }
+
+    /// The regions of one construct and its text before and after the
+    /// statement.
+    fn emit(
+        &mut self,
+        n: Node<'t>,
+        d: &Directive,
+        construct: Construct,
+        stmts: &[Node<'t>],
+    ) -> Emitted {
+        let start = self.lines.pos(n.start_byte());
+        let line = start.line;
+        let end = match stmts.last() {
+            Some(s) => self.lines.last(*s),
+            None => self
+                .lines
+                .pos(n.end_byte().saturating_sub(1).max(n.start_byte())),
+        };
+        let site = Site { start, end, line };
+        let mut aux = Map::new();
+        let clauses = omp::clause_texts(d);
+        aux.insert("clauses".into(), Value::from(clauses.join(" ")));
+        let mut aux_combined = aux.clone();
+        aux_combined.insert("combined".into(), Value::from(d.words.join(" ")));
+        let word = d.words.join("_");
+        let name = match (&construct, &d.name) {
+            (Construct::Critical, Some(c)) => format!("critical({c})@{line}"),
+            _ => format!("{word}@{line}"),
+        };
+        let [cancel_for, cancel_sections] = self.cancel_flags(stmts);
+        let mut e = Emitted::default();
+        let mut before = String::new();
+        let mut after = String::new();
+        let opened = &mut e.opened;
+        match construct {
+            Construct::Parallel
+            | Construct::ParallelWorksharing(_)
+            | Construct::ParallelMasked { .. } => {
+                let (inner, masked) = match construct {
+                    Construct::ParallelWorksharing(Worksharing::For { simd }) => {
+                        (Inner::For { simd }, None)
+                    }
+                    Construct::ParallelWorksharing(Worksharing::Sections) => {
+                        (Inner::Sections, None)
+                    }
+                    Construct::ParallelWorksharing(Worksharing::Loop) => (Inner::Loop, None),
+                    Construct::ParallelMasked { master, taskloop } => (
+                        taskloop.map_or(Inner::None, |simd| Inner::Taskloop { simd }),
+                        Some(master),
+                    ),
+                    _ => (Inner::None, None),
+                };
+                let p =
+                    self.open_region("parallel", format!("parallel@{line}"), site, &aux, opened);
+                let f = self.child_region("fork", site);
+                let j = self.child_region("join", site);
+                let ib = self.child_region("implicit_barrier", site);
+                let team = format!("regio__team{p}");
+                let split = if construct == Construct::Parallel {
+                    omp::Split {
+                        parallel: clauses.clone(),
+                        ..Default::default()
+                    }
+                } else {
+                    omp::split_combined(d, inner, masked.is_some())
+                };
+                let mut par_clauses = split.parallel;
+                par_clauses.push(format!("firstprivate({team})"));
+                let _ = write!(
+                    before,
+                    "{{ __UINT64_TYPE__ {team} = regio_omp_fork({p}u); {} {{ regio_omp_begin({team}, {f}u); ",
+                    omp::pragma("parallel", &par_clauses)
+                );
+                let mut closers: Vec<String> = Vec::new();
+                if let Some(master) = masked {
+                    let mw = if master { "master" } else { "masked" };
+                    let m =
+                        self.open_region(mw, format!("{mw}@{line}"), site, &aux_combined, opened);
+                    let _ = write!(
+                        before,
+                        "{} {{ regio_enter({m}u); ",
+                        omp::pragma(mw, &split.masked)
+                    );
+                    closers.push(format!(" regio_exit({m}u); }}"));
+                }
+                match inner {
+                    Inner::For { .. } | Inner::Sections | Inner::Loop => {
+                        let (kind, words) = match inner {
+                            Inner::For { simd: false } => ("for", "for"),
+                            Inner::For { simd: true } => ("for", "for simd"),
+                            Inner::Sections => ("sections", "sections"),
+                            _ => ("loop", "loop"),
+                        };
+                        let w = self.open_region(
+                            kind,
+                            format!("{kind}@{line}"),
+                            site,
+                            &aux_combined,
+                            opened,
+                        );
+                        let mut wc = split.inner;
+                        let cancel = match inner {
+                            Inner::For { .. } => cancel_for,
+                            Inner::Sections => cancel_sections,
+                            _ => true,
+                        };
+                        if !cancel && !wc.iter().any(|c| c.trim() == "nowait") {
+                            wc.push("nowait".into());
+                        }
+                        let _ = write!(before, "regio_enter({w}u); {} ", omp::pragma(words, &wc));
+                        closers.push(format!(" regio_exit({w}u);"));
+                    }
+                    Inner::Taskloop { simd } => {
+                        let words = if simd { "taskloop simd" } else { "taskloop" };
+                        let tl = self.open_region(
+                            "taskloop",
+                            format!("taskloop@{line}"),
+                            site,
+                            &aux_combined,
+                            opened,
+                        );
+                        if !simd {
+                            e.body_guard = Some(self.child_region("taskloop_body", site));
+                        }
+                        let _ = write!(
+                            before,
+                            "{{ regio_enter({tl}u); {} ",
+                            omp::pragma(words, &split.inner)
+                        );
+                        closers.push(format!(" regio_exit({tl}u); }}"));
+                    }
+                    Inner::None => {}
+                }
+                for c in closers.iter().rev() {
+                    after.push_str(c);
+                }
+                let _ = write!(
+                    after,
+                    " regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u); regio_omp_end({team}, {j}u); }} regio_omp_join({team}); }}"
+                );
+            }
+            Construct::Worksharing(ws) => {
+                let kind = match ws {
+                    Worksharing::For { .. } => "for",
+                    Worksharing::Sections => "sections",
+                    Worksharing::Loop => "loop",
+                };
+                let w = self.open_region(kind, name.clone(), site, &aux, opened);
+                let keeps_barrier = match ws {
+                    Worksharing::For { .. } => cancel_for,
+                    Worksharing::Sections => cancel_sections,
+                    Worksharing::Loop => true,
+                };
+                let nowait = d.has_clause("nowait");
+                let ib = (!nowait && !keeps_barrier)
+                    .then(|| self.child_region("implicit_barrier", site));
+                let mut cl = clauses.clone();
+                if ib.is_some() {
+                    cl.push("nowait".into());
+                }
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({w}u); {} ",
+                    omp::pragma(&d.words.join(" "), &cl)
+                );
+                let _ = write!(after, " regio_exit({w}u);");
+                if let Some(ib) = ib {
+                    let _ = write!(
+                        after,
+                        " regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u);"
+                    );
+                }
+                after.push_str(" }");
+            }
+            Construct::MaskedTaskloop { master, simd } => {
+                let mw = if master { "master" } else { "masked" };
+                let split = omp::split_combined(d, Inner::Taskloop { simd }, true);
+                let m = self.open_region(mw, format!("{mw}@{line}"), site, &aux_combined, opened);
+                let tl = self.open_region(
+                    "taskloop",
+                    format!("taskloop@{line}"),
+                    site,
+                    &aux_combined,
+                    opened,
+                );
+                if !simd {
+                    e.body_guard = Some(self.child_region("taskloop_body", site));
+                }
+                let words = if simd { "taskloop simd" } else { "taskloop" };
+                let _ = write!(
+                    before,
+                    "{} {{ regio_enter({m}u); {{ regio_enter({tl}u); {} ",
+                    omp::pragma(mw, &split.masked),
+                    omp::pragma(words, &split.inner)
+                );
+                let _ = write!(after, " regio_exit({tl}u); }} regio_exit({m}u); }}");
+            }
+            Construct::Taskloop { simd } => {
+                let tl = self.open_region("taskloop", name.clone(), site, &aux, opened);
+                if !simd {
+                    e.body_guard = Some(self.child_region("taskloop_body", site));
+                }
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({tl}u); {} ",
+                    omp::pragma(&d.words.join(" "), &clauses)
+                );
+                let _ = write!(after, " regio_exit({tl}u); }}");
+            }
+            Construct::Teams => {
+                let t = self.open_region("teams", name.clone(), site, &aux, opened);
+                let body = self.child_region("teams_body", site);
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({t}u); {} {{ regio_enter({body}u); ",
+                    omp::pragma("teams", &clauses)
+                );
+                let _ = write!(after, " regio_exit({body}u); }} regio_exit({t}u); }}");
+            }
+            Construct::Around { .. } => {
+                let kind = d.words[0].as_str();
+                let a_aux = if d.words.len() > 1 {
+                    &aux_combined
+                } else {
+                    &aux
+                };
+                let a = self.open_region(kind, name.clone(), site, a_aux, opened);
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({a}u); {} ",
+                    omp::pragma(&d.words.join(" "), &clauses)
+                );
+                let _ = write!(after, " regio_exit({a}u); }}");
+            }
+            Construct::Section => {
+                let s = self.open_region("section", name.clone(), site, &aux, opened);
+                let _ = write!(
+                    before,
+                    "{} {{ regio_enter({s}u); ",
+                    omp::pragma("section", &clauses)
+                );
+                let _ = write!(after, " regio_exit({s}u); }}");
+            }
+            Construct::Single => {
+                let s = self.open_region("single", name.clone(), site, &aux, opened);
+                let body = self.child_region("single_body", site);
+                let keeps_barrier = d.has_clause("copyprivate");
+                let nowait = d.has_clause("nowait");
+                let ib = (!nowait && !keeps_barrier)
+                    .then(|| self.child_region("implicit_barrier", site));
+                let mut cl = clauses.clone();
+                if ib.is_some() {
+                    cl.push("nowait".into());
+                }
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({s}u); {} {{ regio_enter({body}u); ",
+                    omp::pragma("single", &cl)
+                );
+                let _ = write!(after, " regio_exit({body}u); }} regio_exit({s}u);");
+                if let Some(ib) = ib {
+                    let _ = write!(
+                        after,
+                        " regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u);"
+                    );
+                }
+                after.push_str(" }");
+            }
+            Construct::Master | Construct::Masked => {
+                let m = self.open_region(&word, name.clone(), site, &aux, opened);
+                let _ = write!(
+                    before,
+                    "{} {{ regio_enter({m}u); ",
+                    omp::pragma(&d.words.join(" "), &clauses)
+                );
+                let _ = write!(after, " regio_exit({m}u); }}");
+            }
+            Construct::Critical | Construct::Ordered => {
+                let kind = if construct == Construct::Critical {
+                    "critical"
+                } else {
+                    "ordered"
+                };
+                let c = self.open_region(kind, name.clone(), site, &aux, opened);
+                let wait = self.child_region(&format!("{kind}_wait"), site);
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({c}u); regio_enter({wait}u); {} {{ regio_exit({wait}u); ",
+                    omp::pragma(&omp::words_of(d), &clauses)
+                );
+                let _ = write!(after, " }} regio_exit({c}u); }}");
+            }
+            Construct::Atomic | Construct::Taskgroup => {
+                let a = self.open_region(&word, name.clone(), site, &aux, opened);
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({a}u); {} ",
+                    omp::pragma(&d.words.join(" "), &clauses)
+                );
+                let _ = write!(after, " regio_exit({a}u); }}");
+            }
+            Construct::Task => {
+                let tc = self.open_region(
+                    "task_create",
+                    format!("task_create@{line}"),
+                    site,
+                    &aux,
+                    opened,
+                );
+                let t = self.open_region("task", name.clone(), site, &aux, opened);
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({tc}u); {} {{ regio_enter({t}u); ",
+                    omp::pragma("task", &clauses)
+                );
+                let _ = write!(after, " regio_exit({t}u); }} regio_exit({tc}u); }}");
+            }
+            Construct::Barrier | Construct::Taskwait | Construct::Flush => {
+                let b = self.omp_region(&word, &name, site, &aux);
+                let _ = write!(
+                    before,
+                    "{{ regio_enter({b}u); {} regio_exit({b}u); }}",
+                    omp::pragma(&omp::words_of(d), &clauses)
+                );
+            }
+            Construct::NotMeasured { .. } => {}
+        }
+        e.quiet = quiet_reason(construct);
+        e.before = before;
+        e.after = after;
+        e
+    }
+}
+
+/// What [`Walker::emit`] produced for one directive.
+#[derive(Default)]
+struct Emitted {
+    before: String,
+    after: String,
+    /// Regions that enclose the statement's own regions.
+    opened: Vec<u32>,
+    /// Region entered once per iteration of the bound loops (taskloop).
+    body_guard: Option<u32>,
+    /// Why nothing inside the statement is instrumented, if so.
+    quiet: Option<&'static str>,
+}
+
+/// Constructs whose statement gets no probe inside (SIMD lanes, a parallel
+/// region that cannot be split off, the device).
+fn quiet_reason(c: Construct) -> Option<&'static str> {
+    match c {
+        Construct::ParallelWorksharing(Worksharing::For { simd: true })
+        | Construct::Worksharing(Worksharing::For { simd: true })
+        | Construct::Taskloop { simd: true }
+        | Construct::MaskedTaskloop { simd: true, .. }
+        | Construct::ParallelMasked {
+            taskloop: Some(true),
+            ..
+        } => Some(reason::IN_SIMD),
+        Construct::Around { quiet: true } => Some(reason::IN_QUIET),
+        Construct::NotMeasured {
+            reason: r,
+            quiet: true,
+        } => Some(nested_reason(r)),
+        _ => None,
+    }
+}
+
+/// The reason given to directives inside a statement made quiet for `why`.
+fn nested_reason(why: &'static str) -> &'static str {
+    match why {
+        reason::TARGET => reason::IN_TARGET,
+        reason::SIMD => reason::IN_SIMD,
+        other => other,
+    }
+}
+
+/// What must agree between alternative directives for one statement so
+/// they can share regions and the text after the statement.
+fn shape(d: &Directive, cancel: &[bool; 2]) -> String {
+    format!(
+        "{:?} nowait={} copyprivate={} loops={} cancel={cancel:?}",
+        d.construct(),
+        d.has_clause("nowait"),
+        d.has_clause("copyprivate"),
+        d.bound_loops()
+    )
+}

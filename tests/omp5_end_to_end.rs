@@ -1,0 +1,525 @@
+//! OpenMP 5.x end to end (issue 8, C part): every C program of
+//! `testdata/omp5` is instrumented with `--regions omp,functions,loops`,
+//! built plain and instrumented with `gcc -fopenmp -Wall` (plus each
+//! `/* variant: FLAGS */` the source names, e.g. the other `#if` branches),
+//! run at OMP_NUM_THREADS 1, 2 and 3: same output and status, no new
+//! warnings, and the visits the `expect` comments give. Where `opari2` is
+//! installed, a table shows which of the programs OPARI2 fails on.
+//!
+//! Only `.c` files: the Fortran programs of the same directory belong to
+//! tests/omp5_fortran_end_to_end.rs.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use common::report::{only_run, report_json, roots, str_field, visit};
+use common::{find_on_path, instrument_bin, instrument_flags, run, run_ok};
+use common::{testdata, Run, TestDir};
+
+/// `7`, `T` or `3T` (T = team size).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Count {
+    n: u64,
+    per_thread: bool,
+}
+
+impl Count {
+    fn parse(s: &str) -> Option<Count> {
+        let s = s.trim();
+        match s.strip_suffix('T') {
+            Some("") => Some(Count {
+                n: 1,
+                per_thread: true,
+            }),
+            Some(n) => n.parse().ok().map(|n| Count {
+                n,
+                per_thread: true,
+            }),
+            None => s.parse().ok().map(|n| Count {
+                n,
+                per_thread: false,
+            }),
+        }
+    }
+
+    fn at(self, team: u64) -> u64 {
+        if self.per_thread {
+            self.n * team
+        } else {
+            self.n
+        }
+    }
+}
+
+/// Calls a region must have: in all, or on each team thread.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Want {
+    Total(Count),
+    Each(Count),
+}
+
+/// Whether a source line is a preprocessor conditional (`#if`, `#else`,
+/// ...), which stands between an `expect` comment and its directive when
+/// the directive has alternatives.
+fn is_conditional_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let Some(rest) = t.strip_prefix('#') else {
+        return false;
+    };
+    let word = rest.trim_start();
+    ["if", "else", "elif", "endif"]
+        .iter()
+        .any(|w| word.starts_with(w))
+}
+
+/// (kind, line) -> wanted calls, from `/* expect KIND: N, ... */` comments.
+/// The line is that of the next line that is neither a comment nor a
+/// preprocessor conditional (the directive, loop or call).
+fn expectations(source: &Path) -> BTreeMap<(String, u64), Want> {
+    let text = std::fs::read_to_string(source).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = BTreeMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim().strip_prefix("/* expect ") else {
+            continue;
+        };
+        let target = (i + 1..lines.len())
+            .find(|&j| {
+                let t = lines[j].trim_start();
+                !(t.starts_with("/*") || t.starts_with("*") || is_conditional_line(t))
+            })
+            .unwrap_or_else(|| panic!("expect at line {} has no directive after it", i + 1));
+        let body = rest.trim_end_matches("*/").trim();
+        for item in body.split(',') {
+            let (kind, spec) = item
+                .split_once(':')
+                .unwrap_or_else(|| panic!("bad expect item `{item}` at line {}", i + 1));
+            let spec = spec.trim();
+            let want = match spec.strip_prefix("each ") {
+                Some(c) => Want::Each(Count::parse(c).unwrap_or_else(|| panic!("bad count {c}"))),
+                None => {
+                    Want::Total(Count::parse(spec).unwrap_or_else(|| panic!("bad count {spec}")))
+                }
+            };
+            out.insert((kind.trim().to_string(), target as u64 + 1), want);
+        }
+    }
+    out
+}
+
+/// Extra compiler flags of each build variant: the default build plus one
+/// per `/* variant: FLAGS */` line of the source.
+fn variants(source: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(source).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = vec![Vec::new()];
+    for line in text.lines() {
+        if let Some(rest) = line.trim().strip_prefix("/* variant:") {
+            let flags = rest.trim_end_matches("*/").split_whitespace();
+            out.push(flags.map(str::to_string).collect());
+        }
+    }
+    out
+}
+
+fn omp5_c_programs() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(testdata().join("omp5"))
+        .unwrap_or_else(|e| panic!("testdata/omp5: {e}"))
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".c"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// gcc with OpenMP, or a `SKIPPED` line (a panic under
+/// REGIO_REQUIRE_TOOLCHAINS=1).
+fn toolchain(tmp: &TestDir) -> bool {
+    let cc = common::cc();
+    if !common::require_tool(&cc, "gcc") {
+        return false;
+    }
+    let probe = tmp.join("probe.c");
+    std::fs::write(
+        &probe,
+        "#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let r = run(Command::new(&cc)
+        .args(["-fopenmp", "-o"])
+        .arg(tmp.join("probe"))
+        .arg(&probe));
+    if r.status.success() {
+        return true;
+    }
+    if std::env::var("REGIO_REQUIRE_TOOLCHAINS").as_deref() == Ok("1") {
+        panic!(
+            "`{cc} -fopenmp` cannot build a program; REGIO_REQUIRE_TOOLCHAINS=1\n{}",
+            r.describe()
+        );
+    }
+    println!("SKIPPED: needs gcc with OpenMP");
+    false
+}
+
+/// Instruments testdata/omp5/`file` alone into `tmp`/inst; returns the
+/// copy of the source and the instrumented file.
+fn instrument(file: &str, tmp: &TestDir) -> (PathBuf, PathBuf) {
+    let src = tmp.join("src");
+    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
+    let copy = src.join(file);
+    std::fs::copy(testdata().join("omp5").join(file), &copy).unwrap_or_else(|e| panic!("{e}"));
+    let out = tmp.join("inst");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src)
+            .arg("--out")
+            .arg(&out)
+            .args(["--regions", "omp,functions,loops"]),
+    );
+    (copy, out.join(file))
+}
+
+/// Warnings of a compiler run as (line, message) with file and column
+/// left out, sorted: the instrumented file keeps every line number.
+fn warnings(stderr: &str) -> Vec<String> {
+    let mut out: Vec<String> = stderr
+        .lines()
+        .filter(|l| l.contains("warning:"))
+        .map(|l| {
+            let parts: Vec<&str> = l.splitn(4, ':').collect();
+            match parts.as_slice() {
+                [_, line, _, rest] if line.parse::<u32>().is_ok() => format!("{line}:{rest}"),
+                _ => l.to_string(),
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn compile(sources: &Path, flags: &[String], libs: &[String], exe: &Path) -> Run {
+    let r = run(Command::new(common::cc())
+        .args(flags)
+        .arg(sources)
+        .args(libs)
+        .arg("-o")
+        .arg(exe));
+    assert!(r.status.success(), "{}", r.describe());
+    r
+}
+
+fn exec(exe: &Path, threads: u32, run_dir: Option<&Path>) -> Run {
+    let mut c = Command::new(exe);
+    c.env_remove("LD_LIBRARY_PATH")
+        .env_remove("REGIO_DISABLE")
+        .env("OMP_NUM_THREADS", threads.to_string());
+    match run_dir {
+        Some(d) => c.env("REGIO_DIR", d),
+        None => c.env_remove("REGIO_DIR"),
+    };
+    run(&mut c)
+}
+
+/// Calls per (rank, pid, thread).
+type PerThread = BTreeMap<(u64, u64, u64), u64>;
+
+/// Per (kind, line): calls per thread, summed over nodes.
+fn visits(run: &Value) -> BTreeMap<(String, u64), PerThread> {
+    let mut out: BTreeMap<(String, u64), PerThread> = BTreeMap::new();
+    visit(run, &mut |n, _| {
+        let key = (
+            str_field(n, "kind").to_string(),
+            n["line"].as_u64().unwrap_or(0),
+        );
+        let per = out.entry(key).or_default();
+        for t in n["per_thread"].as_array().map_or(&[][..], Vec::as_slice) {
+            let k = (
+                t["rank"].as_u64().unwrap_or(0),
+                t["pid"].as_u64().unwrap_or(0),
+                t["thread"].as_u64().unwrap_or(0),
+            );
+            *per.entry(k).or_default() += t["calls"].as_u64().unwrap_or(0);
+        }
+    });
+    out
+}
+
+fn check_visits(
+    file: &str,
+    team: u32,
+    run: &Value,
+    expect: &BTreeMap<(String, u64), Want>,
+    problems: &mut Vec<String>,
+) {
+    let seen = visits(run);
+    let t = u64::from(team);
+    for ((kind, line), want) in expect {
+        let per = seen.get(&(kind.clone(), *line));
+        let total: u64 = per.map_or(0, |m| m.values().sum());
+        match want {
+            Want::Total(c) if total != c.at(t) => problems.push(format!(
+                "{file} T={team} {kind} at line {line}: {total} calls in all, expected {}",
+                c.at(t)
+            )),
+            Want::Each(c) => {
+                let each: Vec<u64> = per.map_or(Vec::new(), |m| m.values().copied().collect());
+                if each.len() as u64 != t || each.iter().any(|&v| v != c.at(t)) {
+                    problems.push(format!(
+                        "{file} T={team} {kind} at line {line}: calls per thread {each:?}, expected {} on each of {team} threads",
+                        c.at(t)
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn omp5_programs_keep_output_warnings_and_are_visited_as_expected() {
+    let tmp = TestDir::new("omp5");
+    if !toolchain(&tmp) {
+        return;
+    }
+    let programs = omp5_c_programs();
+    assert!(
+        programs.len() >= 6,
+        "testdata/omp5 holds {programs:?}, expected the six C programs"
+    );
+    let base: Vec<String> = ["-fopenmp", "-Wall", "-O1"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut problems = Vec::new();
+    for file in &programs {
+        let dir = TestDir::new("omp5-prog");
+        let (plain_src, inst_src) = instrument(file, &dir);
+        let source = testdata().join("omp5").join(file);
+        let expect = expectations(&source);
+        assert!(!expect.is_empty(), "{file}: no expect comments");
+        for (v, extra) in variants(&source).iter().enumerate() {
+            let mut flags = base.clone();
+            flags.extend(extra.iter().cloned());
+            let plain = dir.join(format!("plain-{v}"));
+            let p = compile(&plain_src, &flags, &["-lm".into()], &plain);
+            let mut iflags = flags.clone();
+            iflags.extend(instrument_flags("--cflags"));
+            let mut libs = instrument_flags("--libs");
+            libs.push("-lm".into());
+            let inst = dir.join(format!("inst-{v}"));
+            let i = compile(&inst_src, &iflags, &libs, &inst);
+            let (pw, iw) = (warnings(&p.stderr), warnings(&i.stderr));
+            if pw != iw {
+                problems.push(format!(
+                    "{file} {extra:?}: warnings differ\n plain: {pw:?}\n instrumented: {iw:?}"
+                ));
+            }
+            for team in [1u32, 2, 3] {
+                let want = exec(&plain, team, None);
+                let run_dir = dir.join(format!("run-{v}-{team}"));
+                let got = exec(&inst, team, Some(&run_dir));
+                assert_eq!(want.outcome(), "exit 0", "{file}: {}", want.describe());
+                assert_eq!(got.outcome(), want.outcome(), "{file}: {}", got.describe());
+                assert_eq!(
+                    got.stdout, want.stdout,
+                    "{file} {extra:?} T={team}: stdout differs"
+                );
+                println!("{file} {extra:?} T={team}: {}", got.stdout.trim());
+                // The expectations hold for the default build.
+                if v > 0 {
+                    continue;
+                }
+                let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+                let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+                let names: Vec<&str> = roots(run).iter().map(|n| str_field(n, "name")).collect();
+                if names != ["main"] {
+                    problems.push(format!(
+                        "{file} T={team}: DRG roots {names:?}, expected [main]"
+                    ));
+                }
+                check_visits(file, team, run, &expect, &mut problems);
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The IDF lists every OpenMP directive of the programs, measured or not,
+/// and says why when it is not.
+#[test]
+fn every_directive_is_listed_with_a_reason_when_not_measured() {
+    let tmp = TestDir::new("omp5-idf");
+    let src = tmp.join("src");
+    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
+    let mut directive_lines: Vec<(String, u64)> = Vec::new();
+    for file in omp5_c_programs() {
+        let text = std::fs::read_to_string(testdata().join("omp5").join(&file))
+            .unwrap_or_else(|e| panic!("{e}"));
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim_start();
+            let directive = t
+                .strip_prefix('#')
+                .map(str::trim_start)
+                .and_then(|r| r.strip_prefix("pragma"))
+                .is_some_and(|r| r.trim_start().starts_with("omp"));
+            if directive {
+                directive_lines.push((file.clone(), i as u64 + 1));
+            }
+        }
+        std::fs::copy(testdata().join("omp5").join(&file), src.join(&file))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let out = tmp.join("inst");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src)
+            .arg("--out")
+            .arg(&out)
+            .args(["--regions", "omp,functions,loops"]),
+    );
+    let idf: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let regions = idf["regions"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut missing = Vec::new();
+    for (file, line) in &directive_lines {
+        let here: Vec<&Value> = regions
+            .iter()
+            .filter(|r| r["file"].as_str() == Some(file.as_str()))
+            .filter(|r| r["start"]["line"].as_u64() == Some(*line))
+            .filter(|r| r["kind"].as_str().is_some_and(|k| k.starts_with("omp_")))
+            .collect();
+        // Alternatives in #if branches share the first one's regions and
+        // are listed in its `aux.alternatives`.
+        let alternative = regions.iter().any(|r| {
+            r["file"].as_str() == Some(file.as_str())
+                && r["aux"]["alternatives"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|x| x["line"].as_u64() == Some(*line)))
+        });
+        if here.is_empty() && !alternative {
+            missing.push(format!("{file}:{line}: no omp_* region"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+    for r in regions {
+        if let Some(why) = r["aux"]["not_measured"].as_str() {
+            assert!(!why.is_empty(), "{r}");
+        }
+    }
+    let target = regions
+        .iter()
+        .find(|r| r["kind"] == "omp_target")
+        .unwrap_or_else(|| panic!("no omp_target region"));
+    assert_eq!(
+        target["aux"]["not_measured"],
+        "target region: runs on the device"
+    );
+}
+
+/// What OPARI2 does with one program: `ok`, or how it failed.
+fn opari2_outcome(opari: &Path, file: &str, dir: &Path) -> String {
+    let src = testdata().join("omp5").join(file);
+    std::fs::copy(&src, dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
+    let modified = file.replace(".c", ".mod.c");
+    // OPARI2 2.0.x loops, allocating, on some continued directives: bound
+    // its time and memory.
+    let r = run(Command::new("sh")
+        .current_dir(dir)
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec timeout 60 \"$0\" \"$1\" \"$2\"")
+        .arg(opari)
+        .arg(file)
+        .arg(&modified));
+    if !r.status.success() {
+        let first = r
+            .stderr
+            .lines()
+            .chain(r.stdout.lines())
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("no message");
+        return match r.code() {
+            Some(124) => "fails: no result after 60 s".to_string(),
+            _ => format!("fails: {}", first.trim()),
+        };
+    }
+    let mut flags = vec![
+        "-fopenmp".to_string(),
+        "-Wall".to_string(),
+        "-c".to_string(),
+    ];
+    if let Some(cfg) = find_on_path("opari2-config") {
+        let c = run(Command::new(cfg).arg("--cflags"));
+        flags.extend(c.stdout.split_whitespace().map(str::to_string));
+    }
+    let c = run(Command::new(common::cc())
+        .current_dir(dir)
+        .args(&flags)
+        .arg(&modified)
+        .arg("-o")
+        .arg(dir.join("opari.o")));
+    if c.status.success() {
+        return "ok".to_string();
+    }
+    let first = c
+        .stderr
+        .lines()
+        .find(|l| l.contains("error"))
+        .unwrap_or("no message");
+    let message = first.split("error: ").nth(1).unwrap_or(first);
+    format!("output does not compile: {}", message.trim())
+}
+
+/// OPARI2 is a reference, not a requirement: without it this test only
+/// says so. It records which programs OPARI2 cannot handle, and asserts
+/// that ours instruments every one into a file that compiles.
+#[test]
+fn opari2_failures_are_recorded_and_ours_has_none() {
+    let tmp = TestDir::new("omp5-opari2");
+    let Some(opari) = find_on_path("opari2") else {
+        println!("SKIPPED: needs opari2");
+        return;
+    };
+    let gcc = toolchain(&tmp);
+    let mut rows = Vec::new();
+    let mut ours_failed = Vec::new();
+    for file in omp5_c_programs() {
+        let dir = TestDir::new("omp5-opari2-prog");
+        let theirs = if gcc {
+            opari2_outcome(&opari, &file, dir.path())
+        } else {
+            "not compiled (no gcc)".to_string()
+        };
+        let (_, inst) = instrument(&file, &dir);
+        let ours = if gcc {
+            let mut flags: Vec<String> = vec!["-fopenmp".into(), "-Wall".into(), "-c".into()];
+            flags.extend(instrument_flags("--cflags"));
+            let r = run(Command::new(common::cc())
+                .args(&flags)
+                .arg(&inst)
+                .arg("-o")
+                .arg(dir.join("ours.o")));
+            if r.status.success() {
+                "ok".to_string()
+            } else {
+                ours_failed.push(format!("{file}: {}", r.describe()));
+                "output does not compile".to_string()
+            }
+        } else {
+            "instrumented".to_string()
+        };
+        rows.push((file, theirs, ours));
+    }
+    println!("| program | opari2 | regio |");
+    println!("|---|---|---|");
+    for (file, theirs, ours) in &rows {
+        println!("| {file} | {theirs} | {ours} |");
+    }
+    assert!(ours_failed.is_empty(), "{}", ours_failed.join("\n"));
+}
