@@ -36,6 +36,7 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
             open: 0,
             polls: 0,
             span_ns: 0,
+            counters: None,
         });
     }
     Profile {
@@ -58,6 +59,7 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
         },
         idf: None,
         regions: Vec::new(),
+        counters: Vec::new(),
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: u64::from(10_000 + rank),

@@ -170,13 +170,15 @@ fn read_profile(file: &Path) -> Result<Profile, AnalysisError> {
     Ok(profile)
 }
 
-/// The merge relies on node `i` being at index `i` and on parents preceding
-/// their children (the runtime writes nodes in creation order).
+/// The merge relies on node `i` being at index `i`, on parents preceding
+/// their children (the runtime writes nodes in creation order) and on node
+/// counters having one value per available counter.
 fn check_structure(path: &str, p: &Profile) -> Result<(), AnalysisError> {
     let bad = |message: String| AnalysisError::Malformed {
         path: path.to_string(),
         message,
     };
+    let counters = p.available_counters().len();
     let mut seen = HashSet::new();
     for t in &p.threads {
         if !seen.insert(t.thread) {
@@ -188,6 +190,16 @@ fn check_structure(path: &str, p: &Profile) -> Result<(), AnalysisError> {
                     "thread {}: node at position {i} has id {}",
                     t.thread, n.id
                 )));
+            }
+            if let Some(v) = &n.counters {
+                if v.len() != counters {
+                    return Err(bad(format!(
+                        "thread {}: node {} has {} counter values for {counters} available counter(s)",
+                        t.thread,
+                        n.id,
+                        v.len()
+                    )));
+                }
             }
             if let Some(parent) = n.parent {
                 if parent >= n.id {

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
-use regio_idf::rundir::{NodeRecord, Profile};
+use regio_idf::rundir::{CounterInfo, NodeRecord, Profile};
 use serde::{Deserialize, Serialize};
 
 use crate::regions::{RegionInfo, RegionTable};
@@ -41,6 +41,10 @@ pub struct Report {
     pub roots: Vec<Node>,
     /// Per process, when the run has MPI regions (empty otherwise).
     pub mpi: Vec<RankMpi>,
+    /// Counters any process asked for (`REGIO_COUNTERS`), in first-seen
+    /// order: available only where every process that asked could count
+    /// it (see `run_counters`). Empty when none were asked for.
+    pub counters: Vec<CounterInfo>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +57,8 @@ pub struct ProcessSummary {
     pub reason: String,
     pub signal: Option<i32>,
     pub threads: usize,
+    /// The counters this process asked for, with their availability.
+    pub counters: Vec<CounterInfo>,
 }
 
 /// One node of the merged DRG: a region in the context of its caller path.
@@ -73,6 +79,9 @@ pub struct Node {
     /// time inside polls) and first-poll-to-completion wall time.
     pub polls: u64,
     pub span_ns: u64,
+    /// Counter totals (like inclusive time: outermost frames) summed over
+    /// the threads that counted them here; empty without counters.
+    pub counters: BTreeMap<String, u64>,
     /// Every (rank, pid, thread) that visited the node, in that order.
     pub per_thread: Vec<ThreadStat>,
     pub threads: ThreadSummary,
@@ -120,7 +129,7 @@ pub struct RankMpi {
     pub outside_ns: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadStat {
     pub rank: u32,
     pub pid: u32,
@@ -128,6 +137,10 @@ pub struct ThreadStat {
     pub calls: u64,
     pub inclusive_ns: u64,
     pub exclusive_ns: u64,
+    /// This thread's counter totals on the node (empty when it counted
+    /// none here).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, u64>,
 }
 
 /// Inclusive time across the threads that visited a node.
@@ -199,6 +212,7 @@ struct Acc {
     open: u64,
     polls: u64,
     span_ns: u64,
+    counters: BTreeMap<String, u64>,
     per_thread: BTreeMap<ThreadKey, ThreadStat>,
     children: HashMap<u32, usize>,
 }
@@ -222,7 +236,9 @@ impl Tree {
         i
     }
 
-    fn add(&mut self, at: usize, key: ThreadKey, n: &NodeRecord) {
+    /// `names`: the process's available counters, which `n.counters`
+    /// align with.
+    fn add(&mut self, at: usize, key: ThreadKey, n: &NodeRecord, names: &[&str]) {
         let a = &mut self.nodes[at];
         a.calls = a.calls.saturating_add(n.calls);
         a.recursive_calls = a.recursive_calls.saturating_add(n.recursive_calls);
@@ -236,6 +252,14 @@ impl Tree {
         a.open = a.open.saturating_add(u64::from(n.open));
         a.polls = a.polls.saturating_add(n.polls);
         a.span_ns = a.span_ns.saturating_add(n.span_ns);
+        let counted: Vec<(&str, u64)> = match &n.counters {
+            Some(v) => names.iter().copied().zip(v.iter().copied()).collect(),
+            None => Vec::new(),
+        };
+        for (name, v) in &counted {
+            let c = a.counters.entry((*name).to_string()).or_default();
+            *c = c.saturating_add(*v);
+        }
         // OpenMP team threads mirror the master's path with nodes that count
         // nothing; they did not visit those regions.
         if n.calls == 0 && n.inclusive_ns == 0 && n.open == 0 {
@@ -248,7 +272,12 @@ impl Tree {
             calls: 0,
             inclusive_ns: 0,
             exclusive_ns: 0,
+            counters: BTreeMap::new(),
         });
+        for (name, v) in counted {
+            let c = t.counters.entry(name.to_string()).or_default();
+            *c = c.saturating_add(v);
+        }
         t.calls = t.calls.saturating_add(n.calls);
         t.inclusive_ns = t.inclusive_ns.saturating_add(n.inclusive_ns);
         t.exclusive_ns = t.exclusive_ns.saturating_add(n.exclusive_ns);
@@ -262,7 +291,7 @@ impl Tree {
             .map(|&c| self.build(c, regions))
             .collect();
         sort_nodes(&mut children);
-        let per_thread: Vec<ThreadStat> = a.per_thread.values().copied().collect();
+        let per_thread: Vec<ThreadStat> = a.per_thread.values().cloned().collect();
         let per_rank = per_rank(&per_thread);
         Node {
             region: a.region,
@@ -276,6 +305,7 @@ impl Tree {
             open: a.open,
             polls: a.polls,
             span_ns: a.span_ns,
+            counters: a.counters.clone(),
             threads: summarize(&per_thread),
             per_thread,
             ranks: summarize_ranks(&per_rank),
@@ -420,6 +450,7 @@ pub fn merge(run: &RunDir) -> Report {
     };
     let mut warnings = Vec::new();
     for p in &run.profiles {
+        let names = p.available_counters();
         for t in &p.threads {
             let key = (p.rank, p.pid, t.thread);
             let mut placed: Vec<usize> = Vec::with_capacity(t.nodes.len());
@@ -438,7 +469,7 @@ pub fn merge(run: &RunDir) -> Report {
                     }
                 };
                 let at = tree.child(parent, n.region);
-                tree.add(at, key, n);
+                tree.add(at, key, n, &names);
                 placed.push(at);
             }
         }
@@ -482,6 +513,7 @@ pub fn merge(run: &RunDir) -> Report {
     let mpi = mpi_summary(&roots, &processes);
     Report {
         mpi,
+        counters: run_counters(&run.profiles),
         run_dir: run.path.clone(),
         command: run
             .profiles
@@ -517,5 +549,39 @@ fn summary_of(p: &Profile) -> ProcessSummary {
         reason: p.reason.clone(),
         signal: p.signal,
         threads: p.threads.len(),
+        counters: p.counters.clone(),
     }
+}
+
+/// Counters of the run: every name any process asked for, available when
+/// every process that asked could count it; otherwise the first refusal's
+/// reason, naming the process when there are several.
+fn run_counters(profiles: &[Profile]) -> Vec<CounterInfo> {
+    let mut out: Vec<CounterInfo> = Vec::new();
+    for p in profiles {
+        for c in &p.counters {
+            let reason = || {
+                let r = c.reason.clone().unwrap_or_else(|| "no reason given".into());
+                if profiles.len() > 1 {
+                    format!("rank {} pid {}: {r}", p.rank, p.pid)
+                } else {
+                    r
+                }
+            };
+            match out.iter_mut().find(|o| o.name == c.name) {
+                Some(o) => {
+                    if o.available && !c.available {
+                        o.available = false;
+                        o.reason = Some(reason());
+                    }
+                }
+                None => out.push(CounterInfo {
+                    name: c.name.clone(),
+                    available: c.available,
+                    reason: (!c.available).then(reason),
+                }),
+            }
+        }
+    }
+    out
 }

@@ -34,6 +34,7 @@ fn stat(thread: u32, calls: u64, inclusive_ns: u64, exclusive_ns: u64) -> Thread
         calls,
         inclusive_ns,
         exclusive_ns,
+        counters: Default::default(),
     }
 }
 

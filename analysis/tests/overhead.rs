@@ -166,3 +166,60 @@ fn compensation_removes_the_probe_cost_of_descendants() {
     // main's own included (it lies outside main but inside the process).
     assert_eq!(rep.wall_ns, 1_000 - 30);
 }
+
+/// A baseline with overhead of its own (a one-thread team still forks,
+/// joins and waits at its barrier): T_s / p carries half of it into T_o at
+/// p = 2, so each category is net of the baseline's figure / 2 and
+/// unidentified is not pushed down by it.
+#[test]
+fn the_baselines_own_overhead_is_netted_out() {
+    let tmp = tempdir();
+    // Main 1000 = 200 sequential + parallel 800 = fork 40 + loop 700
+    // + barrier 20 + join 40.
+    let base = Proc::new(
+        0,
+        1,
+        1_000,
+        vec![Thread {
+            thread: 0,
+            nodes: vec![
+                (0, None, 1, 1, 0, 1_000, 200, 1_000, 1_000, 0),
+                (1, Some(0), 2, 1, 0, 800, 0, 800, 800, 0),
+                (2, Some(1), 4, 1, 0, 40, 40, 40, 40, 0),
+                (3, Some(1), 3, 1, 0, 700, 700, 700, 700, 0),
+                (4, Some(1), 5, 1, 0, 20, 20, 20, 20, 0),
+                (5, Some(1), 6, 1, 0, 40, 40, 40, 40, 0),
+            ],
+        }],
+    );
+    let b = load_run(&dir_with(&tmp, "base", &base), None).unwrap();
+    let r = load_run(&dir_with(&tmp, "p2", &two_threads()), None).unwrap();
+    let o = overhead::overhead(&merge(&b), &[(&merge(&r), 2)]);
+    let run = &o.runs[0];
+    assert_eq!(run.total_overhead_ns, 200);
+    // As in the first test (barriers 120, fork and join 25) less the
+    // baseline's barrier 20 / 2 and fork and join 80 / 2.
+    assert_eq!(run.categories.synchronization, 120 - 10);
+    assert_eq!(run.categories.control_of_parallelism, 25 - 40);
+    assert_eq!(run.categories.loss_of_parallelism, 100);
+    assert_eq!(run.categories.unidentified, 200 - (110 - 15 + 100));
+    assert_eq!(run.subcategories["synchronization"]["barrier"], 110);
+    assert_eq!(
+        run.subcategories["control_of_parallelism"]["fork_join"],
+        -15
+    );
+    assert!(
+        run.notes
+            .iter()
+            .any(|n| n.contains("baseline's own overhead (100 ns")),
+        "{:?}",
+        run.notes
+    );
+    // Per region too: the parallel region's barrier share is netted.
+    let par = run
+        .regions
+        .iter()
+        .find(|x| x.kind == "omp_parallel")
+        .unwrap();
+    assert_eq!(par.categories.synchronization, 110);
+}

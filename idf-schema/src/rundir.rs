@@ -65,7 +65,23 @@ pub struct Profile {
     /// instrumented C/Fortran live in the IDF instead.
     #[serde(default)]
     pub regions: Vec<RegionDescriptor>,
+    /// Counters `REGIO_COUNTERS` asked for, in its order, each available or
+    /// not (with the kernel's reason); absent when none were asked for.
+    /// Node values align with the available ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterInfo>,
     pub threads: Vec<ThreadProfile>,
+}
+
+/// One requested counter (perf event name, e.g. `instructions`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CounterInfo {
+    pub name: String,
+    /// The kernel opened it; false for unknown names and refused events.
+    pub available: bool,
+    /// Why it is unavailable (null when available).
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -138,9 +154,23 @@ pub struct NodeRecord {
     /// the futures that completed in this context.
     #[serde(default)]
     pub span_ns: u64,
+    /// Counter totals over outermost frames (like `inclusive_ns`), one per
+    /// available counter of the profile, in its order; absent when the
+    /// thread measured no counters or never entered the node itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<Vec<u64>>,
 }
 
 impl Profile {
+    /// Names of the available counters: what node `counters` align with.
+    pub fn available_counters(&self) -> Vec<&str> {
+        self.counters
+            .iter()
+            .filter(|c| c.available)
+            .map(|c| c.name.as_str())
+            .collect()
+    }
+
     /// Parse one profile file's text; `path` only names it in errors.
     pub fn from_json(path: &str, text: &str) -> Result<Profile, ProfileError> {
         let p: Profile = serde_json::from_str(text).map_err(|e| ProfileError::Json {
@@ -194,6 +224,39 @@ mod tests {
         assert_eq!(p.threads[0].nodes[0].region, 3);
         assert_eq!(p.signal, Some(11));
         assert!(p.regions.is_empty());
+    }
+
+    #[test]
+    fn counters_are_optional_and_align_with_the_available_ones() {
+        let text = r#"{"format":"regio-profile","version":1,"mode":"profile","complete":true,
+          "reason":"exit","signal":null,"pid":1,"rank":0,"size":1,"host":"h","command":[],
+          "start_unix_ns":0,"duration_ns":9,"clock":{"source":"tsc","ticks_per_second":1.0},
+          "idf":null,"counters":[
+            {"name":"task-clock","available": true,"reason":null},
+            {"name":"instructions","available":false,"reason":"not supported (ENOENT)"},
+            {"name":"page-faults","available": true,"reason":null}],
+          "threads":[{"thread":0,"os_tid":1,"finished":false,"nodes":[
+            {"id":0,"parent":null,"region":3,"calls":1,"recursive_calls":0,"inclusive_ns":5,
+             "exclusive_ns":5,"min_ns":5,"max_ns":5,"open":0,"polls":0,"span_ns":0,
+             "counters":[    4900,      12]},
+            {"id":1,"parent":0,"region":4,"calls":0,"recursive_calls":0,"inclusive_ns":0,
+             "exclusive_ns":0,"min_ns":0,"max_ns":0,"open":0}]}]}"#;
+        let p = Profile::from_json("p.json", text).unwrap();
+        assert_eq!(p.available_counters(), ["task-clock", "page-faults"]);
+        assert_eq!(
+            p.counters[1].reason.as_deref(),
+            Some("not supported (ENOENT)")
+        );
+        let nodes = &p.threads[0].nodes;
+        assert_eq!(nodes[0].counters, Some(vec![4900, 12]));
+        assert_eq!(nodes[1].counters, None);
+        // Written back, a profile without counters has no such fields.
+        let mut plain = p.clone();
+        plain.counters.clear();
+        plain.threads[0].nodes[0].counters = None;
+        let out = serde_json::to_string(&plain).unwrap();
+        assert!(!out.contains("counters"), "{out}");
+        assert_eq!(Profile::from_json("q", &out).unwrap(), plain);
     }
 
     #[test]

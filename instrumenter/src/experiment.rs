@@ -153,9 +153,30 @@ fn run_once(args: &ExperimentArgs, c: Config, run_dir: &Path) -> Result<f64> {
     Ok(wall)
 }
 
-pub fn run(args: ExperimentArgs) -> Result<ExitCode> {
+/// The run with the median wall time (the lower middle one of an even
+/// count, so an outlier never gets kept).
+fn median_index(runs: &[(f64, PathBuf)]) -> usize {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|&a, &b| runs[a].0.total_cmp(&runs[b].0));
+    order[(runs.len() - 1) / 2]
+}
+
+pub fn run(mut args: ExperimentArgs) -> Result<ExitCode> {
     let json = overhead_cmd::check_format(&args.format)?;
     let configs = configs(&args.threads, &args.ranks)?;
+    if !args.ranks.is_empty() && !args.launcher.contains("{n}") {
+        bail!(
+            "error: --launcher `{}` has no `{{n}}` where the rank count goes",
+            args.launcher
+        );
+    }
+    if configs.len() < 2 && args.baseline.is_none() {
+        bail!("error: nothing to compare with the baseline: give at least two configurations or --baseline");
+    }
+    // The program may change directory (a launcher may start it
+    // elsewhere): give it an absolute run directory.
+    args.out = std::path::absolute(&args.out)
+        .with_context(|| format!("error: bad --out {}", args.out.display()))?;
     let repeat = args.repeat.max(1);
     let total = configs.len() as u32 * repeat;
     let mut kept: Vec<(PathBuf, u32)> = Vec::new();
@@ -171,8 +192,7 @@ pub fn run(args: ExperimentArgs) -> Result<ExitCode> {
             eprintln!("{wall:.3} s");
             runs.push((wall, dir));
         }
-        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (_, median) = runs.swap_remove(runs.len() / 2);
+        let (_, median) = runs.swap_remove(median_index(&runs));
         let keep = args.out.join(c.label());
         if keep.exists() {
             std::fs::remove_dir_all(&keep)?;
@@ -214,5 +234,18 @@ mod tests {
         assert_eq!(c[3].processors(), 8);
         assert!(configs(&[], &[]).is_err());
         assert!(configs(&[0], &[]).is_err());
+    }
+
+    #[test]
+    fn the_median_run_is_kept() {
+        let runs = |walls: &[f64]| -> Vec<(f64, PathBuf)> {
+            walls
+                .iter()
+                .map(|w| (*w, PathBuf::from(w.to_string())))
+                .collect()
+        };
+        assert_eq!(median_index(&runs(&[3.0, 1.0, 2.0])), 2);
+        assert_eq!(median_index(&runs(&[5.0, 9.0, 1.0, 2.0])), 3);
+        assert_eq!(median_index(&runs(&[4.0])), 0);
     }
 }

@@ -3,6 +3,10 @@
 //! in the same run.
 //!
 //! `cargo bench -p regio --bench probe`
+//!
+//! With counters on (one `read(2)` per counter group at each enter and
+//! exit): `REGIO_COUNTERS=task-clock cargo bench -p regio --bench probe --
+//! probe/regio_enter_exit`.
 
 use criterion::{black_box, criterion_group, Criterion};
 use std::time::{Duration, Instant};
@@ -58,6 +62,10 @@ fn probe(c: &mut Criterion) {
     regio::enter(1);
     regio::exit(1);
     eprintln!("regio clock source: {}", regio::clock::source_name());
+    eprintln!(
+        "REGIO_COUNTERS: {}",
+        std::env::var("REGIO_COUNTERS").unwrap_or_else(|_| "unset (no counters)".into())
+    );
 
     g.bench_function("two_runtime_clock_reads", |b| {
         b.iter(|| {

@@ -112,6 +112,7 @@ fn start() -> u8 {
         return DEAD;
     }
     crate::clock::init();
+    crate::counters::init();
     let mode = match env("REGIO_MODE").as_deref() {
         None | Some(b"") | Some(b"profile") => "profile",
         Some(b"trace") => {

@@ -57,6 +57,9 @@ pub struct Node {
     /// summed over the futures that completed in this context.
     pub polls: AtomicU64,
     pub span: AtomicU64,
+    /// Counter totals (`counters::ThreadCounters::len` of them), allocated
+    /// when a thread with counters first enters the node; null otherwise.
+    pub counters: AtomicPtr<AtomicU64>,
     pub index: u32,
     pub parent: u32,
     pub region: u32,
@@ -81,6 +84,7 @@ impl Node {
             max: AtomicU64::new(0),
             polls: AtomicU64::new(0),
             span: AtomicU64::new(0),
+            counters: AtomicPtr::new(ptr::null_mut()),
             index,
             parent,
             region,

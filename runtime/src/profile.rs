@@ -231,6 +231,7 @@ unsafe fn emit(
     } else {
         o.raw(b"null");
     }
+    emit_counter_list(o);
     // Descriptors of macro-defined Rust regions; C and Fortran regions live
     // in the IDF.
     o.raw(b",\"regions\":[");
@@ -251,6 +252,34 @@ unsafe fn emit(
         emit_thread(o, &*t, now, cal);
     }
     o.raw(b"\n]}\n");
+}
+
+/// The requested counters with their availability (only when
+/// `REGIO_COUNTERS` asked for some); node values align with the available
+/// ones.
+fn emit_counter_list(o: &mut Out) {
+    let Some(cfg) = crate::counters::config() else {
+        return;
+    };
+    o.raw(b",\"counters\":[");
+    for (i, s) in cfg.list.iter().enumerate() {
+        o.raw(if i == 0 {
+            b"{\"name\":"
+        } else {
+            b",{\"name\":"
+        });
+        o.string(s.name.as_bytes());
+        o.raw(b",\"available\":");
+        o.boolean(s.available);
+        o.raw(b",\"reason\":");
+        if s.available {
+            o.raw(b"null");
+        } else {
+            o.string(s.reason.as_bytes());
+        }
+        o.raw(b"}");
+    }
+    o.raw(b"]");
 }
 
 fn emit_regions(o: &mut Out) {
@@ -311,6 +340,14 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         now
     };
     let (stack, depth) = t.stack_snapshot();
+    let counters = t.counters.as_ref();
+    let live = counters.and_then(|c| c.live());
+    if counters.is_some_and(|c| c.failures.load(Relaxed) > 0) {
+        warn(
+            &[b"the kernel refused some counter reads on a thread; its counters stood still then"],
+            None,
+        );
+    }
     o.raw(b"\n{\"thread\":");
     o.uint(t.number.load(Relaxed) as u64, W32);
     o.raw(b",\"os_tid\":");
@@ -354,6 +391,18 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         o.uint(s.polls, W64);
         o.raw(b",\"span_ns\":");
         o.uint(cal.to_ns(s.span), W64);
+        if let Some(c) = counters {
+            if let Some(values) = c.node_totals(node, stack, depth, live.as_ref()) {
+                o.raw(b",\"counters\":[");
+                for (k, v) in values.iter().take(c.len()).enumerate() {
+                    if k > 0 {
+                        o.raw(b",");
+                    }
+                    o.uint(*v, W64);
+                }
+                o.raw(b"]");
+            }
+        }
         o.raw(b"}");
     }
     o.raw(b"]}");

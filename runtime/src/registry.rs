@@ -32,6 +32,10 @@ impl Drop for FinishGuard {
             // SAFETY: states are leaked, never freed.
             let s = unsafe { &*s };
             s.finished_at.store(crate::clock::ticks(), Relaxed);
+            if !s.counters.is_null() {
+                // SAFETY: counter states are leaked like thread states.
+                unsafe { (*s.counters).finish(s.os_tid == crate::sys::getpid()) };
+            }
             s.finished.store(true, Release);
         }
     }
@@ -52,7 +56,9 @@ pub fn current_or_register() -> *const ThreadState {
         return c;
     }
     let tid = crate::sys::gettid();
-    let state: &'static ThreadState = Box::leak(Box::new(ThreadState::new(tid)));
+    let mut fresh = ThreadState::new(tid);
+    fresh.counters = crate::counters::open_thread();
+    let state: &'static ThreadState = Box::leak(Box::new(fresh));
     let me = state as *const ThreadState as *mut ThreadState;
     let mut head = HEAD.load(Acquire);
     loop {

@@ -87,6 +87,9 @@ pub struct ThreadState {
     pub next: AtomicPtr<ThreadState>,
     /// OpenMP teams this thread forked and the path it last attached to.
     pub omp: crate::omp::OmpState,
+    /// The thread's perf events (`REGIO_COUNTERS`), null without; set
+    /// before the state is published, immutable afterwards.
+    pub counters: *const crate::counters::ThreadCounters,
 }
 
 // SAFETY: the UnsafeCell fields are touched only by the owning thread;
@@ -115,6 +118,7 @@ impl ThreadState {
             finished_at: AtomicU64::new(0),
             next: AtomicPtr::new(ptr::null_mut()),
             omp: crate::omp::OmpState::new(),
+            counters: ptr::null(),
         }
     }
 
@@ -288,6 +292,11 @@ impl ThreadState {
         f.key.store(frame_key(region, recursive), Relaxed);
         f.node.store(child as *mut Node, Relaxed);
         f.child.store(0, Relaxed);
+        // Counters before the clock: the read's own cost stays outside.
+        let tc = self.counters;
+        if !tc.is_null() {
+            (*tc).enter(d, node, recursive);
+        }
         // Read the clock last so the probe's own work is outside the region.
         let start = clock.now();
         f.start.store(start, Relaxed);
@@ -376,6 +385,10 @@ impl ThreadState {
             if dur > node.max.load(Relaxed) {
                 node.max.store(dur, Relaxed);
             }
+        }
+        let tc = self.counters;
+        if !tc.is_null() {
+            (*tc).exit(d - 1, node, f.key.load(Relaxed) & 1 == 1);
         }
         node.open.store(node.open.load(Relaxed) - 1, Relaxed);
         bump(&(*stack.add(d - 2)).child, dur);

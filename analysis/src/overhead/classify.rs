@@ -2,7 +2,13 @@
 //!
 //! The rule is by region kind only (README "Overhead analysis" lists it):
 //! the time a thread spends inside such a region is overhead of that
-//! category, whatever the region's callees did.
+//! category, whatever the region's callees did. Additional computation is
+//! the exception: it comes from instruction counters ([`Additional`]).
+
+use std::collections::HashMap;
+
+use super::Categories;
+use crate::merge::{Node, Report, ThreadStat};
 
 /// The six SCALEA categories of temporal overhead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -147,6 +153,185 @@ pub fn classify(kind: &str) -> Option<(Category, &'static str)> {
 /// Regions one thread executes while the rest of its team waits.
 pub fn is_one_thread_body(kind: &str) -> bool {
     matches!(kind, "omp_single_body" | "omp_master" | "omp_masked")
+}
+
+const INSTRUCTIONS: &str = "instructions";
+const TASK_CLOCK: &str = "task-clock";
+
+/// A node's path as a key that does not depend on ids.
+type PathKey = Vec<(String, String, Option<String>, Option<u32>)>;
+
+fn key_of(path: &[&Node]) -> PathKey {
+    path.iter()
+        .map(|n| {
+            (
+                n.info.kind.clone(),
+                n.info.name.clone(),
+                n.info.file.clone(),
+                n.info.line,
+            )
+        })
+        .collect()
+}
+
+/// Additional computation of one run against the baseline, from
+/// instruction counts (`REGIO_COUNTERS=instructions`).
+///
+/// Per DRG node outside the kind-classified overhead regions (whose time
+/// is already synchronisation, data movement or control), the node's own
+/// instructions summed over threads (its counted total minus its counted
+/// children's, per thread) at p are compared with the baseline's; the
+/// excess, when positive, is converted to time with the node's own time
+/// per instruction at p (task-clock CPU time when counted, else inclusive
+/// wall time, likewise minus the children's) and divided by p like every
+/// summed category. A region's figure is the sum over its subtree, the
+/// program's over the whole DRG; the amount is taken from unidentified, so
+/// the categories still add up to T_o.
+#[derive(Debug, Default)]
+pub struct Additional {
+    /// ns of wall time per node path, subtree included.
+    by_path: HashMap<PathKey, f64>,
+    total: f64,
+    /// How the figure was obtained, or why it is 0.
+    pub note: String,
+}
+
+/// A node's own share of the summed figures.
+#[derive(Debug, Default, Clone, Copy)]
+struct Own {
+    instructions: f64,
+    time_ns: f64,
+}
+
+impl Additional {
+    pub fn compute(baseline: &Report, run: &Report, p: f64) -> Additional {
+        let missing = [(baseline, "the baseline"), (run, "this run")]
+            .iter()
+            .find_map(|(r, which)| why_not_counted(r, which));
+        if let Some(why) = missing {
+            return Additional {
+                note: format!("additional computation: 0, {why}"),
+                ..Additional::default()
+            };
+        }
+        let clock = run
+            .counters
+            .iter()
+            .any(|c| c.name == TASK_CLOCK && c.available);
+        let mut base: HashMap<PathKey, Own> = HashMap::new();
+        baseline.walk(&mut |n, path| {
+            base.insert(key_of(path), own(n, clock));
+        });
+        let mut out = Additional {
+            note: format!(
+                "additional computation: instructions at p beyond the baseline's, per region, at the region's {} per instruction at p",
+                if clock { "task-clock CPU time" } else { "inclusive time" }
+            ),
+            ..Additional::default()
+        };
+        let mut path = Vec::new();
+        for r in &run.roots {
+            out.total += out.subtree(r, &mut path, &base, clock, p);
+        }
+        out
+    }
+
+    /// Adds the subtree of `n` (reached through `path`) and returns it.
+    fn subtree<'a>(
+        &mut self,
+        n: &'a Node,
+        path: &mut Vec<&'a Node>,
+        base: &HashMap<PathKey, Own>,
+        clock: bool,
+        p: f64,
+    ) -> f64 {
+        if classify(&n.info.kind).is_some() {
+            return 0.0;
+        }
+        path.push(n);
+        let key = key_of(path);
+        let at_p = own(n, clock);
+        let at_1 = base.get(&key).copied().unwrap_or_default();
+        let extra = at_p.instructions - at_1.instructions;
+        let mut ns = if extra > 0.0 && at_p.instructions > 0.0 {
+            extra * (at_p.time_ns / at_p.instructions) / p
+        } else {
+            0.0
+        };
+        for c in &n.children {
+            ns += self.subtree(c, path, base, clock, p);
+        }
+        path.pop();
+        self.by_path.insert(key, ns);
+        ns
+    }
+
+    pub fn total_ns(&self) -> i64 {
+        self.total.round() as i64
+    }
+
+    /// The figure of the node at the end of `path` (0 inside overhead
+    /// regions and where nothing was counted).
+    pub fn region_ns(&self, path: &[&Node]) -> i64 {
+        self.by_path
+            .get(&key_of(path))
+            .map_or(0, |ns| ns.round() as i64)
+    }
+
+    /// `c` with additional computation `ns`, taken from unidentified.
+    pub fn apply(mut c: Categories, ns: i64) -> Categories {
+        c.additional_computation = ns;
+        c.unidentified -= ns;
+        c
+    }
+}
+
+/// Why `r` gives no instruction counts, if it does not.
+fn why_not_counted(r: &Report, which: &str) -> Option<String> {
+    match r.counters.iter().find(|c| c.name == INSTRUCTIONS) {
+        None => Some(format!(
+            "`instructions` was not counted in {which} (run it with REGIO_COUNTERS=instructions)"
+        )),
+        Some(c) if !c.available => Some(format!(
+            "`instructions` could not be counted in {which}: {}",
+            c.reason.as_deref().unwrap_or("no reason given")
+        )),
+        Some(_) => None,
+    }
+}
+
+/// The node's own instructions and time, summed over the threads that
+/// counted instructions on it.
+fn own(n: &Node, clock: bool) -> Own {
+    let time = |t: &ThreadStat| -> f64 {
+        if clock {
+            t.counters.get(TASK_CLOCK).copied().unwrap_or(0) as f64
+        } else {
+            t.inclusive_ns as f64
+        }
+    };
+    let mut o = Own::default();
+    for t in &n.per_thread {
+        let Some(&instr) = t.counters.get(INSTRUCTIONS) else {
+            continue;
+        };
+        let (mut child_instr, mut child_time) = (0.0, 0.0);
+        for c in &n.children {
+            let same = c
+                .per_thread
+                .iter()
+                .find(|u| (u.rank, u.pid, u.thread) == (t.rank, t.pid, t.thread));
+            if let Some(u) = same {
+                if let Some(&ci) = u.counters.get(INSTRUCTIONS) {
+                    child_instr += ci as f64;
+                    child_time += time(u);
+                }
+            }
+        }
+        o.instructions += (instr as f64 - child_instr).max(0.0);
+        o.time_ns += (time(t) - child_time).max(0.0);
+    }
+    o
 }
 
 #[cfg(test)]

@@ -11,8 +11,13 @@
 //!   outside parallel regions, and inside `single`/`master`/`masked`
 //!   bodies, times (t - 1) / t for t threads per process, averaged over
 //!   processes.
-//! * Additional computation needs instruction counters, which the runtime
-//!   does not record yet: it is 0 and a note says why.
+//! * Additional computation comes from instruction counters
+//!   (`classify::Additional`); 0 with a note where they were not counted.
+//! * The baseline is a measured run too, with overheads of its own (a
+//!   1-rank MPI run spends its MPI_Init; a 1-thread team still forks).
+//!   T_s / p carries 1/p of them into T_o, so each category is net of the
+//!   baseline's figure / p; otherwise that share would show up as negative
+//!   unidentified overhead.
 
 mod classify;
 mod compensate;
@@ -183,13 +188,13 @@ pub fn check_same_regions(baseline: &RunDir, run: &RunDir) -> Result<(), Overhea
 
 /// The overhead of each `(report, processors)` against `baseline`.
 pub fn overhead(baseline: &Report, runs: &[(&Report, u32)]) -> OverheadReport {
-    let base_index = index_by_path(baseline);
+    let base = base_of(baseline);
     OverheadReport {
         baseline: baseline.run_dir.display().to_string(),
         baseline_wall_ns: baseline.wall_ns,
         runs: runs
             .iter()
-            .map(|(r, p)| run_overhead(baseline, &base_index, r, (*p).max(1)))
+            .map(|(r, p)| run_overhead(baseline, &base, r, (*p).max(1)))
             .collect(),
     }
 }
@@ -206,13 +211,52 @@ fn key_of(n: &Node) -> RegionKey {
     )
 }
 
-fn index_by_path(r: &Report) -> HashMap<PathKey, u64> {
-    let mut out = HashMap::new();
+/// What the baseline measured for a region: T_s(r) and its own overhead
+/// (wall time, per category).
+#[derive(Default, Clone, Copy)]
+struct BaseRegion {
+    wall: u64,
+    own: Categories,
+}
+
+/// The baseline's figures, whole and by region path.
+struct Base {
+    own: Categories,
+    sub: BTreeMap<(Category, String), i64>,
+    regions: HashMap<PathKey, BaseRegion>,
+}
+
+fn base_of(r: &Report) -> Base {
+    let threads = r.processes.iter().map(|q| q.threads).max().unwrap_or(1);
+    let p = (r.processes.len() * threads).max(1) as u32;
+    let ctx = Ctx::of(r, p);
+    let omp = has_parallel(r);
+    let mut whole = Found::default();
+    for root in &r.roots {
+        collect(root, false, &ctx, &mut whole);
+    }
+    let own = categories_of(&whole, &ctx, 0, omp, None);
+    let sub = subcategories_of(&whole, &ctx, omp)
+        .into_iter()
+        .flat_map(|(c, m)| m.into_iter().map(move |(s, v)| ((c, s), v)))
+        .collect();
+    let mut regions = HashMap::new();
     r.walk(&mut |n, path| {
         let key: PathKey = path.iter().map(|p| key_of(p)).collect();
-        out.insert(key, longest_thread(n));
+        let in_parallel = path[..path.len() - 1]
+            .iter()
+            .any(|q| q.info.kind == "omp_parallel");
+        let mut found = Found::default();
+        collect(n, in_parallel, &ctx, &mut found);
+        regions.insert(
+            key,
+            BaseRegion {
+                wall: longest_thread(n),
+                own: categories_of(&found, &ctx, 0, omp, None),
+            },
+        );
     });
-    out
+    Base { own, sub, regions }
 }
 
 fn longest_thread(n: &Node) -> u64 {
@@ -242,6 +286,18 @@ struct Ctx {
 }
 
 impl Ctx {
+    fn of(run: &Report, p: u32) -> Ctx {
+        Ctx {
+            p: f64::from(p.max(1)),
+            threads: run
+                .processes
+                .iter()
+                .map(|q| ((q.rank, q.pid), q.threads as u32))
+                .collect(),
+            processes: run.processes.len().max(1) as f64,
+        }
+    }
+
     fn idle_share(&self, rank: u32, pid: u32) -> f64 {
         let t = f64::from(self.threads.get(&(rank, pid)).copied().unwrap_or(1).max(1));
         (t - 1.0) / t
@@ -280,7 +336,15 @@ fn has_parallel(r: &Report) -> bool {
     found
 }
 
-fn categories_of(found: &Found, ctx: &Ctx, total: i64, omp: bool) -> Categories {
+/// The categories of `found` in wall time; with `base`, each identified
+/// category is net of the baseline's figure / p.
+fn categories_of(
+    found: &Found,
+    ctx: &Ctx,
+    total: i64,
+    omp: bool,
+    base: Option<&Categories>,
+) -> Categories {
     let div = |v: i64| (v as f64 / ctx.p).round() as i64;
     let mut c = Categories {
         data_movement: div(found.by_kind.data_movement),
@@ -293,26 +357,46 @@ fn categories_of(found: &Found, ctx: &Ctx, total: i64, omp: bool) -> Categories 
     if omp {
         c.loss_of_parallelism = ((found.loss_seq + found.loss_one) / ctx.processes).round() as i64;
     }
+    if let Some(b) = base {
+        for cat in Category::ALL {
+            if cat != Category::Unidentified {
+                *c.get_mut(cat) -= div(b.get(cat));
+            }
+        }
+    }
     c.unidentified = total - c.identified();
     c
 }
 
-fn run_overhead(
-    baseline: &Report,
-    base_index: &HashMap<PathKey, u64>,
-    run: &Report,
-    p: u32,
-) -> RunOverhead {
+/// Category -> subcategory -> wall-time ns of `found`.
+fn subcategories_of(
+    found: &Found,
+    ctx: &Ctx,
+    omp: bool,
+) -> BTreeMap<Category, BTreeMap<String, i64>> {
+    let mut out: BTreeMap<Category, BTreeMap<String, i64>> = BTreeMap::new();
+    for ((cat, sub), ns) in &found.sub {
+        out.entry(*cat)
+            .or_default()
+            .insert(sub.to_string(), (*ns as f64 / ctx.p).round() as i64);
+    }
+    if omp {
+        let loss = out.entry(Category::LossOfParallelism).or_default();
+        loss.insert(
+            "sequential".into(),
+            (found.loss_seq / ctx.processes).round() as i64,
+        );
+        loss.insert(
+            "single_master".into(),
+            (found.loss_one / ctx.processes).round() as i64,
+        );
+    }
+    out
+}
+
+fn run_overhead(baseline: &Report, base: &Base, run: &Report, p: u32) -> RunOverhead {
     let pf = f64::from(p);
-    let ctx = Ctx {
-        p: pf,
-        threads: run
-            .processes
-            .iter()
-            .map(|q| ((q.rank, q.pid), q.threads as u32))
-            .collect(),
-        processes: run.processes.len().max(1) as f64,
-    };
+    let ctx = Ctx::of(run, p);
     let omp = has_parallel(run);
     let t_o = run.wall_ns as i64 - (baseline.wall_ns as f64 / pf).round() as i64;
 
@@ -320,34 +404,35 @@ fn run_overhead(
     for r in &run.roots {
         collect(r, false, &ctx, &mut whole);
     }
-    let categories = categories_of(&whole, &ctx, t_o, omp);
-    let mut subcategories: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
-    for ((cat, sub), ns) in &whole.sub {
-        subcategories
-            .entry(cat.key().to_string())
+    let extra = classify::Additional::compute(baseline, run, pf);
+    let categories = classify::Additional::apply(
+        categories_of(&whole, &ctx, t_o, omp, Some(&base.own)),
+        extra.total_ns(),
+    );
+    let mut subs = subcategories_of(&whole, &ctx, omp);
+    for ((cat, sub), v) in &base.sub {
+        *subs
+            .entry(*cat)
             .or_default()
-            .insert(sub.to_string(), (*ns as f64 / pf).round() as i64);
+            .entry(sub.clone())
+            .or_default() -= (*v as f64 / pf).round() as i64;
     }
-    if omp {
-        let loss = subcategories
-            .entry(Category::LossOfParallelism.key().to_string())
-            .or_default();
-        loss.insert(
-            "sequential".into(),
-            (whole.loss_seq / ctx.processes).round() as i64,
-        );
-        loss.insert(
-            "single_master".into(),
-            (whole.loss_one / ctx.processes).round() as i64,
-        );
-    }
-    let mut notes = vec![
-        "additional computation: 0, no instruction counters were recorded (REGIO_COUNTERS is not supported yet)".to_string(),
-    ];
+    let subcategories: BTreeMap<String, BTreeMap<String, i64>> = subs
+        .into_iter()
+        .map(|(c, m)| (c.key().to_string(), m))
+        .collect();
+    let mut notes = vec![extra.note.clone()];
     if !omp {
         notes.push(
             "loss of parallelism: 0, the run has no OpenMP parallel regions to tell sequential code from".into(),
         );
+    }
+    let base_own = base.own.identified();
+    if base_own != 0 {
+        notes.push(format!(
+            "the baseline's own overhead ({} ns, e.g. MPI_Init or a one-thread fork) is part of T_s: each category is net of the baseline's figure / p",
+            base_own
+        ));
     }
 
     let mut regions = Vec::new();
@@ -357,8 +442,8 @@ fn run_overhead(
             .iter()
             .any(|q| q.info.kind == "omp_parallel");
         let wall = longest_thread(n);
-        let base = base_index.get(&key).copied().unwrap_or(0);
-        let total = wall as i64 - (base as f64 / pf).round() as i64;
+        let b = base.regions.get(&key).copied().unwrap_or_default();
+        let total = wall as i64 - (b.wall as f64 / pf).round() as i64;
         let mut found = Found::default();
         collect(n, in_parallel, &ctx, &mut found);
         regions.push(RegionOverhead {
@@ -373,9 +458,12 @@ fn run_overhead(
                 .collect::<Vec<_>>()
                 .join(";"),
             wall_ns: wall,
-            baseline_ns: base,
+            baseline_ns: b.wall,
             total_overhead_ns: total,
-            categories: categories_of(&found, &ctx, total, omp),
+            categories: classify::Additional::apply(
+                categories_of(&found, &ctx, total, omp, Some(&b.own)),
+                extra.region_ns(path),
+            ),
         });
     });
 

@@ -90,6 +90,24 @@ fn category_rows(
     rows
 }
 
+/// `p=N` per run; runs with the same N (2 threads vs 2 ranks) also get
+/// their run directory's name.
+fn headers(runs: &[&RunOverhead]) -> Vec<String> {
+    runs.iter()
+        .map(|r| {
+            let twins = runs.iter().filter(|o| o.processors == r.processors).count();
+            if twins > 1 {
+                let name = std::path::Path::new(&r.run_dir)
+                    .file_name()
+                    .map_or(r.run_dir.clone(), |n| n.to_string_lossy().into_owned());
+                format!("p={} {name}", r.processors)
+            } else {
+                format!("p={}", r.processors)
+            }
+        })
+        .collect()
+}
+
 pub fn render(report: &OverheadReport) -> String {
     let mut out = String::new();
     let runs: Vec<&RunOverhead> = report.runs.iter().collect();
@@ -103,7 +121,7 @@ pub fn render(report: &OverheadReport) -> String {
         let _ = writeln!(out, "p = {:<4} {}", r.processors, r.run_dir);
     }
     out.push('\n');
-    let header: Vec<String> = runs.iter().map(|r| format!("p={}", r.processors)).collect();
+    let header = headers(&runs);
     let mut rows = vec![
         (
             "wall time T_p".to_string(),

@@ -2,6 +2,9 @@
 //! field names). It also deserialises, so tests and tools can read reports
 //! back with the same types.
 
+use std::collections::BTreeMap;
+
+use regio_idf::rundir::CounterInfo;
 use serde::{Deserialize, Serialize};
 
 use crate::merge::{
@@ -35,6 +38,10 @@ pub struct JsonRun {
     /// runs with MPI regions).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mpi: Vec<RankMpi>,
+    /// Counters asked for (`REGIO_COUNTERS`): `name`, `available`, and the
+    /// `reason` when not; node `counters` hold the available ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterInfo>,
     pub drg: Vec<JsonNode>,
 }
 
@@ -48,6 +55,9 @@ pub struct JsonProcess {
     pub reason: String,
     pub signal: Option<i32>,
     pub threads: usize,
+    /// The counters this process asked for, with their availability.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterInfo>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,6 +84,10 @@ pub struct JsonNode {
     /// Inclusive time across processes (ranks), and per process.
     pub ranks: RankSummary,
     pub per_rank: Vec<RankStat>,
+    /// Counter name -> total over threads (outermost frames, like
+    /// `inclusive_ns`); only counters measured on this node.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, u64>,
     #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
     pub async_: Option<JsonAsync>,
     pub children: Vec<JsonNode>,
@@ -116,6 +130,7 @@ impl JsonRun {
             warnings: r.warnings.clone(),
             per_process: r.processes.iter().map(process).collect(),
             mpi: r.mpi.clone(),
+            counters: r.counters.clone(),
             drg: r.roots.iter().map(|n| node(n, r.wall_ns)).collect(),
         }
     }
@@ -131,6 +146,7 @@ fn process(p: &ProcessSummary) -> JsonProcess {
         reason: p.reason.clone(),
         signal: p.signal,
         threads: p.threads,
+        counters: p.counters.clone(),
     }
 }
 
@@ -153,6 +169,7 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
         per_thread: n.per_thread.clone(),
         ranks: n.ranks,
         per_rank: n.per_rank.clone(),
+        counters: n.counters.clone(),
         async_: n.wait_ns().map(|wait_ns| JsonAsync {
             polls: n.polls,
             span_ns: n.span_ns,

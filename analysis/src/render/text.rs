@@ -79,9 +79,76 @@ fn header(out: &mut String, r: &Report) {
         (None, true) => "no IDF found".to_string(),
     };
     line("regions", &regions);
+    if !r.counters.is_empty() {
+        line("counters", &counter_list(r));
+    }
     for w in &r.warnings {
         line("warning", w);
     }
+}
+
+/// `task-clock, page-faults; unavailable: instructions (reason)`.
+fn counter_list(r: &Report) -> String {
+    let on: Vec<&str> = r
+        .counters
+        .iter()
+        .filter(|c| c.available)
+        .map(|c| c.name.as_str())
+        .collect();
+    let off: Vec<String> = r
+        .counters
+        .iter()
+        .filter(|c| !c.available)
+        .map(|c| {
+            format!(
+                "{} ({})",
+                c.name,
+                c.reason.as_deref().unwrap_or("no reason given")
+            )
+        })
+        .collect();
+    let mut s = if on.is_empty() {
+        "none measured".to_string()
+    } else {
+        on.join(", ")
+    };
+    if !off.is_empty() {
+        let _ = write!(s, "; unavailable: {}", off.join("; "));
+    }
+    s
+}
+
+/// Names of the counters with a column: available in the run.
+fn counter_columns(r: &Report) -> Vec<&str> {
+    r.counters
+        .iter()
+        .filter(|c| c.available)
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
+/// A counter total: clock events in time units, others as counts with
+/// k/M/G (three significant digits).
+fn counter_value(name: &str, v: u64) -> String {
+    if name.ends_with("-clock") {
+        return human_ns(v);
+    }
+    if v < 1000 {
+        return v.to_string();
+    }
+    let (x, unit) = [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")]
+        .iter()
+        .rev()
+        .find(|(scale, _)| v as f64 >= *scale)
+        .map_or((v as f64, ""), |(scale, unit)| (v as f64 / scale, *unit));
+    let decimals = if x < 10.0 {
+        2
+    } else if x < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{x:.decimals$}{unit}")
 }
 
 fn status(r: &Report) -> String {
@@ -170,19 +237,36 @@ fn tree(out: &mut String, r: &Report) {
     // (forked processes without MPI), then by pid.
     let ranks: HashSet<u32> = r.processes.iter().map(|p| p.rank).collect();
     let by_rank = ranks.len() == r.processes.len();
-    let mut rows: Vec<Vec<String>> = vec![COLUMNS.iter().map(|(h, _)| h.to_string()).collect()];
+    // Counter columns (when counted) go between `%` and the thread spread.
+    let counters = counter_columns(r);
+    let at = COLUMNS.len() - 1;
+    let mut header: Vec<String> = COLUMNS.iter().map(|(h, _)| h.to_string()).collect();
+    let mut aligns: Vec<Align> = COLUMNS.iter().map(|c| c.1).collect();
+    for (k, name) in counters.iter().enumerate() {
+        header.insert(at + k, name.to_string());
+        aligns.insert(at + k, Align::Right);
+    }
+    let mut rows: Vec<Vec<String>> = vec![header];
     let multi_rank = r.processes.len() > 1;
     if multi_rank {
         rows[0].push(RANKS_COLUMN.to_string());
+        aligns.push(Align::Left);
     }
     r.walk(&mut |n, path| {
         let mut cells = row(n, path.len() - 1, r.wall_ns, by_rank);
+        for (k, name) in counters.iter().enumerate() {
+            let v = n
+                .counters
+                .get(*name)
+                .map_or("-".to_string(), |v| counter_value(name, *v));
+            cells.insert(at + k, v);
+        }
         if multi_rank {
             cells.push(rank_spread(n));
         }
         rows.push(cells)
     });
-    let mut widths = [0usize; COLUMNS.len() + 1];
+    let mut widths = vec![0usize; aligns.len()];
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
@@ -195,7 +279,7 @@ fn tree(out: &mut String, r: &Report) {
                 line.push_str("  ");
             }
             let pad = widths[i].saturating_sub(cell.chars().count());
-            match COLUMNS.get(i).map_or(Align::Left, |c| c.1) {
+            match aligns.get(i).copied().unwrap_or(Align::Left) {
                 Align::Left => {
                     line.push_str(cell);
                     line.extend(std::iter::repeat_n(' ', pad));
@@ -210,6 +294,11 @@ fn tree(out: &mut String, r: &Report) {
         out.push('\n');
     }
     out.push_str("inclusive and exclusive times are summed over threads; % is of the wall time\n");
+    if !counters.is_empty() {
+        out.push_str(
+            "counters are summed over threads like inclusive time (outermost calls); - where none was counted\n",
+        );
+    }
 }
 
 const RANKS_COLUMN: &str = "ranks: min / mean / max inclusive";
