@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod cmd;
+pub mod omp;
 pub mod report;
 pub mod truth;
 

@@ -584,13 +584,13 @@ impl<'t> Walker<'_, 't> {
         if plan.kind == CallKind::Mpi {
             self.mpi_aux(n, &plan.name, &mut aux);
         }
-        let id = self.new_region(
-            kind,
-            &plan.name,
-            self.lines.start(n),
-            self.lines.last(n),
-            aux,
-        );
+        // Lock regions are named like the other OpenMP regions,
+        // `<routine>@<line>` (notes/OPENMP.md); calls keep the callee's name.
+        let name = match plan.kind {
+            CallKind::OmpLock(_) => format!("{}@{}", plan.name, self.lines.start(n).line),
+            _ => plan.name.clone(),
+        };
+        let id = self.new_region(kind, &name, self.lines.start(n), self.lines.last(n), aux);
         // After MPI_Init returns, the runtime learns the rank from MPI;
         // before MPI_Abort, it writes what was measured (MPI_Abort does
         // not return, so the exit probe never runs).

@@ -241,8 +241,5 @@ pub(crate) fn analyse(
 }
 
 fn items_start(items: &[Item], i: usize) -> usize {
-    match &items[i] {
-        Item::Stmt(s) => s.start,
-        Item::Regio(r) => r.start,
-    }
+    items[i].start()
 }

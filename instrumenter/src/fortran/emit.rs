@@ -17,6 +17,7 @@ use std::ops::Range;
 use crate::diag::{line_col, Diagnostic};
 use crate::edit::Edit;
 
+use super::omp;
 use super::plan::{ItemEdits, Op, Probe, Target};
 use super::scan::{fixed_col, Item, Line, LineKind, Stmt, FIXED_LIMIT};
 
@@ -42,6 +43,9 @@ enum At {
     ActionStart,
     ActionEnd,
     Replace,
+    /// Everything at an `!$omp` directive: probes before it, its rewrite
+    /// or added clauses, probes after it.
+    Directive,
 }
 
 /// Insertions that stay on a statement's line: (offset, text, order).
@@ -98,7 +102,7 @@ impl<'a> Emitter<'a> {
     fn stmt(&self, i: usize) -> Option<&'a Stmt> {
         match &self.items[i] {
             Item::Stmt(s) => Some(s),
-            Item::Regio(_) => None,
+            Item::Regio(_) | Item::Omp(_) => None,
         }
     }
 
@@ -150,6 +154,12 @@ impl<'a> Emitter<'a> {
             Op::Goto(l) => format!("go to {l}"),
             Op::Continue => "continue".to_string(),
             Op::EndIf => "end if".to_string(),
+            Op::DeclareTeam(p) => format!("integer(8) :: regio__team{p}"),
+            Op::OmpFork(p) => format!("call regio_omp_fork({p}, regio__team{p})"),
+            Op::OmpBegin(p, id) => format!("call regio_omp_begin(regio__team{p}, {id})"),
+            Op::OmpEnd(p, id) => format!("call regio_omp_end(regio__team{p}, {id})"),
+            Op::OmpJoin(p) => format!("call regio_omp_join(regio__team{p})"),
+            Op::Directive(body) => return format!("!$omp {body}"),
         };
         if self.fixed {
             t.to_ascii_uppercase()
@@ -174,6 +184,11 @@ impl<'a> Emitter<'a> {
     fn block(&self, probes: &[Probe], indent: &str, mut label: Option<u32>) -> Vec<String> {
         let mut out = Vec::new();
         for p in probes {
+            if let Op::Directive(body) = &p.op {
+                let limit = if self.fixed { FIXED_LIMIT } else { FREE_LIMIT };
+                out.extend(omp::lines(body, self.fixed, indent, limit));
+                continue;
+            }
             let lab = p.label.or(label.take());
             if self.fixed {
                 let field = |l: Option<u32>| match l {
@@ -515,6 +530,91 @@ impl<'a> Emitter<'a> {
             .push(Edit::replace(line.start, line.end - line.start, text));
     }
 
+    /// Probes around an `!$omp` directive (own lines), and the directive
+    /// rewritten or with clauses added.
+    fn directive_lines(&mut self, i: usize) {
+        let Item::Omp(o) = &self.items[i] else {
+            return;
+        };
+        let e = &self.edits[i];
+        let (first, last) = (o.first_line, o.last_line);
+        let indent = self.indent_of(first);
+        let before: Vec<Probe> = e
+            .before_label
+            .iter()
+            .chain(&e.after_label)
+            .cloned()
+            .collect();
+        if !before.is_empty() {
+            let block = self.block(&before, &indent, None);
+            let text = self.lines_then_marker(&block, first);
+            self.insert(self.lines[first].start, text, 0);
+        }
+        let line_end = self.lines[last].end;
+        let next = self.lines[last].next;
+        let has_next = last + 1 < self.lines.len();
+        if let Some(rewrite) = &e.replace {
+            let block = self.block(rewrite, &indent, None);
+            let mut text = block.join("\n");
+            // Probes after it end with the marker anyway.
+            if has_next && e.after.is_empty() {
+                text.push('\n');
+                text.push_str(&self.marker(last + 2));
+            }
+            let from = self.lines[first].start;
+            self.out.push(Edit::replace(from, line_end - from, text));
+        } else if !e.append.is_empty() {
+            let added = e.append.join(" ");
+            let limit = if self.fixed { FIXED_LIMIT } else { FREE_LIMIT };
+            let col = self.col(last, o.code_end);
+            if col + added.len() <= limit {
+                self.insert(o.code_end, format!(" {added}"), 0);
+            } else {
+                // A continuation line of its own.
+                if !self.fixed {
+                    self.insert(o.code_end, " &".to_string(), 0);
+                }
+                let mut lines = omp::lines(&added, self.fixed, &indent, limit);
+                if let Some(l) = lines.first_mut() {
+                    *l = if self.fixed {
+                        l.replacen("!$omp ", "!$omp&", 1)
+                    } else {
+                        l.replacen("!$omp ", "!$omp & ", 1)
+                    };
+                }
+                let mut text = String::new();
+                if next == line_end {
+                    text.push('\n');
+                }
+                for l in &lines {
+                    text.push_str(l);
+                    text.push('\n');
+                }
+                if has_next {
+                    text.push_str(&self.marker(last + 2));
+                    text.push('\n');
+                }
+                self.insert(next, text, 0);
+            }
+        }
+        if !e.after.is_empty() {
+            let block = self.block(&e.after, &indent, None);
+            let mut text = String::new();
+            if next == line_end {
+                text.push('\n');
+            }
+            for l in &block {
+                text.push_str(l);
+                text.push('\n');
+            }
+            if has_next {
+                text.push_str(&self.marker(last + 2));
+                text.push('\n');
+            }
+            self.insert(next, text, 0);
+        }
+    }
+
     fn relabel(&mut self, i: usize, range: Range<usize>, fresh: u32) {
         let new = fresh.to_string();
         let old = range.len();
@@ -546,6 +646,15 @@ impl<'a> Emitter<'a> {
         let mut pts = Vec::new();
         for (i, e) in self.edits.iter().enumerate() {
             if e.is_empty() {
+                continue;
+            }
+            if let Item::Omp(_) = &self.items[i] {
+                pts.push(Point {
+                    item: i,
+                    at: At::Directive,
+                    first: &e.before_label,
+                    second: &e.after,
+                });
                 continue;
             }
             if let Item::Regio(_) = &self.items[i] {
@@ -608,6 +717,10 @@ impl<'a> Emitter<'a> {
         if !fits(p.first) || !fits(p.second) {
             return None;
         }
+        let directive = |ps: &[Probe]| ps.iter().any(|p| matches!(p.op, Op::Directive(_)));
+        if directive(p.first) || directive(p.second) {
+            return None;
+        }
         match p.at {
             At::Replace => {
                 let Item::Regio(r) = &self.items[p.item] else {
@@ -654,6 +767,7 @@ impl<'a> Emitter<'a> {
                 }
                 Some((vec![(at, t, 0)], self.line_of(at)))
             }
+            At::Directive => None,
             At::ActionEnd => {
                 let st = self.stmt(p.item)?;
                 let mut t = String::new();
@@ -777,6 +891,7 @@ impl<'a> Emitter<'a> {
             }
             // Placed together with its start.
             At::ActionEnd => {}
+            At::Directive => self.directive_lines(p.item),
         }
     }
 }

@@ -65,11 +65,14 @@
 
 mod directives;
 mod emit;
+mod omp;
 mod plan;
 mod scan;
 mod structure;
 mod syntax;
 
+#[cfg(test)]
+mod omp_tests;
 #[cfg(test)]
 mod tests;
 
@@ -120,7 +123,7 @@ pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
         .iter()
         .map(|it| match it {
             Item::Stmt(s) => Some(syntax::classify(s, fixed)),
-            Item::Regio(_) => None,
+            Item::Regio(_) | Item::Omp(_) => None,
         })
         .collect();
     let st = structure::build(text, file, &scanned.items, &kinds)?;

@@ -17,9 +17,12 @@ use crate::diag::Diagnostic;
 use crate::frontend::SourceInput;
 
 use super::directives::{Command, Directives};
+use super::omp;
 use super::scan::{Item, LineIndex, Stmt};
 use super::structure::{ConsKind, Structure, Unit};
 use super::syntax::{Construct, DoForm, Kind, LabelRef, Spec, UnitKind};
+
+mod openmp;
 
 /// Where an exit probe sends its region id from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,6 +53,18 @@ pub(crate) enum Op {
     Continue,
     /// Only made by the emitter (closing a rewritten logical IF).
     EndIf,
+    /// `integer(8) :: regio__team<ID>`.
+    DeclareTeam(u32),
+    /// `call regio_omp_fork(ID, regio__team<ID>)`.
+    OmpFork(u32),
+    /// `call regio_omp_begin(regio__team<P>, ID)` (P, ID).
+    OmpBegin(u32, u32),
+    /// `call regio_omp_end(regio__team<P>, ID)` (P, ID).
+    OmpEnd(u32, u32),
+    /// `call regio_omp_join(regio__team<P>)`.
+    OmpJoin(u32),
+    /// An `!$omp` directive: the text after the sentinel.
+    Directive(String),
 }
 
 /// One statement to insert, optionally labelled.
@@ -91,6 +106,8 @@ pub(crate) struct ItemEdits {
     /// END DO or terminal statement of a DO loop (OpenMP end directives
     /// after it belong to the loop).
     pub closes_loop: bool,
+    /// Clauses added at the end of an `!$omp` directive.
+    pub append: Vec<String>,
 }
 
 impl ItemEdits {
@@ -102,6 +119,7 @@ impl ItemEdits {
             && self.relabel.is_empty()
             && !self.drop_label
             && self.replace.is_none()
+            && self.append.is_empty()
     }
 
     /// Edits that make a DO terminal statement unusable as the terminal.
@@ -126,6 +144,8 @@ enum Key {
     User(usize),
     Stmt(usize),
     Listed(usize),
+    /// An OpenMP construct's region: (directive item, `openmp::slot`).
+    Omp(usize, u8),
 }
 
 struct Pre {
@@ -137,6 +157,9 @@ struct Pre {
     /// Offset of the last byte.
     last: usize,
     aux: Map<String, Value>,
+    /// Nothing nests inside (regions with the same extent as their
+    /// parent, like an OpenMP fork, are siblings, not a chain).
+    leaf: bool,
 }
 
 /// Fresh statement labels, unique in their scoping unit (labels of an
@@ -201,12 +224,16 @@ pub(crate) struct Planner<'a> {
     labels: Labels,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
+    /// OpenMP constructs (`--regions omp`).
+    omp: Vec<openmp::OmpCons>,
+    /// DO constructs bound to an instrumented OpenMP loop directive.
+    omp_bound: HashSet<usize>,
 }
 
 fn stmt(item: &Item) -> Option<&Stmt> {
     match item {
         Item::Stmt(s) => Some(s),
-        Item::Regio(_) => None,
+        Item::Regio(_) | Item::Omp(_) => None,
     }
 }
 
@@ -319,6 +346,8 @@ impl<'a> Planner<'a> {
             labels,
             warnings: Vec::new(),
             errors: Vec::new(),
+            omp: Vec::new(),
+            omp_bound: HashSet::new(),
         }
     }
 
@@ -327,10 +356,7 @@ impl<'a> Planner<'a> {
     }
 
     fn start_of(&self, i: usize) -> usize {
-        match &self.items[i] {
-            Item::Stmt(s) => s.start,
-            Item::Regio(r) => r.start,
-        }
+        self.items[i].start()
     }
 
     fn last_of(&self, i: usize) -> usize {
@@ -341,6 +367,7 @@ impl<'a> Planner<'a> {
                 .at
                 .get(&i)
                 .map_or(r.start, |d| d.last_end.saturating_sub(1)),
+            Item::Omp(o) => o.code_end.saturating_sub(1).max(o.start),
         }
     }
 
@@ -482,12 +509,22 @@ impl<'a> Planner<'a> {
         let mut first_exec: Option<usize> = None;
         let mut last_spec: Option<usize> = None;
         for &i in body {
-            let Some(k) = self.kinds[i].as_ref() else {
-                continue;
-            };
             if first_exec.is_some() {
                 break;
             }
+            if let Item::Omp(o) = &self.items[i] {
+                // Executable directives belong to the execution part: the
+                // declarations and the entry probe go before them.
+                if super::omp::parse(&o.text).is_specification() {
+                    last_spec = Some(i);
+                } else {
+                    first_exec = Some(i);
+                }
+                continue;
+            }
+            let Some(k) = self.kinds[i].as_ref() else {
+                continue;
+            };
             match k {
                 Kind::Spec(Spec::Decl {
                     arrays: a,
@@ -559,6 +596,7 @@ impl<'a> Planner<'a> {
                         }
                     }
                 }
+                Item::Omp(_) => {}
             }
         }
         let first_entry = entries.first().copied();
@@ -628,9 +666,13 @@ impl<'a> Planner<'a> {
                         start,
                         last,
                         aux,
+                        leaf: false,
                     });
                 }
                 continue;
+            }
+            if sel.omp {
+                self.omp_pair(u);
             }
             let body = self.body(u);
             let anchors = self.anchors(u, &self.body_all(u));
@@ -652,6 +694,7 @@ impl<'a> Planner<'a> {
                     start,
                     last,
                     aux,
+                    leaf: false,
                 });
                 for e in entries {
                     let Some(Kind::Entry(n)) = &self.kinds[e] else {
@@ -675,6 +718,7 @@ impl<'a> Planner<'a> {
                         start: s.start,
                         last: s.end - 1,
                         aux,
+                        leaf: false,
                     });
                 }
             }
@@ -682,7 +726,7 @@ impl<'a> Planner<'a> {
                 for c in self.unit_cons(u) {
                     let cons = &self.st.cons[c];
                     let Some(info) = cons.do_info() else { continue };
-                    if self.skipped(cons.start) {
+                    if self.skipped(cons.start) || self.omp_bound.contains(&c) {
                         continue;
                     }
                     let lname = format!("do@{}", self.line(cons.start));
@@ -721,8 +765,12 @@ impl<'a> Planner<'a> {
                         start: s.start,
                         last: self.last_of(cons.end),
                         aux,
+                        leaf: false,
                     });
                 }
+            }
+            if sel.omp {
+                self.omp_regions(u, &name, &mut pre);
             }
             let users: Vec<_> = self.users(u).cloned().collect();
             for r in &users {
@@ -740,9 +788,10 @@ impl<'a> Planner<'a> {
                     start: self.start_of(r.begin),
                     last: self.last_of(r.end),
                     aux: Map::new(),
+                    leaf: false,
                 });
             }
-            if sel.io || sel.calls || sel.mpi {
+            if sel.io || sel.calls || sel.mpi || sel.omp {
                 for &i in &body {
                     let Some(s) = stmt(&self.items[i]) else {
                         continue;
@@ -754,7 +803,34 @@ impl<'a> Planner<'a> {
                         Kind::LogicalIf { action, action_at } => (action.as_ref(), *action_at),
                         k => (k, 0),
                     };
+                    let lock = match k {
+                        Kind::Call { callee, .. } if sel.omp => {
+                            omp::lock_kind(&callee.upper).map(|_| callee.canon.clone())
+                        }
+                        Kind::Assignment { .. } if sel.omp => {
+                            ["OMP_TEST_LOCK(", "OMP_TEST_NEST_LOCK("]
+                                .iter()
+                                .find_map(|f| {
+                                    let p = s.canon[at..].find(f)? + at;
+                                    Some(p..p + f.len() - 1)
+                                })
+                        }
+                        _ => None,
+                    };
                     let (kind, rname, aux) = match k {
+                        _ if lock.is_some() => {
+                            let r = lock.clone().unwrap_or_default();
+                            let n = orig_text(self.text(), s, r.clone());
+                            let suffix = omp::lock_kind(&n).unwrap_or("lock");
+                            let mut aux = Map::new();
+                            aux.insert("callee".into(), Value::from(n.clone()));
+                            let line = self.index.pos(s.orig(r.start)).0;
+                            (
+                                RegionKind::Omp(suffix.to_string()),
+                                format!("{n}@{line}"),
+                                aux,
+                            )
+                        }
                         Kind::Io {
                             word, region: true, ..
                         } if sel.io => {
@@ -795,6 +871,7 @@ impl<'a> Planner<'a> {
                         start: s.orig(at),
                         last: s.end - 1,
                         aux,
+                        leaf: false,
                     });
                 }
             }
@@ -812,7 +889,9 @@ impl<'a> Planner<'a> {
                 stack.pop();
             }
             let parent = stack.last().map(|&(_, id)| id);
-            stack.push((p.last, id));
+            if !p.leaf {
+                stack.push((p.last, id));
+            }
             self.ids.insert(p.key, id);
             out.push(Region {
                 id,
@@ -1225,12 +1304,15 @@ impl<'a> Planner<'a> {
             }
         }
         self.label_terminals(u, &loops);
+        let mut teams = Vec::new();
+        self.omp_probes(u, &mut used, &mut teams);
 
         if !used.is_empty() {
             let mut decl = vec![Probe::new(Op::External(used))];
             if var {
                 decl.push(Probe::new(Op::DeclareVar));
             }
+            decl.extend(teams.into_iter().map(|t| Probe::new(Op::DeclareTeam(t))));
             self.edits[anchors.decl_at].before_label.splice(0..0, decl);
         }
     }

@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use crate::diag::{line_col, Diagnostic};
 
+use super::omp;
 use super::SourceForm;
 
 /// Fixed form: text from this column on is a comment to the compiler.
@@ -123,10 +124,38 @@ pub(crate) struct RegioLine {
     pub body: Range<usize>,
 }
 
+/// An `!$omp` directive with its continuation lines.
+#[derive(Debug, Clone)]
+pub(crate) struct OmpLine {
+    /// 0-based line indices.
+    pub first_line: usize,
+    pub last_line: usize,
+    /// Offset of the sentinel's first byte.
+    pub start: usize,
+    /// The directive text after the sentinels, continuation lines joined
+    /// with one blank, comments and continuation marks removed.
+    pub text: String,
+    /// Offset past the last directive byte of the last line (where added
+    /// clauses go).
+    pub code_end: usize,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) enum Item {
     Stmt(Stmt),
     Regio(RegioLine),
+    Omp(OmpLine),
+}
+
+impl Item {
+    /// Offset of the item's first byte (after a statement's label).
+    pub fn start(&self) -> usize {
+        match self {
+            Item::Stmt(s) => s.start,
+            Item::Regio(r) => r.start,
+            Item::Omp(o) => o.start,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -234,6 +263,9 @@ struct Scanner<'a> {
     quote: Option<u8>,
     /// Hollerith characters still to take.
     holl: usize,
+    /// The last `!$omp` line is continued (free: ended with `&`; fixed: no
+    /// statement came since, so `c$omp+` lines continue it).
+    omp_open: bool,
     errors: Vec<Diagnostic>,
 }
 
@@ -474,6 +506,7 @@ pub(crate) fn scan(text: &str, form: SourceForm, file: &str) -> Result<Scanned, 
         cur: None,
         quote: None,
         holl: 0,
+        omp_open: false,
         errors: Vec::new(),
     };
     match form {
@@ -509,6 +542,13 @@ fn scan_free(s: &mut Scanner<'_>) {
         let after = &b[first + 1..end];
         let mut conditional = false;
         let mut code_from = first;
+        if c == b'!' && s.quote.is_none() && !continuing {
+            if let Some(o) = omp::free_sentinel(&b[start..end], s.omp_open) {
+                s.lines[li].kind = LineKind::CompilerDirective;
+                s.omp_line(li, first, start + o.body, end, o.continuation);
+                continue;
+            }
+        }
         if c == b'!' && s.quote.is_none() {
             if is_regio_sentinel(after) {
                 s.lines[li].kind = LineKind::Regio;
@@ -555,6 +595,7 @@ fn scan_free(s: &mut Scanner<'_>) {
         } else {
             LineKind::Code
         };
+        s.omp_open = false;
         if continuing {
             let mut k = code_from;
             while k < end && blank(b[k]) {
@@ -638,6 +679,15 @@ fn scan_fixed(s: &mut Scanner<'_>) {
         let mut field_from = start;
         if c0 == b'#' {
             s.lines[li].kind = LineKind::Preproc;
+            continue;
+        }
+        if let Some(o) = omp::fixed_sentinel(line) {
+            s.lines[li].kind = LineKind::CompilerDirective;
+            if !o.continuation {
+                s.finish();
+            }
+            let cut = fixed_cut(b, start, end, FIXED_LIMIT).max(start + o.body);
+            s.omp_line(li, start, start + o.body, cut, o.continuation);
             continue;
         }
         if matches!(c0, b'c' | b'C' | b'*' | b'!') {
@@ -732,6 +782,7 @@ fn scan_fixed(s: &mut Scanner<'_>) {
         } else {
             LineKind::Code
         };
+        s.omp_open = false;
         let cut = fixed_cut(b, start, end, FIXED_LIMIT).max(code_from);
         if let Some(at) = bad_label {
             s.error(at, "invalid character in the label field (columns 1-5)");
@@ -772,6 +823,38 @@ fn scan_fixed(s: &mut Scanner<'_>) {
 }
 
 impl Scanner<'_> {
+    /// One physical `!$omp` line: a new directive item, or the next line
+    /// of the open one. `body..to` is the text after the sentinel.
+    fn omp_line(&mut self, li: usize, sentinel: usize, body: usize, to: usize, continuation: bool) {
+        let line = &self.text[self.lines[li].start..to];
+        let at = body - self.lines[li].start;
+        let (text, end, amp) = omp::line_text(line, at, !self.fixed);
+        let code_end = self.lines[li].start + end;
+        let open = continuation && self.omp_open;
+        if let (true, Some(Item::Omp(o))) = (open, self.items.last_mut()) {
+            if !text.is_empty() {
+                if !o.text.is_empty() {
+                    o.text.push(' ');
+                }
+                o.text.push_str(&text);
+            }
+            o.last_line = li;
+            if !text.is_empty() || amp {
+                o.code_end = code_end;
+            }
+        } else {
+            self.items.push(Item::Omp(OmpLine {
+                first_line: li,
+                last_line: li,
+                start: sentinel,
+                text,
+                code_end,
+            }));
+        }
+        // Fixed form: continuation lines follow until a statement comes.
+        self.omp_open = if self.fixed { true } else { amp };
+    }
+
     /// `!$regio` after leading blanks in fixed form.
     fn regio_like(&self, k: usize, end: usize) -> bool {
         self.b[k] == b'!' && is_regio_sentinel(&self.b[k + 1..end])
@@ -789,7 +872,7 @@ mod tests {
             .into_iter()
             .filter_map(|i| match i {
                 Item::Stmt(s) => Some(s),
-                Item::Regio(_) => None,
+                Item::Regio(_) | Item::Omp(_) => None,
             })
             .collect()
     }

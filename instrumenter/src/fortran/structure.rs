@@ -110,15 +110,12 @@ struct Builder<'a> {
 fn stmt(item: &Item) -> Option<&Stmt> {
     match item {
         Item::Stmt(s) => Some(s),
-        Item::Regio(_) => None,
+        Item::Regio(_) | Item::Omp(_) => None,
     }
 }
 
 fn item_start(item: &Item) -> usize {
-    match item {
-        Item::Stmt(s) => s.start,
-        Item::Regio(r) => r.start,
-    }
+    item.start()
 }
 
 impl Builder<'_> {

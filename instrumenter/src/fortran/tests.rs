@@ -300,7 +300,7 @@ fn outputs_keep_the_form_rules_and_parse_again() {
                 .iter()
                 .map(|it| match it {
                     Item::Stmt(s) => Some(syntax::classify(s, form == SourceForm::Fixed)),
-                    Item::Regio(_) => None,
+                    Item::Regio(_) | Item::Omp(_) => None,
                 })
                 .collect();
             if let Err(e) = structure::build(&out, "again", &again.items, &kinds) {

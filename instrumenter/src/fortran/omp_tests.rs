@@ -1,0 +1,317 @@
+//! Unit tests of the `!$omp` grammar (sentinels, continuations, clauses)
+//! and of `--regions omp` on small programs.
+
+use super::omp::{self, Construct, Worksharing};
+use super::scan::{self, Item};
+use super::*;
+use crate::filter::Filter;
+use crate::selection::Selection;
+
+fn directives(src: &str, form: SourceForm) -> Vec<(usize, usize, String)> {
+    scan::scan(src, form, "t")
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .items
+        .into_iter()
+        .filter_map(|i| match i {
+            Item::Omp(o) => Some((o.first_line, o.last_line, o.text)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn run(src: &str, form: SourceForm) -> Result<Instrumented, Vec<Diagnostic>> {
+    let path = match form {
+        SourceForm::Free => "t.f90",
+        SourceForm::Fixed => "t.f",
+    };
+    let filter = Filter::default();
+    let input = SourceInput {
+        text: src,
+        display_path: path,
+        rel_path: path,
+        idf_path: "/out/regio.idf.json",
+        selection: "omp".parse::<Selection>().unwrap_or_default(),
+        filter: &filter,
+        first_id: 1,
+    };
+    instrument(&input, form)
+}
+
+fn errors(src: &str, form: SourceForm) -> Vec<String> {
+    match run(src, form) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.iter().map(|d| d.to_string()).collect(),
+    }
+}
+
+#[test]
+fn sentinels_of_both_forms() {
+    assert!(omp::free_sentinel(b"  !$omp parallel", false).is_some());
+    assert!(omp::free_sentinel(b"!$OMP barrier", false).is_some());
+    assert!(omp::free_sentinel(b"!$ompx foo", false).is_none());
+    assert!(omp::free_sentinel(b"!$ x = 1", false).is_none());
+    let c = omp::free_sentinel(b"!$omp & shared(a)", true).unwrap_or_else(|| panic!());
+    assert!(c.continuation);
+    assert_eq!(&"!$omp & shared(a)"[c.body..], " shared(a)");
+    for s in ["c$omp do", "C$OMP DO", "*$omp do", "!$omp do"] {
+        let f = omp::fixed_sentinel(s.as_bytes()).unwrap_or_else(|| panic!("{s}"));
+        assert!(!f.continuation, "{s}");
+    }
+    assert!(
+        omp::fixed_sentinel(b"c$omp+private(i)")
+            .unwrap_or_else(|| panic!())
+            .continuation
+    );
+    assert!(
+        !omp::fixed_sentinel(b"c$omp0parallel")
+            .unwrap_or_else(|| panic!())
+            .continuation
+    );
+    assert!(omp::fixed_sentinel(b"c$ompx").is_some_and(|f| f.continuation));
+    assert!(omp::fixed_sentinel(b"      x = 1").is_none());
+}
+
+#[test]
+fn continuation_lines_make_one_directive() {
+    let free = "program p\n!$omp parallel default(none) & ! why\n  ! a comment between\n!$omp& shared(a, &\n!$omp    b) private(i)\n!$omp end parallel\nend program p\n";
+    let d = directives(free, SourceForm::Free);
+    assert_eq!(
+        d[0],
+        (
+            1,
+            4,
+            "parallel default(none) shared(a, b) private(i)".to_string()
+        )
+    );
+    assert_eq!(d[1], (5, 5, "end parallel".to_string()));
+    // Text from column 73 on is not part of the directive.
+    let fixed = format!(
+        "      PROGRAM P\nC$OMP PARALLEL DO\nC     comment\n*$OMP+PRIVATE(I)\n!$OMP&SHARED(A){}IGNORED\n      DO 10 I = 1, 2\n   10 CONTINUE\n      END\n",
+        " ".repeat(72 - 15)
+    );
+    let d = directives(&fixed, SourceForm::Fixed);
+    assert_eq!(d[0], (1, 4, "PARALLEL DO PRIVATE(I) SHARED(A)".to_string()));
+}
+
+#[test]
+fn construct_words_and_clauses() {
+    let d = omp::parse("parallel do schedule(static, 4) reduction(+ : s), private(i)");
+    assert_eq!(d.words, ["parallel", "do"]);
+    assert!(!d.end);
+    assert_eq!(
+        d.construct(),
+        Construct::ParallelWorksharing(Worksharing::Do { simd: false })
+    );
+    assert_eq!(
+        d.clause_text(),
+        "schedule(static, 4) reduction(+ : s) private(i)"
+    );
+    let e = omp::parse("END PARALLEL DO");
+    assert!(e.end && d.is_ended_by(&e));
+    let c = omp::parse("critical (Upd) hint(1)");
+    assert_eq!(c.name.as_deref(), Some("Upd"));
+    assert!(c.is_ended_by(&omp::parse("end critical(upd)")));
+    assert!(!c.is_ended_by(&omp::parse("end critical")));
+    let f = omp::parse("flush(a, b)");
+    assert_eq!(f.construct(), Construct::Flush);
+    assert_eq!(f.clause_text(), "(a, b)");
+    assert!(omp::parse("threadprivate(/c/)").is_specification());
+    assert!(!omp::parse("parallel").is_specification());
+    assert_eq!(
+        omp::parse("ordered depend(sink: i-1)").construct(),
+        Construct::PassThrough
+    );
+    assert_eq!(omp::parse("ordered").construct(), Construct::Ordered);
+    let o = omp::parse("do ordered schedule(static,1)");
+    assert_eq!(o.words, ["do"]);
+    assert!(o.has_clause("ordered"));
+    assert_eq!(omp::parse("do collapse(3)").bound_loops(), 3);
+    assert_eq!(omp::parse("atomic update").words, ["atomic"]);
+    assert_eq!(
+        omp::parse("end single copyprivate(x)").clauses[0].0,
+        "copyprivate"
+    );
+    assert_eq!(
+        omp::parse("parallel workshare").construct(),
+        Construct::ParallelWorksharing(Worksharing::Workshare)
+    );
+}
+
+#[test]
+fn combined_clauses_go_where_they_belong() {
+    let d = omp::parse("parallel do default(none) shared(a) lastprivate(x) reduction(+:s) schedule(dynamic) collapse(2) num_threads(3) copyin(t)");
+    let (par, ws) = omp::split_clauses(&d);
+    assert_eq!(
+        par,
+        [
+            "default(none)",
+            "shared(a)",
+            "reduction(+:s)",
+            "num_threads(3)",
+            "copyin(t)",
+            "shared(x)"
+        ]
+    );
+    assert_eq!(ws, ["lastprivate(x)", "schedule(dynamic)", "collapse(2)"]);
+    let (par, _) = omp::split_clauses(&omp::parse("parallel do lastprivate(x)"));
+    assert!(par.is_empty(), "no default(none): nothing to add");
+}
+
+#[test]
+fn long_directives_are_continued_within_the_line_limit() {
+    let body = format!("parallel {}", "shared(abcdefgh) ".repeat(10));
+    for (fixed, limit) in [(true, 72), (false, 60)] {
+        let lines = omp::lines(&body, fixed, "  ", limit);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(lines.iter().all(|l| l.len() <= limit), "{lines:?}");
+        let joined: String = lines
+            .iter()
+            .map(|l| {
+                l.trim_start()
+                    .trim_start_matches("!$omp&")
+                    .trim_start_matches("!$omp & ")
+                    .trim_start_matches("!$omp ")
+                    .trim_end_matches(" &")
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(
+            joined.split_whitespace().collect::<Vec<_>>(),
+            body.split_whitespace().collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn default_none_lists_the_team_variable_and_lines_stay() {
+    let src = "program p\n  implicit none\n  integer :: s\n  s = 0\n!$omp parallel default(none) shared(s)\n!$omp atomic\n  s = s + 1\n!$omp end parallel\n  print *, s\nend program p\n";
+    let out = run(src, SourceForm::Free).unwrap_or_else(|e| panic!("{e:?}"));
+    let t = &out.text;
+    assert!(
+        t.contains("!$omp parallel default(none) shared(s) firstprivate(regio__team"),
+        "{t}"
+    );
+    assert!(t.contains("integer(8) :: regio__team"), "{t}");
+    // Every original line keeps its number: the marker before a line
+    // names it.
+    let mut line = 0usize;
+    let orig: Vec<&str> = src.lines().collect();
+    for l in t.lines() {
+        if let Some(rest) = l.strip_prefix("# ") {
+            line = rest
+                .split(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            continue;
+        }
+        if line >= 1 && line <= orig.len() && l.starts_with(orig[line - 1].trim_end()) {
+            line += 1;
+        }
+    }
+    assert!(line > orig.len(), "line numbering lost:\n{t}");
+    let kinds: Vec<String> = out.regions.iter().map(|r| r.kind.to_string()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "omp_parallel",
+            "omp_fork",
+            "omp_join",
+            "omp_implicit_barrier",
+            "omp_atomic"
+        ]
+    );
+    assert_eq!(out.regions[0].start.line, 5);
+    assert_eq!(out.regions[4].parent, Some(out.regions[0].id));
+    assert_eq!(out.regions[2].parent, Some(out.regions[0].id));
+}
+
+#[test]
+fn fixed_form_added_clauses_stay_within_column_72() {
+    let src = "      PROGRAM P\n      INTEGER S\n      S = 0\nC$OMP PARALLEL DEFAULT(NONE) SHARED(S) REDUCTION(+:S) NUM_THREADS(2)\n      S = S + 1\nC$OMP END PARALLEL\n      PRINT *, S\n      END\n";
+    let out = run(src, SourceForm::Fixed).unwrap_or_else(|e| panic!("{e:?}"));
+    for l in out.text.lines().filter(|l| !l.starts_with('#')) {
+        assert!(l.len() <= 72, "past column 72: {l}");
+    }
+    assert!(
+        out.text.contains("!$omp&firstprivate(regio__team"),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
+fn a_loop_construct_without_end_do_gets_one() {
+    let src = "subroutine s(a)\n  integer :: a(10), i\n!$omp do\n  do i = 1, 10\n    a(i) = i\n  end do\nend subroutine s\n";
+    let out = run(src, SourceForm::Free).unwrap_or_else(|e| panic!("{e:?}"));
+    let t = &out.text;
+    let end_do = t
+        .find("!$omp end do nowait")
+        .unwrap_or_else(|| panic!("{t}"));
+    let barrier = t.find("!$omp barrier").unwrap_or_else(|| panic!("{t}"));
+    assert!(t.find("  end do\n").is_some_and(|e| e < end_do) && end_do < barrier);
+}
+
+#[test]
+fn malformed_structure_is_an_error_with_a_position() {
+    let e = errors(
+        "subroutine s\n  integer :: i\n!$omp end do\nend subroutine s\n",
+        SourceForm::Free,
+    );
+    assert_eq!(
+        e,
+        ["t.f90:3:1: error: `!$omp end do` without a matching `!$omp do`"]
+    );
+    let e = errors(
+        "subroutine s\n!$omp parallel\n  call f()\nend subroutine s\n",
+        SourceForm::Free,
+    );
+    assert!(e[0].starts_with("t.f90:2:1: error: `!$omp parallel` is never closed"));
+    let e = errors(
+        "subroutine s\n  integer :: i\n!$omp do\n  i = 1\nend subroutine s\n",
+        SourceForm::Free,
+    );
+    assert!(e[0].contains("must be followed by a DO loop"), "{e:?}");
+    let e = errors(
+        "subroutine s(c)\n  logical :: c\n  if (c) then\n!$omp parallel\n  end if\n!$omp end parallel\nend subroutine s\n",
+        SourceForm::Free,
+    );
+    assert!(
+        e.iter().any(|m| m.contains("not in the same block")),
+        "{e:?}"
+    );
+    let e = errors(
+        "subroutine s\n!$omp critical (a)\n!$omp end critical (b)\nend subroutine s\n",
+        SourceForm::Free,
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("t.f90:3:1: error: `!$omp end critical (b)` does not match the open `!$omp critical (a)`")),
+        "{e:?}"
+    );
+    let e = errors(
+        "      SUBROUTINE S\nC$OMP SECTION\n      END\n",
+        SourceForm::Fixed,
+    );
+    assert!(
+        e[0].starts_with("t.f:2:1: error: `!$omp section` outside"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn omp_only_matters_under_regions_omp() {
+    // Without `omp` a malformed directive is the compiler's business.
+    let filter = Filter::default();
+    let input = SourceInput {
+        text: "subroutine s\n!$omp end do\nend subroutine s\n",
+        display_path: "t.f90",
+        rel_path: "t.f90",
+        idf_path: "/o",
+        selection: "functions".parse::<Selection>().unwrap_or_default(),
+        filter: &filter,
+        first_id: 1,
+    };
+    assert!(instrument(&input, SourceForm::Free).is_ok());
+}

@@ -1,0 +1,175 @@
+//! OpenMP end to end for Fortran, free and fixed form: instrument the
+//! Fortran programs of `testdata/omp` with `--regions omp,functions,loops`,
+//! build original and instrumented copy with `gfortran -fopenmp -Wall`,
+//! run both at OMP_NUM_THREADS 1, 2 and 3, require the same output and
+//! status, and hold the report against the visits each construct must have
+//! (the `expect` comments in the sources). Also coverage against OPARI2
+//! where it is installed.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::omp::{
+    coverage_problems, exec, expectations, idf_regions, opari_regions, visit_problems, visits,
+};
+use common::report::{only_run, report_json, roots, str_field};
+use common::{compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok};
+use common::{testdata, TestDir};
+
+const FILES: &[&str] = &["constructs.f90", "constructs_fixed.f"];
+
+fn toolchain() -> bool {
+    require_tool("gfortran", "gfortran")
+}
+
+/// Builds `file` of testdata/omp plain and instrumented; also returns the
+/// compiler's messages for the instrumented copy.
+fn build(file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, String) {
+    let src = tmp.join("src");
+    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
+    let copy = src.join(file);
+    std::fs::copy(testdata().join("omp").join(file), &copy).unwrap_or_else(|e| panic!("{e}"));
+    let out = tmp.join("inst");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src)
+            .arg("--out")
+            .arg(&out)
+            .args(["--regions", "omp,functions,loops"]),
+    );
+    let flags: Vec<String> = ["-fopenmp", "-Wall", "-O1"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let plain = tmp.join("plain");
+    let p = compile("gfortran", &flags, &[copy], &[], &plain);
+    let mut iflags = flags.clone();
+    iflags.extend(instrument_flags("--fflags"));
+    let inst = tmp.join("instrumented");
+    let i = compile(
+        "gfortran",
+        &iflags,
+        &[out.join(file)],
+        &instrument_flags("--libs"),
+        &inst,
+    );
+    assert_eq!(
+        p.stderr.trim(),
+        "",
+        "{file}: the original has compiler warnings"
+    );
+    (plain, inst, i.stderr)
+}
+
+fn check(file: &str) {
+    let tmp = TestDir::new("omp-fortran");
+    let (plain, inst, warnings) = build(file, &tmp);
+    assert_eq!(
+        warnings.trim(),
+        "",
+        "{file}: instrumented copy has compiler warnings"
+    );
+    let expect = expectations(&testdata().join("omp").join(file));
+    assert!(
+        expect.len() > 40,
+        "{file}: expectations not found: {expect:?}"
+    );
+    let mut problems = Vec::new();
+    let mut outputs = Vec::new();
+    for team in [1u32, 2, 3] {
+        let want = exec(&plain, team, None);
+        let run_dir = tmp.join(format!("run-{team}"));
+        let got = exec(&inst, team, Some(&run_dir));
+        assert_eq!(want.outcome(), "exit 0", "{}", want.describe());
+        assert_eq!(got.outcome(), want.outcome(), "{}", got.describe());
+        assert_eq!(got.stdout, want.stdout, "{file} T={team}: stdout differs");
+        outputs.push(got.stdout.clone());
+        let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+        let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+        // Team threads attach under the master's path: one root.
+        let names: Vec<&str> = roots(run).iter().map(|n| str_field(n, "name")).collect();
+        assert_eq!(names.len(), 1, "{file} T={team}: roots {names:?}");
+        problems.extend(
+            visit_problems(&expect, &visits(run), team)
+                .into_iter()
+                .map(|p| format!("{file}: {p}")),
+        );
+    }
+    // The programs print nothing that depends on the team size.
+    assert!(
+        outputs.windows(2).all(|w| w[0] == w[1]),
+        "{file}: output depends on the team size: {outputs:?}"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn free_form_constructs_keep_output_and_are_visited_as_expected() {
+    if toolchain() {
+        check("constructs.f90");
+    }
+}
+
+#[test]
+fn fixed_form_constructs_keep_output_and_are_visited_as_expected() {
+    if toolchain() {
+        check("constructs_fixed.f");
+    }
+}
+
+/// OPARI2 region descriptions of `file` (run in `dir`).
+fn opari(opari: &Path, file: &str, dir: &Path) -> Vec<(String, u64)> {
+    let out = match file.rsplit_once('.') {
+        Some((stem, "f")) => format!("{stem}.mod.F"),
+        Some((stem, _)) => format!("{stem}.mod.F90"),
+        None => format!("{file}.mod.F90"),
+    };
+    let r = run(Command::new("timeout")
+        .arg("120")
+        .arg(opari)
+        .current_dir(dir)
+        .arg(file)
+        .arg(&out));
+    assert!(r.status.success(), "opari2 {file} failed: {}", r.describe());
+    opari_regions(dir)
+}
+
+/// OPARI2 is a reference, not a requirement: CI does not install it, so
+/// this test skips without it even under REGIO_REQUIRE_TOOLCHAINS=1.
+#[test]
+fn every_region_opari2_describes_is_ours_too() {
+    let Some(opari2) = find_on_path("opari2") else {
+        println!("SKIPPED: needs opari2");
+        return;
+    };
+    let mut missing = Vec::new();
+    for file in FILES {
+        let tmp = TestDir::new("opari2-fortran");
+        let src = tmp.join("src");
+        std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::copy(testdata().join("omp").join(file), src.join(file))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let theirs = opari(&opari2, file, &src);
+        assert!(
+            theirs.len() > 20,
+            "{file}: too few OPARI2 region descriptions: {theirs:?}"
+        );
+        let out = tmp.join("inst");
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(src.join(file))
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", "omp"]),
+        );
+        let ours = idf_regions(&out.join("regio.idf.json"));
+        missing.extend(
+            coverage_problems(&theirs, &ours, true)
+                .into_iter()
+                .map(|m| format!("{file}: {m}")),
+        );
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
