@@ -114,6 +114,11 @@ pub fn compile(
 ) -> Run {
     let mut c = std::process::Command::new(compiler);
     c.args(flags).args(sources).args(libs).arg("-o").arg(output);
+    // Fortran compilers write `.mod` files into the working directory:
+    // keep them next to the output, never in the source tree.
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        c.current_dir(dir);
+    }
     run_ok(&mut c)
 }
 
