@@ -40,6 +40,14 @@ run_instrument() {
     "$INSTRUMENT" "$WORK/src" --out "$WORK/out" --regions omp >/dev/null 2>&1
 }
 
+# Like-for-like with opari2's one process per file.
+run_instrument_per_file() {
+    # No clean-up between calls: opari2 overwrites its outputs too.
+    for f in $FILES; do
+        "$INSTRUMENT" "$WORK/src/$f" --out "$WORK/out1" --regions omp >/dev/null 2>&1
+    done
+}
+
 run_opari2() {
     (cd "$WORK/src" && for f in $FILES; do
         case "$f" in
@@ -55,21 +63,26 @@ run_opari2() {
 # Warm up (page cache, first-run costs), then alternate the two tools so
 # both see the same machine state.
 run_instrument
+run_instrument_per_file
 run_opari2
 t_ins=0
+t_pf=0
 t_op=0
 i=0
 while [ "$i" -lt "$REPEAT" ]; do
     a=$(now); run_instrument; b=$(now); run_opari2; c=$(now)
+    run_instrument_per_file; d=$(now)
     t_ins=$((t_ins + b - a))
     t_op=$((t_op + c - b))
+    t_pf=$((t_pf + d - c))
     i=$((i + 1))
 done
 n=$(echo "$FILES" | wc -w)
 echo "files: $n ($LINES lines): $(echo $FILES)"
 echo "repetitions: $REPEAT"
-awk -v a="$t_ins" -v b="$t_op" -v r="$REPEAT" 'BEGIN {
-    printf "instrument --regions omp: %.2f ms per run\n", a / r / 1e6
+awk -v a="$t_ins" -v b="$t_op" -v p="$t_pf" -v r="$REPEAT" 'BEGIN {
+    printf "instrument --regions omp (one call for the tree): %.2f ms per run\n", a / r / 1e6
+    printf "instrument --regions omp (one call per file): %.2f ms per run\n", p / r / 1e6
     printf "opari2 (one call per file): %.2f ms per run\n", b / r / 1e6
-    printf "ratio instrument/opari2: %.2f\n", a / b
+    printf "ratio instrument/opari2, tree: %.2f, per file: %.2f\n", a / b, p / b
 }'

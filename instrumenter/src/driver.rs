@@ -217,7 +217,11 @@ fn collect_inputs(paths: &[PathBuf], out_abs: &Path) -> Result<Vec<InputFile>, D
     Ok(by_rel.into_values().collect())
 }
 
-/// Write `bytes` to `dest` through a temporary file in the same directory.
+/// Write `bytes` to `dest` through a temporary file in the same directory,
+/// so a failure (ours or the disk's) never leaves a half-written file under
+/// the real name. No fsync: the output is derived data that the next run
+/// remakes, and syncing every file of a tree made small runs several times
+/// slower; the rename alone already keeps readers from a partial file.
 pub fn write_atomically(dest: &Path, bytes: &[u8]) -> Result<(), DriverError> {
     let dir = dest.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
@@ -229,7 +233,6 @@ pub fn write_atomically(dest: &Path, bytes: &[u8]) -> Result<(), DriverError> {
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_data()?;
         fs::rename(&tmp, dest)
     })();
     if let Err(source) = result {
