@@ -14,10 +14,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use common::{compile, instrument_bin, instrument_flags, require_tool, run, run_ok};
+use common::{compile, instrument_bin, instrument_flags, require_tool, run, run_ok, Run};
 use common::{testdata, TestDir};
 
 const MS: f64 = 1e6;
+/// Each category must be within this fraction of the injected amount.
+const TOLERANCE: f64 = 0.2;
 
 /// Injected amounts of testdata/scaling/overheads.c at p = 2 (its header).
 const OMP_LOSS_MS: f64 = 100.0;
@@ -74,6 +76,24 @@ fn build(tmp: &TestDir, source: &str, regions: &str, compiler: &str, flags: &[&s
     exe
 }
 
+/// `cmd` (an `instrument()`) running `experiment OPTIONS --format json
+/// [--baseline DIR] --out OUT -- PROG`, which must succeed.
+fn experiment(
+    cmd: &mut Command,
+    options: &[&str],
+    baseline: Option<&Path>,
+    out: &Path,
+    prog: &Path,
+) -> Run {
+    cmd.arg("experiment")
+        .args(options)
+        .args(["--format", "json"]);
+    if let Some(dir) = baseline {
+        cmd.arg("--baseline").arg(dir);
+    }
+    run_ok(cmd.arg("--out").arg(out).arg("--").arg(prog))
+}
+
 fn json(text: &str, what: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{what} is not JSON ({e}):\n{text}"))
 }
@@ -84,13 +104,40 @@ fn ns(v: &Value, key: &str) -> i64 {
         .unwrap_or_else(|| panic!("`{key}` is not an integer in {v}"))
 }
 
-fn within(what: &str, got_ns: i64, want_ms: f64, tolerance: f64, context: &Value) {
-    let got = got_ns as f64 / MS;
+/// `category` of `of` (a run or a region) is within `TOLERANCE` of
+/// `want_ms`.
+fn within(what: &str, of: &Value, category: &str, want_ms: f64) {
+    let got = ns(&of["categories"], category) as f64 / MS;
     assert!(
-        (got - want_ms).abs() <= tolerance * want_ms,
-        "{what}: {got:.1} ms, want {want_ms} ms ± {:.0} %\n{context:#}",
-        tolerance * 100.0
+        (got - want_ms).abs() <= TOLERANCE * want_ms,
+        "{what}: {got:.1} ms, want {want_ms} ms ± {:.0} %\n{of:#}",
+        TOLERANCE * 100.0
     );
+}
+
+/// `r` failed, saying `message` on stderr.
+fn refused_saying(r: &Run, message: &str) {
+    assert!(!r.status.success(), "{}", r.describe());
+    says(&r.stderr, message, r);
+}
+
+/// `stream` (`r`'s stdout or stderr) contains `want`.
+fn says(stream: &str, want: &str, r: &Run) {
+    assert!(stream.contains(want), "want `{want}`: {}", r.describe());
+}
+
+/// `instrument overhead [--format json] [--calibration FILE] BASELINE RUN`,
+/// which must succeed.
+fn overhead(json: bool, calibration: Option<&Path>, baseline: &Path, run: &Path) -> Run {
+    let mut c = instrument();
+    c.arg("overhead");
+    if json {
+        c.args(["--format", "json"]);
+    }
+    if let Some(file) = calibration {
+        c.arg("--calibration").arg(file);
+    }
+    run_ok(c.arg(baseline).arg(run))
 }
 
 /// SPEC fields of one parallel run, and the six categories adding up to
@@ -121,9 +168,11 @@ fn check_shape(run: &Value) {
     }
 }
 
+/// The report's one parallel run, checked by `check_shape`.
 fn only_parallel_run(report: &Value) -> &Value {
     let runs = report["runs"].as_array().expect("runs array");
     assert_eq!(runs.len(), 1, "{report:#}");
+    check_shape(&runs[0]);
     &runs[0]
 }
 
@@ -156,31 +205,10 @@ fn omp_injected_overheads_at_two_threads() {
         &["-fopenmp", "-O1"],
     );
     let out = tmp.join("exp");
-    let exp = run_ok(
-        instrument()
-            .args([
-                "experiment",
-                "--threads",
-                "1,2",
-                "--format",
-                "json",
-                "--out",
-            ])
-            .arg(&out)
-            .arg("--")
-            .arg(&prog),
-    );
+    let exp = experiment(&mut instrument(), &["--threads", "1,2"], None, &out, &prog);
     // Progress on stderr, one line per run; JSON alone on stdout.
-    assert!(
-        exp.stderr.contains("[1/2] t1 run 1/1"),
-        "{}",
-        exp.describe()
-    );
-    assert!(
-        exp.stderr.contains("[2/2] t2 run 1/1"),
-        "{}",
-        exp.describe()
-    );
+    says(&exp.stderr, "[1/2] t1 run 1/1", &exp);
+    says(&exp.stderr, "[2/2] t2 run 1/1", &exp);
     let (t1, t2) = (out.join("t1"), out.join("t2"));
     for d in [&t1, &t2] {
         let profiles = common::walk(d)
@@ -201,22 +229,14 @@ fn omp_injected_overheads_at_two_threads() {
     let p2 = only_parallel_run(&report);
     println!("experiment: {}", p2["categories"]);
     assert_eq!(p2["processors"], 2);
-    check_shape(p2);
     let cats = &p2["categories"];
     within(
         "loss of parallelism",
-        ns(cats, "loss_of_parallelism"),
+        p2,
+        "loss_of_parallelism",
         OMP_LOSS_MS,
-        0.2,
-        p2,
     );
-    within(
-        "synchronisation",
-        ns(cats, "synchronization"),
-        OMP_SYNC_MS,
-        0.2,
-        p2,
-    );
+    within("synchronisation", p2, "synchronization", OMP_SYNC_MS);
     // Work is the same at both team sizes: nothing big is unexplained.
     let t_o = ns(p2, "total_overhead_ns");
     assert!(
@@ -226,20 +246,16 @@ fn omp_injected_overheads_at_two_threads() {
     let barrier = region_of_kind(p2, "omp_barrier");
     within(
         "explicit barrier region",
-        ns(&barrier["categories"], "synchronization"),
-        OMP_BARRIER_MS,
-        0.2,
         barrier,
+        "synchronization",
+        OMP_BARRIER_MS,
     );
 
     // The same from the stored run directories.
-    let again = run_ok(
-        instrument()
-            .args(["overhead", "--format", "json"])
-            .arg(&t1)
-            .arg(&t2),
+    let again = json(
+        &overhead(true, None, &t1, &t2).stdout,
+        "overhead --format json",
     );
-    let again = json(&again.stdout, "overhead --format json");
     assert_eq!(again["runs"][0]["categories"], p2["categories"]);
     assert_eq!(
         again["runs"][0]["total_overhead_ns"],
@@ -247,7 +263,7 @@ fn omp_injected_overheads_at_two_threads() {
     );
 
     // The text table: rows per category and subcategory, a column per p.
-    let text = run_ok(instrument().arg("overhead").arg(&t1).arg(&t2)).stdout;
+    let text = overhead(false, None, &t1, &t2).stdout;
     for row in [
         "wall time T_p",
         "speedup",
@@ -277,65 +293,31 @@ fn omp_injected_overheads_at_two_threads() {
             .args(["calibrate", "--ops", "20000", "--out"])
             .arg(&cal),
     );
-    assert!(c.stdout.contains("probe enter+exit"), "{}", c.describe());
-    let comp = run_ok(
-        instrument()
-            .arg("overhead")
-            .arg("--calibration")
-            .arg(&cal)
-            .arg(&t1)
-            .arg(&t2),
-    );
-    assert!(
-        comp.stdout.contains("note: compensated: "),
-        "{}",
-        comp.describe()
-    );
-    let comp_json = run_ok(
-        instrument()
-            .args(["overhead", "--format", "json", "--calibration"])
-            .arg(&cal)
-            .arg(&t1)
-            .arg(&t2),
-    );
+    says(&c.stdout, "probe enter+exit", &c);
+    let comp = overhead(false, Some(&cal), &t1, &t2);
+    says(&comp.stdout, "note: compensated: ", &comp);
+    let comp_json = overhead(true, Some(&cal), &t1, &t2);
     let comp_json = json(&comp_json.stdout, "compensated overhead");
     let cr = only_parallel_run(&comp_json);
-    check_shape(cr);
     within(
         "compensated synchronisation",
-        ns(&cr["categories"], "synchronization"),
-        OMP_SYNC_MS,
-        0.2,
         cr,
+        "synchronization",
+        OMP_SYNC_MS,
     );
 
     // --repeat keeps one run (the median) per configuration; --baseline
     // compares every configuration with a given sequential run.
     let out2 = tmp.join("exp2");
-    let rep = run_ok(
-        instrument()
-            .args([
-                "experiment",
-                "--threads",
-                "2",
-                "--repeat",
-                "3",
-                "--format",
-                "json",
-            ])
-            .arg("--baseline")
-            .arg(&t1)
-            .arg("--out")
-            .arg(&out2)
-            .arg("--")
-            .arg(&prog),
+    let rep = experiment(
+        &mut instrument(),
+        &["--threads", "2", "--repeat", "3"],
+        Some(&t1),
+        &out2,
+        &prog,
     );
     for k in 1..=3 {
-        assert!(
-            rep.stderr.contains(&format!("t2 run {k}/3")),
-            "{}",
-            rep.describe()
-        );
+        says(&rep.stderr, &format!("t2 run {k}/3"), &rep);
     }
     let kept: Vec<String> = std::fs::read_dir(&out2)
         .unwrap_or_else(|e| panic!("{e}"))
@@ -348,13 +330,11 @@ fn omp_injected_overheads_at_two_threads() {
         "{rep:#}"
     );
     let r = only_parallel_run(&rep);
-    check_shape(r);
     within(
         "synchronisation (repeat)",
-        ns(&r["categories"], "synchronization"),
-        OMP_SYNC_MS,
-        0.2,
         r,
+        "synchronization",
+        OMP_SYNC_MS,
     );
 }
 
@@ -380,18 +360,12 @@ fn overhead_refuses_differently_instrumented_runs() {
     measure(&with_functions, &a);
     measure(&omp_only, &b);
     let r = run(instrument().arg("overhead").arg(&a).arg(&b));
-    assert!(!r.status.success(), "{}", r.describe());
+    refused_saying(&r, "not instrumented like the baseline");
     assert!(r.stdout.is_empty(), "{}", r.describe());
-    assert!(
-        r.stderr.contains("not instrumented like the baseline"),
-        "{}",
-        r.describe()
-    );
-    assert!(
-        r.stderr
-            .contains("only in the baseline: function `spin` at overheads.c:"),
-        "{}",
-        r.describe()
+    says(
+        &r.stderr,
+        "only in the baseline: function `spin` at overheads.c:",
+        &r,
     );
 }
 
@@ -405,40 +379,32 @@ fn mpi_rank_imbalance_at_two_ranks() {
     let tmp = TestDir::new("overhead-mpi");
     let prog = build(&tmp, "mpi_imbalance.c", "mpi,functions", "mpicc", &["-O1"]);
     let out = tmp.join("exp");
-    let exp = run_ok(
+    let exp = experiment(
         instrument()
             .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .args(["experiment", "--ranks", "1,2", "--format", "json"])
-            .args(["--launcher", "mpirun --oversubscribe -np {n}", "--out"])
-            .arg(&out)
-            .arg("--")
-            .arg(&prog),
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+        &[
+            "--ranks",
+            "1,2",
+            "--launcher",
+            "mpirun --oversubscribe -np {n}",
+        ],
+        None,
+        &out,
+        &prog,
     );
-    assert!(
-        exp.stderr.contains("[2/2] r2 run 1/1"),
-        "{}",
-        exp.describe()
-    );
+    says(&exp.stderr, "[2/2] r2 run 1/1", &exp);
     let report = json(&exp.stdout, "experiment --ranks");
     let p2 = only_parallel_run(&report);
     println!("experiment: {}", p2["categories"]);
     assert_eq!(p2["processors"], 2);
-    check_shape(p2);
     let cats = &p2["categories"];
-    within(
-        "synchronisation",
-        ns(cats, "synchronization"),
-        MPI_SYNC_MS,
-        0.2,
-        p2,
-    );
+    within("synchronisation", p2, "synchronization", MPI_SYNC_MS);
     within(
         "data movement (broadcast wait)",
-        ns(cats, "data_movement"),
-        MPI_BCAST_WAIT_MS,
-        0.2,
         p2,
+        "data_movement",
+        MPI_BCAST_WAIT_MS,
     );
     assert_eq!(
         p2["subcategories"]["synchronization"]["mpi_barrier"], cats["synchronization"],
@@ -492,12 +458,9 @@ fn experiment_refuses_bad_command_lines() {
         ),
     ];
     for (args, message) in cases {
-        let r = run(instrument().args(args).current_dir(tmp.path()));
-        assert!(!r.status.success(), "{}", r.describe());
-        assert!(
-            r.stderr.contains(message),
-            "want `{message}`: {}",
-            r.describe()
+        refused_saying(
+            &run(instrument().args(args).current_dir(tmp.path())),
+            message,
         );
     }
     // One configuration and no --baseline: nothing to compare.
@@ -505,7 +468,6 @@ fn experiment_refuses_bad_command_lines() {
         .args(["experiment", "--threads", "1", "--out"])
         .arg(&out)
         .args(["--", "true"]));
-    assert!(!r.status.success(), "{}", r.describe());
-    assert!(r.stderr.contains("nothing to compare"), "{}", r.describe());
+    refused_saying(&r, "nothing to compare");
     assert!(!out.exists(), "nothing ran");
 }

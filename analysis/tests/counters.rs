@@ -4,8 +4,10 @@
 //! comments.
 
 mod common;
+mod fixtures;
 
-use common::{profile_text, tempdir, write_idf, Proc, Thread};
+use common::{profile_text, tempdir, Proc, Thread};
+use fixtures::{omp_baseline, omp_loop_thread, omp_run_dir, omp_two_threads};
 use regio_analysis::overhead::{self, Categories};
 use regio_analysis::render::json::JsonReport;
 use regio_analysis::{load_run, merge, render, Format};
@@ -37,28 +39,17 @@ fn write_counted(dir: &std::path::Path, p: &Proc, list: &[C], values: &[(u32, u3
     std::fs::write(dir.join(name), serde_json::to_string(&v).unwrap()).unwrap();
 }
 
-const IDF: &[common::R] = &[
-    (1, "program", "main", "md.c", 1, 90, None),
-    (2, "omp_parallel", "parallel@10", "md.c", 10, 40, Some(1)),
-    (3, "omp_for", "for@12", "md.c", 12, 30, Some(2)),
-    (4, "omp_fork", "fork@10", "md.c", 10, 40, Some(2)),
-    (
-        5,
-        "omp_implicit_barrier",
-        "implicit_barrier@12",
-        "md.c",
-        12,
-        30,
-        Some(2),
-    ),
-    (6, "omp_join", "join@10", "md.c", 10, 40, Some(2)),
-];
-
-fn run_dir(tmp: &tempfile::TempDir, name: &str) -> std::path::PathBuf {
-    let d = tmp.path().join(name);
-    std::fs::create_dir(&d).unwrap();
-    write_idf(&d.join("regio.idf.json"), IDF);
-    d
+/// A process whose one thread ran main once for 100 ns.
+fn main_only(rank: u32, pid: u32) -> Proc {
+    Proc::new(
+        rank,
+        pid,
+        100,
+        vec![Thread {
+            thread: 0,
+            nodes: vec![(0, None, 1, 1, 0, 100, 100, 100, 100, 0)],
+        }],
+    )
 }
 
 /// Two threads; counters task-clock and page-faults, instructions refused.
@@ -71,22 +62,8 @@ fn counted_run(dir: &std::path::Path) {
         1,
         700,
         vec![
-            Thread {
-                thread: 0,
-                nodes: vec![
-                    (0, None, 1, 1, 0, 700, 200, 700, 700, 0),
-                    (1, Some(0), 2, 1, 0, 500, 100, 500, 500, 0),
-                    (2, Some(1), 3, 1, 0, 400, 400, 400, 400, 0),
-                ],
-            },
-            Thread {
-                thread: 1,
-                nodes: vec![
-                    (0, None, 1, 0, 0, 0, 0, 0, 0, 0),
-                    (1, Some(0), 2, 1, 0, 490, 190, 490, 490, 0),
-                    (2, Some(1), 3, 1, 0, 300, 300, 300, 300, 0),
-                ],
-            },
+            omp_loop_thread(0, Some(200), 100, 400),
+            omp_loop_thread(1, None, 190, 300),
         ],
     );
     write_counted(
@@ -110,7 +87,7 @@ fn counted_run(dir: &std::path::Path) {
 #[test]
 fn counters_merge_per_node_and_per_thread() {
     let tmp = tempdir();
-    let dir = run_dir(&tmp, "run");
+    let dir = omp_run_dir(&tmp, "run");
     counted_run(&dir);
     let r = merge(&load_run(&dir, None).unwrap());
     assert_eq!(r.counters.len(), 3);
@@ -167,17 +144,8 @@ fn counters_merge_per_node_and_per_thread() {
 #[test]
 fn runs_without_counters_show_none() {
     let tmp = tempdir();
-    let dir = run_dir(&tmp, "run");
-    let p = Proc::new(
-        0,
-        1,
-        100,
-        vec![Thread {
-            thread: 0,
-            nodes: vec![(0, None, 1, 1, 0, 100, 100, 100, 100, 0)],
-        }],
-    );
-    common::write_profile(&dir, &p);
+    let dir = omp_run_dir(&tmp, "run");
+    common::write_profile(&dir, &main_only(0, 1));
     let r = merge(&load_run(&dir, None).unwrap());
     assert!(r.counters.is_empty() && r.roots[0].counters.is_empty());
     let json = render(std::slice::from_ref(&r), Format::Json);
@@ -189,19 +157,10 @@ fn runs_without_counters_show_none() {
 #[test]
 fn node_values_must_match_the_available_counters() {
     let tmp = tempdir();
-    let dir = run_dir(&tmp, "run");
-    let p = Proc::new(
-        0,
-        7,
-        100,
-        vec![Thread {
-            thread: 0,
-            nodes: vec![(0, None, 1, 1, 0, 100, 100, 100, 100, 0)],
-        }],
-    );
+    let dir = omp_run_dir(&tmp, "run");
     write_counted(
         &dir,
-        &p,
+        &main_only(0, 7),
         &[
             ("task-clock", true, None),
             ("instructions", false, Some("x")),
@@ -218,17 +177,9 @@ fn node_values_must_match_the_available_counters() {
 #[test]
 fn availability_merges_over_processes() {
     let tmp = tempdir();
-    let dir = run_dir(&tmp, "run");
+    let dir = omp_run_dir(&tmp, "run");
     for (rank, pid, ok) in [(0, 11, true), (1, 12, false)] {
-        let mut p = Proc::new(
-            rank,
-            pid,
-            100,
-            vec![Thread {
-                thread: 0,
-                nodes: vec![(0, None, 1, 1, 0, 100, 100, 100, 100, 0)],
-            }],
-        );
+        let mut p = main_only(rank, pid);
         p.size = 2;
         let reason = (!ok).then_some("refused (perf_event_open: EACCES)");
         let values = if ok { vec![(0, 0, vec![1000])] } else { vec![] };
@@ -244,109 +195,76 @@ fn availability_merges_over_processes() {
     assert_eq!(r.roots[0].counters["instructions"], 1000);
 }
 
-/// Instructions (and optionally task-clock) per node: baseline 1 thread,
-/// main 1000 ns = 200 sequential + parallel 800 (the loop).
-/// Instructions: main 10 000, parallel 8 000, loop 8 000.
 /// Node values from (instructions, task-clock) in a profile's layout.
 type Layout = fn(u64, u64) -> Vec<u64>;
 
-fn baseline(dir: &std::path::Path, list: &[C], v: Layout) {
-    let p = Proc::new(
-        0,
-        1,
-        1_000,
-        vec![Thread {
-            thread: 0,
-            nodes: vec![
-                (0, None, 1, 1, 0, 1_000, 200, 1_000, 1_000, 0),
-                (1, Some(0), 2, 1, 0, 800, 0, 800, 800, 0),
-                (2, Some(1), 3, 1, 0, 800, 800, 800, 800, 0),
-            ],
-        }],
-    );
-    write_counted(
-        dir,
-        &p,
-        list,
-        &[
-            (0, 0, v(10_000, 990)),
-            (0, 1, v(8_000, 790)),
-            (0, 2, v(8_000, 790)),
-        ],
-    );
+/// Counter values per (thread, node id).
+type Counts = Vec<(u32, u32, Vec<u64>)>;
+
+/// `omp_baseline`'s counts: main 10 000 instructions, parallel 8 000,
+/// loop 8 000.
+fn baseline_counts(v: Layout) -> Counts {
+    vec![
+        (0, 0, v(10_000, 990)),
+        (0, 1, v(8_000, 790)),
+        (0, 2, v(8_000, 790)),
+    ]
 }
 
-/// Two threads, wall 700. Master: main 700 (own instructions 2 000, as
-/// in the baseline), parallel 500 = loop 400 (5 000 instructions) +
-/// barrier 80 (1 000 instructions of spinning: synchronisation, not
-/// additional computation). Worker: parallel 490 = loop 300 (5 000) +
-/// barrier 160 (3 000). The loop executes 10 000 instructions against the
+/// `omp_two_threads`'s counts. Master: main (own instructions 2 000, as in
+/// the baseline), loop 5 000 instructions, barrier 1 000 instructions of
+/// spinning (synchronisation, not additional computation). Worker: loop
+/// 5 000, barrier 3 000. The loop executes 10 000 instructions against the
 /// baseline's 8 000: 2 000 more.
 /// Loop task-clock (when counted): 350 + 250 = 600.
-fn two_threads(dir: &std::path::Path, list: &[C], v: Layout) {
-    let p = Proc::new(
-        0,
-        2,
-        700,
-        vec![
-            Thread {
-                thread: 0,
-                nodes: vec![
-                    (0, None, 1, 1, 0, 700, 200, 700, 700, 0),
-                    (1, Some(0), 2, 1, 0, 500, 0, 500, 500, 0),
-                    (2, Some(1), 4, 1, 0, 10, 10, 10, 10, 0),
-                    (3, Some(1), 3, 1, 0, 400, 400, 400, 400, 0),
-                    (4, Some(1), 5, 1, 0, 80, 80, 80, 80, 0),
-                    (5, Some(1), 6, 1, 0, 10, 10, 10, 10, 0),
-                ],
-            },
-            Thread {
-                thread: 1,
-                nodes: vec![
-                    (0, None, 1, 0, 0, 0, 0, 0, 0, 0),
-                    (1, Some(0), 2, 1, 0, 490, 0, 490, 490, 0),
-                    (2, Some(1), 4, 1, 0, 20, 20, 20, 20, 0),
-                    (3, Some(1), 3, 1, 0, 300, 300, 300, 300, 0),
-                    (4, Some(1), 5, 1, 0, 160, 160, 160, 160, 0),
-                    (5, Some(1), 6, 1, 0, 10, 10, 10, 10, 0),
-                ],
-            },
-        ],
-    );
-    write_counted(
-        dir,
-        &p,
-        list,
-        &[
-            (0, 0, v(8_000, 690)),
-            (0, 1, v(6_000, 490)),
-            (0, 3, v(5_000, 350)),
-            (0, 4, v(1_000, 80)),
-            (1, 1, v(8_000, 480)),
-            (1, 3, v(5_000, 250)),
-            (1, 4, v(3_000, 160)),
-        ],
-    );
+fn two_threads_counts(v: Layout) -> Counts {
+    vec![
+        (0, 0, v(8_000, 690)),
+        (0, 1, v(6_000, 490)),
+        (0, 3, v(5_000, 350)),
+        (0, 4, v(1_000, 80)),
+        (1, 1, v(8_000, 480)),
+        (1, 3, v(5_000, 250)),
+        (1, 4, v(3_000, 160)),
+    ]
 }
 
-fn overhead_of(list: &[C], layout: Layout) -> overhead::RunOverhead {
-    let tmp = tempdir();
-    let (b, r) = (run_dir(&tmp, "base"), run_dir(&tmp, "p2"));
-    baseline(&b, list, layout);
-    two_threads(&r, list, layout);
-    let (b, r) = (load_run(&b, None).unwrap(), load_run(&r, None).unwrap());
-    overhead::check_same_regions(&b, &r).unwrap();
-    let o = overhead::overhead(&merge(&b), &[(&merge(&r), 2)]);
-    let run = o.runs.into_iter().next().unwrap();
-    let c = &run.categories;
-    let sum = c.data_movement
+/// The six categories summed, to check they add up to T_o.
+fn categories_sum(c: &Categories) -> i64 {
+    c.data_movement
         + c.synchronization
         + c.control_of_parallelism
         + c.additional_computation
         + c.loss_of_parallelism
-        + c.unidentified;
-    assert_eq!(sum, run.total_overhead_ns, "categories add up to T_o");
+        + c.unidentified
+}
+
+/// The overhead of `omp_two_threads` against `omp_baseline`, both counting
+/// `list` with node values laid out by `layout`.
+fn overhead_of(list: &[C], layout: Layout) -> overhead::RunOverhead {
+    let tmp = tempdir();
+    let (b, r) = (omp_run_dir(&tmp, "base"), omp_run_dir(&tmp, "p2"));
+    write_counted(&b, &omp_baseline(), list, &baseline_counts(layout));
+    write_counted(&r, &omp_two_threads(), list, &two_threads_counts(layout));
+    let (b, r) = (load_run(&b, None).unwrap(), load_run(&r, None).unwrap());
+    overhead::check_same_regions(&b, &r).unwrap();
+    let o = overhead::overhead(&merge(&b), &[(&merge(&r), 2)]);
+    let run = o.runs.into_iter().next().unwrap();
+    assert_eq!(
+        categories_sum(&run.categories),
+        run.total_overhead_ns,
+        "categories add up to T_o"
+    );
     run
+}
+
+/// Some note of `run` contains `text`.
+fn assert_noted(run: &overhead::RunOverhead, text: &str) {
+    assert!(
+        run.notes.iter().any(|n| n.contains(text)),
+        "no note with `{text}`: {:?}",
+        run.notes
+    );
 }
 
 fn region<'a>(run: &'a overhead::RunOverhead, name: &str) -> &'a Categories {
@@ -372,23 +290,15 @@ fn extra_instructions_become_additional_computation() {
     );
     // Barriers 80 + 160 over 2 stay synchronisation.
     assert_eq!(run.categories.synchronization, 120);
-    assert!(
-        run.notes
-            .iter()
-            .any(|n| n.contains("inclusive time per instruction")),
-        "{:?}",
-        run.notes
-    );
+    assert_noted(&run, "inclusive time per instruction");
     // Per region too, unidentified absorbs it.
     for x in &run.regions {
-        let c = &x.categories;
-        let sum = c.data_movement
-            + c.synchronization
-            + c.control_of_parallelism
-            + c.additional_computation
-            + c.loss_of_parallelism
-            + c.unidentified;
-        assert_eq!(sum, x.total_overhead_ns, "{}", x.name);
+        assert_eq!(
+            categories_sum(&x.categories),
+            x.total_overhead_ns,
+            "{}",
+            x.name
+        );
     }
 }
 
@@ -400,11 +310,7 @@ fn task_clock_gives_the_time_per_instruction_when_counted() {
     );
     // 2 000 extra instructions at 600 ns / 10 000, over 2: 60 ns.
     assert_eq!(run.categories.additional_computation, 60);
-    assert!(
-        run.notes.iter().any(|n| n.contains("task-clock CPU time")),
-        "{:?}",
-        run.notes
-    );
+    assert_noted(&run, "task-clock CPU time");
 }
 
 #[test]
@@ -425,11 +331,5 @@ fn without_instruction_counts_it_is_zero_with_the_reason() {
     );
     let run = overhead_of(&[("task-clock", true, None)], |_, t| vec![t]);
     assert_eq!(run.categories.additional_computation, 0);
-    assert!(
-        run.notes
-            .iter()
-            .any(|n| n.contains("`instructions` was not counted in the baseline")),
-        "{:?}",
-        run.notes
-    );
+    assert_noted(&run, "`instructions` was not counted in the baseline");
 }

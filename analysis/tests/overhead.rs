@@ -2,93 +2,18 @@
 //! by hand in the comments.
 
 mod common;
+mod fixtures;
 
-use common::{tempdir, write_idf, write_profile, Proc, Thread};
+use common::{tempdir, write_idf, write_profile, Proc};
+use fixtures::{omp_baseline, omp_run_of, omp_team_thread, omp_two_threads};
 use regio_analysis::overhead::{self, compensate, Categories};
 use regio_analysis::{load_run, merge};
-
-const IDF: &[common::R] = &[
-    (1, "program", "main", "md.c", 1, 90, None),
-    (2, "omp_parallel", "parallel@10", "md.c", 10, 40, Some(1)),
-    (3, "omp_for", "for@12", "md.c", 12, 30, Some(2)),
-    (4, "omp_fork", "fork@10", "md.c", 10, 40, Some(2)),
-    (
-        5,
-        "omp_implicit_barrier",
-        "implicit_barrier@12",
-        "md.c",
-        12,
-        30,
-        Some(2),
-    ),
-    (6, "omp_join", "join@10", "md.c", 10, 40, Some(2)),
-];
-
-fn dir_with(tmp: &tempfile::TempDir, name: &str, p: &Proc) -> std::path::PathBuf {
-    let d = tmp.path().join(name);
-    std::fs::create_dir(&d).unwrap();
-    write_idf(&d.join("regio.idf.json"), IDF);
-    write_profile(&d, p);
-    d
-}
-
-/// Baseline: main 1000 = 200 sequential + parallel 800 (the loop).
-fn baseline() -> Proc {
-    Proc::new(
-        0,
-        1,
-        1_000,
-        vec![Thread {
-            thread: 0,
-            nodes: vec![
-                (0, None, 1, 1, 0, 1_000, 200, 1_000, 1_000, 0),
-                (1, Some(0), 2, 1, 0, 800, 0, 800, 800, 0),
-                (2, Some(1), 3, 1, 0, 800, 800, 800, 800, 0),
-            ],
-        }],
-    )
-}
-
-/// Two threads, wall 700. Master: main 700 (200 sequential), parallel 500
-/// = fork 10 + loop 400 + barrier 80 + join 10. Worker (its mirrored main
-/// counts nothing): parallel 490 = fork 20 + loop 300 + barrier 160 + join 10.
-fn two_threads() -> Proc {
-    Proc::new(
-        0,
-        2,
-        700,
-        vec![
-            Thread {
-                thread: 0,
-                nodes: vec![
-                    (0, None, 1, 1, 0, 700, 200, 700, 700, 0),
-                    (1, Some(0), 2, 1, 0, 500, 0, 500, 500, 0),
-                    (2, Some(1), 4, 1, 0, 10, 10, 10, 10, 0),
-                    (3, Some(1), 3, 1, 0, 400, 400, 400, 400, 0),
-                    (4, Some(1), 5, 1, 0, 80, 80, 80, 80, 0),
-                    (5, Some(1), 6, 1, 0, 10, 10, 10, 10, 0),
-                ],
-            },
-            Thread {
-                thread: 1,
-                nodes: vec![
-                    (0, None, 1, 0, 0, 0, 0, 0, 0, 0),
-                    (1, Some(0), 2, 1, 0, 490, 0, 490, 490, 0),
-                    (2, Some(1), 4, 1, 0, 20, 20, 20, 20, 0),
-                    (3, Some(1), 3, 1, 0, 300, 300, 300, 300, 0),
-                    (4, Some(1), 5, 1, 0, 160, 160, 160, 160, 0),
-                    (5, Some(1), 6, 1, 0, 10, 10, 10, 10, 0),
-                ],
-            },
-        ],
-    )
-}
 
 #[test]
 fn categories_split_the_overhead_and_add_up() {
     let tmp = tempdir();
-    let b = load_run(&dir_with(&tmp, "base", &baseline()), None).unwrap();
-    let r = load_run(&dir_with(&tmp, "p2", &two_threads()), None).unwrap();
+    let b = load_run(&omp_run_of(&tmp, "base", &omp_baseline()), None).unwrap();
+    let r = load_run(&omp_run_of(&tmp, "p2", &omp_two_threads()), None).unwrap();
     overhead::check_same_regions(&b, &r).unwrap();
     assert_eq!(overhead::processors_of(&r), 2);
     let o = overhead::overhead(&merge(&b), &[(&merge(&r), 2)]);
@@ -131,14 +56,14 @@ fn categories_split_the_overhead_and_add_up() {
 #[test]
 fn differently_instrumented_runs_are_refused_by_region() {
     let tmp = tempdir();
-    let b = load_run(&dir_with(&tmp, "base", &baseline()), None).unwrap();
+    let b = load_run(&omp_run_of(&tmp, "base", &omp_baseline()), None).unwrap();
     let other = tmp.path().join("other");
     std::fs::create_dir(&other).unwrap();
     write_idf(
         &other.join("regio.idf.json"),
         &[(1, "program", "main", "md.c", 1, 90, None)],
     );
-    write_profile(&other, &baseline());
+    write_profile(&other, &omp_baseline());
     let r = load_run(&other, None).unwrap();
     let e = overhead::check_same_regions(&b, &r)
         .unwrap_err()
@@ -153,7 +78,7 @@ fn differently_instrumented_runs_are_refused_by_region() {
 #[test]
 fn compensation_removes_the_probe_cost_of_descendants() {
     let tmp = tempdir();
-    let r = load_run(&dir_with(&tmp, "base", &baseline()), None).unwrap();
+    let r = load_run(&omp_run_of(&tmp, "base", &omp_baseline()), None).unwrap();
     let mut rep = merge(&r);
     // Probe pair cost 10 ns: main has 2 descendant calls, parallel 1.
     compensate(&mut rep, 10.0);
@@ -180,20 +105,10 @@ fn the_baselines_own_overhead_is_netted_out() {
         0,
         1,
         1_000,
-        vec![Thread {
-            thread: 0,
-            nodes: vec![
-                (0, None, 1, 1, 0, 1_000, 200, 1_000, 1_000, 0),
-                (1, Some(0), 2, 1, 0, 800, 0, 800, 800, 0),
-                (2, Some(1), 4, 1, 0, 40, 40, 40, 40, 0),
-                (3, Some(1), 3, 1, 0, 700, 700, 700, 700, 0),
-                (4, Some(1), 5, 1, 0, 20, 20, 20, 20, 0),
-                (5, Some(1), 6, 1, 0, 40, 40, 40, 40, 0),
-            ],
-        }],
+        vec![omp_team_thread(0, Some(200), [40, 700, 20, 40])],
     );
-    let b = load_run(&dir_with(&tmp, "base", &base), None).unwrap();
-    let r = load_run(&dir_with(&tmp, "p2", &two_threads()), None).unwrap();
+    let b = load_run(&omp_run_of(&tmp, "base", &base), None).unwrap();
+    let r = load_run(&omp_run_of(&tmp, "p2", &omp_two_threads()), None).unwrap();
     let o = overhead::overhead(&merge(&b), &[(&merge(&r), 2)]);
     let run = &o.runs[0];
     assert_eq!(run.total_overhead_ns, 200);

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check_invariants, node, run, SCENARIO};
+use common::{check_invariants, node, run, run_scenario};
 use regio_idf::rundir::{NodeRecord, Profile};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -17,15 +17,7 @@ const COUNTERS: &str = "task-clock,page-faults,instructions";
 #[test]
 #[ignore = "entry point for child processes spawned by the other tests"]
 fn child_entry() {
-    let Ok(s) = std::env::var(SCENARIO) else {
-        return;
-    };
-    match s.as_str() {
-        "regions" => regions(),
-        "open_at_flush" => open_at_flush(),
-        other => panic!("unknown scenario {other}"),
-    }
-    std::process::exit(0);
+    run_scenario(&[("regions", regions), ("open_at_flush", open_at_flush)]);
 }
 
 fn thread_cpu_ns() -> u64 {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check_invariants, node, run, SCENARIO};
+use common::{check_invariants, node, run, run_scenario, SCENARIO};
 use std::hint::black_box;
 
 const ENTRY: &str = "child_entry";
@@ -12,25 +12,20 @@ const ENTRY: &str = "child_entry";
 #[test]
 #[ignore = "entry point for child processes spawned by the other tests"]
 fn child_entry() {
-    let Ok(s) = std::env::var(SCENARIO) else {
-        return;
-    };
-    match s.as_str() {
-        "nesting" => nesting(),
-        "recursion" => recursion(),
-        "threads" => threads(),
-        "disable" => disable(),
-        "recovery" => recovery(),
-        "scope" => scope(),
-        "size" => size(),
-        "exit_nested" => exit_nested(),
-        "flush" => flush(),
-        "idf" => idf(),
-        "c_abi" => c_abi(),
-        "nothing" => regio::enter(1),
-        other => panic!("unknown scenario {other}"),
-    }
-    std::process::exit(0);
+    run_scenario(&[
+        ("nesting", nesting),
+        ("recursion", recursion),
+        ("threads", threads),
+        ("disable", disable),
+        ("recovery", recovery),
+        ("scope", scope),
+        ("size", size),
+        ("exit_nested", exit_nested),
+        ("flush", flush),
+        ("idf", idf),
+        ("c_abi", c_abi),
+        ("nothing", || regio::enter(1)),
+    ]);
 }
 
 fn work(n: u64) -> u64 {

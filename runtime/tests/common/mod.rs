@@ -73,6 +73,19 @@ fn profile_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// In a child, runs the scenario `SCENARIO` names (see `spawn`) and exits
+/// 0 when it returns; in a normal test run, where it is unset, does nothing.
+pub fn run_scenario(scenarios: &[(&str, fn())]) {
+    let Ok(s) = std::env::var(SCENARIO) else {
+        return;
+    };
+    match scenarios.iter().find(|(name, _)| *name == s) {
+        Some((_, scenario)) => scenario(),
+        None => panic!("unknown scenario {s}"),
+    }
+    std::process::exit(0);
+}
+
 /// Spawns this test binary running only `entry` (an ignored test) with
 /// `scenario` selected and REGIO_DIR pointing into a fresh temporary dir.
 pub fn spawn(
