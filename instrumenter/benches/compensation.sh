@@ -26,6 +26,8 @@ if [ -z "${INSTRUMENT:-}" ]; then
     (cd "$root" && cargo build --release -q -p instrument)
     INSTRUMENT=$root/target/release/instrument
 fi
+# The script changes directory: make a relative $INSTRUMENT absolute.
+INSTRUMENT=$(cd "$(dirname "$INSTRUMENT")" && pwd)/$(basename "$INSTRUMENT")
 for tool in "$cc" jq; do
     command -v "$tool" >/dev/null || { echo "compensation.sh: needs $tool" >&2; exit 2; }
 done
