@@ -101,23 +101,33 @@ fn waiting_times_match_the_built_in_imbalance() {
     let tmp = TestDir::new("omp-wait");
     let (plain, inst, _) = build("imbalance.c", &tmp);
     let want = exec(&plain, 2, None);
-    let run_dir = tmp.join("run");
-    let got = exec(&inst, 2, Some(&run_dir));
-    assert_eq!(got.stdout, want.stdout);
-    let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
-    let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
-    // imbalance.c at 2 threads: thread 1 spins 80 ms longer before the
-    // barrier, and each thread holds the critical section 60 ms once.
-    let barrier = time_of(run, "omp_barrier") as f64 / 1e6;
-    let critical = time_of(run, "omp_critical_wait") as f64 / 1e6;
-    let close = |got: f64, want: f64| (got - want).abs() <= 0.2 * want;
-    assert!(
-        close(barrier, 80.0),
-        "barrier wait {barrier:.1} ms, built in 80 ms"
-    );
-    assert!(
-        close(critical, 60.0),
-        "critical wait {critical:.1} ms, built in 60 ms"
+    // Two spinning threads on a 2-core machine that runs other tests too:
+    // a thread the scheduler takes off its core for a while shifts the
+    // waits. Measure up to three times; one run within the tolerance
+    // shows the waits are measured as built, and every attempt is shown
+    // when none is.
+    let mut attempts = Vec::new();
+    for attempt in 0..3 {
+        let run_dir = tmp.join(format!("run-{attempt}"));
+        let got = exec(&inst, 2, Some(&run_dir));
+        assert_eq!(got.stdout, want.stdout);
+        let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+        let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+        // imbalance.c at 2 threads: thread 1 spins 80 ms longer before the
+        // barrier, and each thread holds the critical section 60 ms once.
+        let barrier = time_of(run, "omp_barrier") as f64 / 1e6;
+        let critical = time_of(run, "omp_critical_wait") as f64 / 1e6;
+        let close = |got: f64, want: f64| (got - want).abs() <= 0.2 * want;
+        if close(barrier, 80.0) && close(critical, 60.0) {
+            return;
+        }
+        attempts.push(format!(
+            "barrier wait {barrier:.1} ms (built in 80 ms), critical wait {critical:.1} ms (built in 60 ms)"
+        ));
+    }
+    panic!(
+        "waits off by more than 20 % in every attempt:\n{}",
+        attempts.join("\n")
     );
 }
 
