@@ -11,106 +11,17 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-use common::report::{only_run, report_json, roots, str_field, visit};
-use common::{find_on_path, instrument_bin, instrument_flags, run, run_ok};
+use common::omp::{
+    compare_runs, compile_opari2_output, expectations, instrument_tree, print_opari2_table,
+    run_opari2,
+};
+use common::{find_on_path, instrument_flags, run};
 use common::{testdata, Run, TestDir};
-
-/// `7`, `T` or `3T` (T = team size).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Count {
-    n: u64,
-    per_thread: bool,
-}
-
-impl Count {
-    fn parse(s: &str) -> Option<Count> {
-        let s = s.trim();
-        match s.strip_suffix('T') {
-            Some("") => Some(Count {
-                n: 1,
-                per_thread: true,
-            }),
-            Some(n) => n.parse().ok().map(|n| Count {
-                n,
-                per_thread: true,
-            }),
-            None => s.parse().ok().map(|n| Count {
-                n,
-                per_thread: false,
-            }),
-        }
-    }
-
-    fn at(self, team: u64) -> u64 {
-        if self.per_thread {
-            self.n * team
-        } else {
-            self.n
-        }
-    }
-}
-
-/// Calls a region must have: in all, or on each team thread.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Want {
-    Total(Count),
-    Each(Count),
-}
-
-/// Whether a source line is a preprocessor conditional (`#if`, `#else`,
-/// ...), which stands between an `expect` comment and its directive when
-/// the directive has alternatives.
-fn is_conditional_line(line: &str) -> bool {
-    let t = line.trim_start();
-    let Some(rest) = t.strip_prefix('#') else {
-        return false;
-    };
-    let word = rest.trim_start();
-    ["if", "else", "elif", "endif"]
-        .iter()
-        .any(|w| word.starts_with(w))
-}
-
-/// (kind, line) -> wanted calls, from `/* expect KIND: N, ... */` comments.
-/// The line is that of the next line that is neither a comment nor a
-/// preprocessor conditional (the directive, loop or call).
-fn expectations(source: &Path) -> BTreeMap<(String, u64), Want> {
-    let text = std::fs::read_to_string(source).unwrap_or_else(|e| panic!("{e}"));
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = BTreeMap::new();
-    for (i, line) in lines.iter().enumerate() {
-        let Some(rest) = line.trim().strip_prefix("/* expect ") else {
-            continue;
-        };
-        let target = (i + 1..lines.len())
-            .find(|&j| {
-                let t = lines[j].trim_start();
-                !(t.starts_with("/*") || t.starts_with("*") || is_conditional_line(t))
-            })
-            .unwrap_or_else(|| panic!("expect at line {} has no directive after it", i + 1));
-        let body = rest.trim_end_matches("*/").trim();
-        for item in body.split(',') {
-            let (kind, spec) = item
-                .split_once(':')
-                .unwrap_or_else(|| panic!("bad expect item `{item}` at line {}", i + 1));
-            let spec = spec.trim();
-            let want = match spec.strip_prefix("each ") {
-                Some(c) => Want::Each(Count::parse(c).unwrap_or_else(|| panic!("bad count {c}"))),
-                None => {
-                    Want::Total(Count::parse(spec).unwrap_or_else(|| panic!("bad count {spec}")))
-                }
-            };
-            out.insert((kind.trim().to_string(), target as u64 + 1), want);
-        }
-    }
-    out
-}
 
 /// Extra compiler flags of each build variant: the default build plus one
 /// per `/* variant: FLAGS */` line of the source.
@@ -174,13 +85,7 @@ fn instrument(file: &str, tmp: &TestDir) -> (PathBuf, PathBuf) {
     let copy = src.join(file);
     std::fs::copy(testdata().join("omp5").join(file), &copy).unwrap_or_else(|e| panic!("{e}"));
     let out = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&out)
-            .args(["--regions", "omp,functions,loops"]),
-    );
+    instrument_tree(&src, &out);
     (copy, out.join(file))
 }
 
@@ -211,73 +116,6 @@ fn compile(sources: &Path, flags: &[String], libs: &[String], exe: &Path) -> Run
         .arg(exe));
     assert!(r.status.success(), "{}", r.describe());
     r
-}
-
-fn exec(exe: &Path, threads: u32, run_dir: Option<&Path>) -> Run {
-    let mut c = Command::new(exe);
-    c.env_remove("LD_LIBRARY_PATH")
-        .env_remove("REGIO_DISABLE")
-        .env("OMP_NUM_THREADS", threads.to_string());
-    match run_dir {
-        Some(d) => c.env("REGIO_DIR", d),
-        None => c.env_remove("REGIO_DIR"),
-    };
-    run(&mut c)
-}
-
-/// Calls per (rank, pid, thread).
-type PerThread = BTreeMap<(u64, u64, u64), u64>;
-
-/// Per (kind, line): calls per thread, summed over nodes.
-fn visits(run: &Value) -> BTreeMap<(String, u64), PerThread> {
-    let mut out: BTreeMap<(String, u64), PerThread> = BTreeMap::new();
-    visit(run, &mut |n, _| {
-        let key = (
-            str_field(n, "kind").to_string(),
-            n["line"].as_u64().unwrap_or(0),
-        );
-        let per = out.entry(key).or_default();
-        for t in n["per_thread"].as_array().map_or(&[][..], Vec::as_slice) {
-            let k = (
-                t["rank"].as_u64().unwrap_or(0),
-                t["pid"].as_u64().unwrap_or(0),
-                t["thread"].as_u64().unwrap_or(0),
-            );
-            *per.entry(k).or_default() += t["calls"].as_u64().unwrap_or(0);
-        }
-    });
-    out
-}
-
-fn check_visits(
-    file: &str,
-    team: u32,
-    run: &Value,
-    expect: &BTreeMap<(String, u64), Want>,
-    problems: &mut Vec<String>,
-) {
-    let seen = visits(run);
-    let t = u64::from(team);
-    for ((kind, line), want) in expect {
-        let per = seen.get(&(kind.clone(), *line));
-        let total: u64 = per.map_or(0, |m| m.values().sum());
-        match want {
-            Want::Total(c) if total != c.at(t) => problems.push(format!(
-                "{file} T={team} {kind} at line {line}: {total} calls in all, expected {}",
-                c.at(t)
-            )),
-            Want::Each(c) => {
-                let each: Vec<u64> = per.map_or(Vec::new(), |m| m.values().copied().collect());
-                if each.len() as u64 != t || each.iter().any(|&v| v != c.at(t)) {
-                    problems.push(format!(
-                        "{file} T={team} {kind} at line {line}: calls per thread {each:?}, expected {} on each of {team} threads",
-                        c.at(t)
-                    ));
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 #[test]
@@ -319,31 +157,16 @@ fn omp5_programs_keep_output_warnings_and_are_visited_as_expected() {
                     "{file} {extra:?}: warnings differ\n plain: {pw:?}\n instrumented: {iw:?}"
                 ));
             }
-            for team in [1u32, 2, 3] {
-                let want = exec(&plain, team, None);
-                let run_dir = dir.join(format!("run-{v}-{team}"));
-                let got = exec(&inst, team, Some(&run_dir));
-                assert_eq!(want.outcome(), "exit 0", "{file}: {}", want.describe());
-                assert_eq!(got.outcome(), want.outcome(), "{file}: {}", got.describe());
-                assert_eq!(
-                    got.stdout, want.stdout,
-                    "{file} {extra:?} T={team}: stdout differs"
-                );
-                println!("{file} {extra:?} T={team}: {}", got.stdout.trim());
-                // The expectations hold for the default build.
-                if v > 0 {
-                    continue;
-                }
-                let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
-                let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
-                let names: Vec<&str> = roots(run).iter().map(|n| str_field(n, "name")).collect();
-                if names != ["main"] {
-                    problems.push(format!(
-                        "{file} T={team}: DRG roots {names:?}, expected [main]"
-                    ));
-                }
-                check_visits(file, team, run, &expect, &mut problems);
-            }
+            // The expectations hold for the default build.
+            compare_runs(
+                &format!("{file} {extra:?}"),
+                &plain,
+                &inst,
+                &dir.join(format!("runs-{v}")),
+                (v == 0).then_some(&expect),
+                Some("main"),
+                &mut problems,
+            );
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -375,13 +198,7 @@ fn every_directive_is_listed_with_a_reason_when_not_measured() {
             .unwrap_or_else(|e| panic!("{e}"));
     }
     let out = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&out)
-            .args(["--regions", "omp,functions,loops"]),
-    );
+    instrument_tree(&src, &out);
     let idf: Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}")),
     )
@@ -428,52 +245,10 @@ fn opari2_outcome(opari: &Path, file: &str, dir: &Path) -> String {
     let src = testdata().join("omp5").join(file);
     std::fs::copy(&src, dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
     let modified = file.replace(".c", ".mod.c");
-    // OPARI2 2.0.x loops, allocating, on some continued directives: bound
-    // its time and memory.
-    let r = run(Command::new("sh")
-        .current_dir(dir)
-        .arg("-c")
-        .arg("ulimit -v 2000000; exec timeout 60 \"$0\" \"$1\" \"$2\"")
-        .arg(opari)
-        .arg(file)
-        .arg(&modified));
-    if !r.status.success() {
-        let first = r
-            .stderr
-            .lines()
-            .chain(r.stdout.lines())
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("no message");
-        return match r.code() {
-            Some(124) => "fails: no result after 60 s".to_string(),
-            _ => format!("fails: {}", first.trim()),
-        };
+    if let Err(failed) = run_opari2(opari, dir, file, &modified) {
+        return failed;
     }
-    let mut flags = vec![
-        "-fopenmp".to_string(),
-        "-Wall".to_string(),
-        "-c".to_string(),
-    ];
-    if let Some(cfg) = find_on_path("opari2-config") {
-        let c = run(Command::new(cfg).arg("--cflags"));
-        flags.extend(c.stdout.split_whitespace().map(str::to_string));
-    }
-    let c = run(Command::new(common::cc())
-        .current_dir(dir)
-        .args(&flags)
-        .arg(&modified)
-        .arg("-o")
-        .arg(dir.join("opari.o")));
-    if c.status.success() {
-        return "ok".to_string();
-    }
-    let first = c
-        .stderr
-        .lines()
-        .find(|l| l.contains("error"))
-        .unwrap_or("no message");
-    let message = first.split("error: ").nth(1).unwrap_or(first);
-    format!("output does not compile: {}", message.trim())
+    compile_opari2_output(&common::cc(), "--cflags", dir, &modified, "error: ")
 }
 
 /// OPARI2 is a reference, not a requirement: without it this test only
@@ -516,10 +291,6 @@ fn opari2_failures_are_recorded_and_ours_has_none() {
         };
         rows.push((file, theirs, ours));
     }
-    println!("| program | opari2 | regio |");
-    println!("|---|---|---|");
-    for (file, theirs, ours) in &rows {
-        println!("| {file} | {theirs} | {ours} |");
-    }
+    print_opari2_table(&rows);
     assert!(ours_failed.is_empty(), "{}", ours_failed.join("\n"));
 }

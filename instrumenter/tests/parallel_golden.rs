@@ -1,7 +1,8 @@
 //! Golden tests of the programs the end-to-end tests build and run: the
 //! instrumented text and IDF lines of every source in testdata/mpi/
-//! (`--regions mpi`), testdata/omp/ (`--regions omp,functions,loops`), the C
-//! sources of testdata/omp5/ (same regions), and the Rust sources of
+//! (`--regions mpi`), testdata/omp/ and testdata/omp5/ (`--regions
+//! omp,functions,loops`; the C and the Fortran programs of omp5 in tests
+//! of their own), and the Rust sources of
 //! testdata/rust/ (`--regions functions,loops,user`), as insta snapshots.
 
 use std::path::{Path, PathBuf};
@@ -115,9 +116,14 @@ fn omp_programs_instrument_as_recorded() {
     programs_instrument_as_recorded("omp", "omp,functions,loops");
 }
 
-/// Only the C programs: the Fortran ones of testdata/omp5 have their own
-/// golden test with the Fortran front end's tests.
 #[test]
 fn omp5_c_programs_instrument_as_recorded() {
     programs_with_suffixes_instrument_as_recorded("omp5", "omp,functions,loops", &[".c"]);
+}
+
+/// Free and fixed form, also the program gfortran 12 cannot compile
+/// (passthrough.f90): its text is what the Fortran front end must keep.
+#[test]
+fn omp5_fortran_programs_instrument_as_recorded() {
+    programs_with_suffixes_instrument_as_recorded("omp5", "omp,functions,loops", &[".f90", ".f"]);
 }

@@ -9,8 +9,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::report::{str_field, visit};
-use super::{run, Run};
+use super::report::{only_run, report_json, roots, str_field, visit};
+use super::{run, run_ok, Run};
 
 /// How many calls a region must have: in all, or on each team thread.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,15 +70,41 @@ fn expect_body(line: &str) -> Option<&str> {
     Some(rest.trim_start().strip_prefix("expect ")?.trim())
 }
 
-/// (kind, line of the directive) -> wanted calls, from `expect` comments:
-/// each names the regions of the directive (or call) on the next line.
+/// Whether a source line is a C preprocessor conditional (`#if`, `#else`,
+/// ...), which stands between an `expect` comment and its directive when
+/// the directive has alternatives.
+fn is_conditional_line(line: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix('#') else {
+        return false;
+    };
+    let word = rest.trim_start();
+    ["if", "else", "elif", "endif"]
+        .iter()
+        .any(|w| word.starts_with(w))
+}
+
+/// Lines that do not count between an `expect` comment and the line it
+/// describes: C comment lines and preprocessor conditionals (a Fortran
+/// `*$omp` directive is not a comment).
+fn passed_over(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("/*") || (t.starts_with('*') && !t.starts_with("*$")) || is_conditional_line(t)
+}
+
+/// (kind, line) -> wanted calls, from `expect` comments: each names the
+/// regions of the directive (or call, or loop) on the next line that is
+/// neither a C comment nor a preprocessor conditional.
 pub fn expectations(source: &Path) -> BTreeMap<(String, u64), Want> {
     let text = std::fs::read_to_string(source).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = text.lines().collect();
     let mut out = BTreeMap::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in lines.iter().enumerate() {
         let Some(body) = expect_body(line) else {
             continue;
         };
+        let target = (i + 1..lines.len())
+            .find(|&j| !passed_over(lines[j]))
+            .unwrap_or_else(|| panic!("expect at line {} has nothing after it", i + 1));
         for item in body.split(',') {
             let (kind, spec) = item
                 .split_once(':')
@@ -90,7 +116,7 @@ pub fn expectations(source: &Path) -> BTreeMap<(String, u64), Want> {
                     Want::Total(Count::parse(spec).unwrap_or_else(|| panic!("bad count {spec}")))
                 }
             };
-            out.insert((kind.trim().to_string(), i as u64 + 2), want);
+            out.insert((kind.trim().to_string(), target as u64 + 1), want);
         }
     }
     out
@@ -162,6 +188,140 @@ pub fn visit_problems(
         }
     }
     problems
+}
+
+/// Runs the plain build `plain` and the instrumented `inst` of `label` at
+/// OMP_NUM_THREADS 1, 2 and 3 (measured into `dir`/run-T): same status and
+/// output, output independent of the team size, a DRG with one root
+/// (named `root` when given), and when `expect` is given, the visits it
+/// wants. Problems other than a different output go to `problems`.
+pub fn compare_runs(
+    label: &str,
+    plain: &Path,
+    inst: &Path,
+    dir: &Path,
+    expect: Option<&BTreeMap<(String, u64), Want>>,
+    root: Option<&str>,
+    problems: &mut Vec<String>,
+) {
+    std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut outputs = Vec::new();
+    for team in [1u32, 2, 3] {
+        let want = exec(plain, team, None);
+        let run_dir = dir.join(format!("run-{team}"));
+        let got = exec(inst, team, Some(&run_dir));
+        assert_eq!(want.outcome(), "exit 0", "{label}: {}", want.describe());
+        assert_eq!(got.outcome(), want.outcome(), "{label}: {}", got.describe());
+        assert_eq!(got.stdout, want.stdout, "{label} T={team}: stdout differs");
+        println!("{label} T={team}: {}", got.stdout.trim());
+        outputs.push(got.stdout);
+        let Some(expect) = expect else {
+            continue;
+        };
+        let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+        let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+        // Team threads attach under the master's path: one root.
+        let names: Vec<&str> = roots(run).iter().map(|n| str_field(n, "name")).collect();
+        let root_ok = match root {
+            Some(r) => names == [r],
+            None => names.len() == 1,
+        };
+        if !root_ok {
+            problems.push(format!("{label} T={team}: DRG roots {names:?}"));
+        }
+        problems.extend(
+            visit_problems(expect, &visits(run), team)
+                .into_iter()
+                .map(|p| format!("{label}: {p}")),
+        );
+    }
+    assert!(
+        outputs.windows(2).all(|w| w[0] == w[1]),
+        "{label}: output depends on the team size: {outputs:?}"
+    );
+}
+
+/// Runs `opari2 file out` in `dir` with its time and memory bounded
+/// (OPARI2 2.0.x loops, allocating, on some continued directives): Err
+/// says how it failed.
+pub fn run_opari2(opari: &Path, dir: &Path, file: &str, out: &str) -> Result<(), String> {
+    let r = run(Command::new("sh")
+        .current_dir(dir)
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec timeout 60 \"$0\" \"$1\" \"$2\"")
+        .arg(opari)
+        .arg(file)
+        .arg(out));
+    if r.status.success() {
+        return Ok(());
+    }
+    let first = r
+        .stderr
+        .lines()
+        .chain(r.stdout.lines())
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no message");
+    Err(match r.code() {
+        Some(124) => "fails: no result after 60 s".to_string(),
+        _ => format!("fails: {}", first.trim()),
+    })
+}
+
+/// Instruments the tree `src` into `out` with `--regions
+/// omp,functions,loops`.
+pub fn instrument_tree(src: &Path, out: &Path) {
+    run_ok(
+        Command::new(super::instrument_bin())
+            .arg(src)
+            .arg("--out")
+            .arg(out)
+            .args(["--regions", "omp,functions,loops"]),
+    );
+}
+
+/// Compiles OPARI2's output `modified` in `dir` with `compiler` and the
+/// flags `opari2-config <config_flag>` gives: `ok`, or `output does not
+/// compile:` and the first message after `error_mark`.
+pub fn compile_opari2_output(
+    compiler: &str,
+    config_flag: &str,
+    dir: &Path,
+    modified: &str,
+    error_mark: &str,
+) -> String {
+    let mut flags = vec![
+        "-fopenmp".to_string(),
+        "-Wall".to_string(),
+        "-c".to_string(),
+    ];
+    if let Some(cfg) = super::find_on_path("opari2-config") {
+        let c = run(Command::new(cfg).arg(config_flag));
+        flags.extend(c.stdout.split_whitespace().map(str::to_string));
+    }
+    let c = run(Command::new(compiler)
+        .current_dir(dir)
+        .args(&flags)
+        .arg(modified)
+        .arg("-o")
+        .arg(dir.join("opari.o")));
+    if c.status.success() {
+        return "ok".to_string();
+    }
+    let message = c
+        .stderr
+        .lines()
+        .find_map(|l| Some(l.split_once(error_mark)?.1))
+        .unwrap_or("no message");
+    format!("output does not compile: {}", message.trim())
+}
+
+/// The comparison table: (program, OPARI2's outcome, ours).
+pub fn print_opari2_table(rows: &[(String, String, String)]) {
+    println!("| program | opari2 | regio |");
+    println!("|---|---|---|");
+    for (file, theirs, ours) in rows {
+        println!("| {file} | {theirs} | {ours} |");
+    }
 }
 
 /// OPARI2's region types and the kinds our IDF must have at that line

@@ -582,37 +582,40 @@ impl<'a> Emitter<'a> {
                         l.replacen("!$omp ", "!$omp & ", 1)
                     };
                 }
-                let mut text = String::new();
-                if next == line_end {
-                    text.push('\n');
-                }
-                for l in &lines {
-                    text.push_str(l);
-                    text.push('\n');
-                }
-                if has_next {
-                    text.push_str(&self.marker(last + 2));
-                    text.push('\n');
-                }
+                let text = self.lines_after_directive(&lines, next == line_end, has_next, last);
                 self.insert(next, text, 0);
             }
         }
         if !e.after.is_empty() {
             let block = self.block(&e.after, &indent, None);
-            let mut text = String::new();
-            if next == line_end {
-                text.push('\n');
-            }
-            for l in &block {
-                text.push_str(l);
-                text.push('\n');
-            }
-            if has_next {
-                text.push_str(&self.marker(last + 2));
-                text.push('\n');
-            }
+            let text = self.lines_after_directive(&block, next == line_end, has_next, last);
             self.insert(next, text, 0);
         }
+    }
+
+    /// `lines` on lines of their own after a directive that ends on line
+    /// `last` (`at_eof`: the file's last line has no newline), then the
+    /// marker that gives the next line its number back.
+    fn lines_after_directive(
+        &self,
+        lines: &[String],
+        at_eof: bool,
+        has_next: bool,
+        last: usize,
+    ) -> String {
+        let mut text = String::new();
+        if at_eof {
+            text.push('\n');
+        }
+        for l in lines {
+            text.push_str(l);
+            text.push('\n');
+        }
+        if has_next {
+            text.push_str(&self.marker(last + 2));
+            text.push('\n');
+        }
+        text
     }
 
     fn relabel(&mut self, i: usize, range: Range<usize>, fresh: u32) {

@@ -82,6 +82,9 @@ pub(crate) fn line_text(line: &str, body: usize, free: bool) -> (String, usize, 
     (text.to_string(), end, amp)
 }
 
+use crate::omp_clauses::{classify, clause_arg, follows, item_name, items, CONSTRUCT_WORDS};
+pub(crate) use crate::omp_clauses::{reason, split_combined, Construct, Inner, Worksharing};
+
 /// A parsed directive (continuation lines joined).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Directive {
@@ -96,133 +99,9 @@ pub(crate) struct Directive {
     pub clauses: Vec<(String, String)>,
 }
 
-const CONSTRUCT_WORDS: &[&str] = &[
-    "parallel",
-    "do",
-    "simd",
-    "sections",
-    "section",
-    "single",
-    "master",
-    "masked",
-    "critical",
-    "atomic",
-    "barrier",
-    "ordered",
-    "task",
-    "taskwait",
-    "taskgroup",
-    "taskloop",
-    "taskyield",
-    "flush",
-    "target",
-    "teams",
-    "distribute",
-    "loop",
-    "declare",
-    "threadprivate",
-    "cancel",
-    "cancellation",
-    "scan",
-    "requires",
-    "metadirective",
-    "workshare",
-    "allocate",
-    "allocators",
-    "assume",
-    "assumes",
-    "depobj",
-    "interop",
-    "dispatch",
-    "tile",
-    "unroll",
-    "error",
-    "nothing",
-    "scope",
-];
-
-/// Whether construct word `next` continues a construct name after `prev`
-/// (`parallel do`, `do simd`, `target teams distribute`, ...); words like
-/// `ordered` after `do` are clauses.
-fn follows(prev: &str, next: &str) -> bool {
-    match prev {
-        "end" => CONSTRUCT_WORDS.contains(&next),
-        "parallel" => matches!(
-            next,
-            "do" | "sections" | "workshare" | "loop" | "masked" | "master"
-        ),
-        "do" | "taskloop" => next == "simd",
-        "distribute" => matches!(next, "parallel" | "simd"),
-        "target" => matches!(
-            next,
-            "teams" | "parallel" | "data" | "enter" | "exit" | "update" | "simd" | "loop"
-        ),
-        "teams" => matches!(next, "distribute" | "loop"),
-        "masked" | "master" => next == "taskloop",
-        "declare" => matches!(next, "simd" | "variant" | "reduction" | "mapper" | "target"),
-        "enter" | "exit" => next == "data",
-        "cancellation" => next == "point",
-        _ => false,
-    }
-}
-
-/// Splits `s` into top-level items: words, each with a following
-/// parenthesised group (`schedule(static, 4)` is one item), separated by
-/// blanks or commas.
-fn items(s: &str) -> Vec<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b',') {
-            i += 1;
-        }
-        if i >= b.len() {
-            break;
-        }
-        let start = i;
-        while i < b.len() && !(b[i].is_ascii_whitespace() || b[i] == b',' || b[i] == b'(') {
-            i += 1;
-        }
-        let mut j = i;
-        while j < b.len() && b[j].is_ascii_whitespace() {
-            j += 1;
-        }
-        if j < b.len() && b[j] == b'(' {
-            let mut depth = 0;
-            i = j;
-            while i < b.len() {
-                match b[i] {
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            i += 1;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        out.push(s[start..i].trim().to_string());
-    }
-    out
-}
-
-fn item_name(item: &str) -> String {
-    item.split(|c: char| c == '(' || c.is_ascii_whitespace())
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase()
-}
-
 /// The parenthesised group of an item (`critical (a)` -> `a`).
 fn group(item: &str) -> Option<&str> {
-    let open = item.find('(')?;
-    let close = item.rfind(')')?;
-    (close > open).then(|| item[open + 1..close].trim())
+    clause_arg(item).map(str::trim)
 }
 
 /// Parses the joined text after the sentinel (`parallel do private(i)`).
@@ -284,50 +163,6 @@ pub(crate) fn parse(text: &str) -> Directive {
     d
 }
 
-/// What Regio does with a construct.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Construct {
-    Parallel,
-    /// `parallel do [simd]`, `parallel sections`, `parallel workshare`:
-    /// split in two like OPARI2 does.
-    ParallelWorksharing(Worksharing),
-    Worksharing(Worksharing),
-    Section,
-    Single,
-    Master,
-    Masked,
-    Critical,
-    Atomic,
-    Barrier,
-    Ordered,
-    Task,
-    Taskwait,
-    Taskgroup,
-    Flush,
-    /// Everything else (simd, target, threadprivate, declare ...): left
-    /// as written.
-    PassThrough,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Worksharing {
-    Do { simd: bool },
-    Sections,
-    Workshare,
-}
-
-impl Worksharing {
-    /// The region kind suffix and the construct words.
-    pub(crate) fn kind_and_words(self) -> (&'static str, &'static str) {
-        match self {
-            Worksharing::Do { simd: false } => ("do", "do"),
-            Worksharing::Do { simd: true } => ("do", "do simd"),
-            Worksharing::Sections => ("sections", "sections"),
-            Worksharing::Workshare => ("workshare", "workshare"),
-        }
-    }
-}
-
 /// How a construct ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Extent {
@@ -351,45 +186,34 @@ impl Directive {
 
     pub(crate) fn construct(&self) -> Construct {
         let w: Vec<&str> = self.words.iter().map(String::as_str).collect();
+        classify(&w, |c| self.has_clause(c), true)
+    }
+
+    /// Constructs not measured whose body is a block up to an end
+    /// directive (or a BLOCK construct): `target [parallel|teams]`, `target
+    /// data`, `assume`, `scope`, `begin metadirective`, ...; the rest
+    /// (`declare ...`, `scan`, `target update`, ...) stand alone.
+    fn unmeasured_block(&self) -> bool {
+        let w: Vec<&str> = self.words.iter().map(String::as_str).collect();
         match w.as_slice() {
-            ["parallel"] => Construct::Parallel,
-            ["parallel", "do"] => Construct::ParallelWorksharing(Worksharing::Do { simd: false }),
-            ["parallel", "do", "simd"] => {
-                Construct::ParallelWorksharing(Worksharing::Do { simd: true })
-            }
-            ["parallel", "sections"] => Construct::ParallelWorksharing(Worksharing::Sections),
-            ["parallel", "workshare"] => Construct::ParallelWorksharing(Worksharing::Workshare),
-            ["do"] => Construct::Worksharing(Worksharing::Do { simd: false }),
-            ["do", "simd"] => Construct::Worksharing(Worksharing::Do { simd: true }),
-            ["sections"] => Construct::Worksharing(Worksharing::Sections),
-            ["workshare"] => Construct::Worksharing(Worksharing::Workshare),
-            ["section"] => Construct::Section,
-            ["single"] => Construct::Single,
-            ["master"] => Construct::Master,
-            ["masked"] => Construct::Masked,
-            ["critical"] => Construct::Critical,
-            ["atomic"] => Construct::Atomic,
-            ["barrier"] => Construct::Barrier,
-            // The stand-alone form (depend/doacross) is passed through.
-            ["ordered"] if !self.has_clause("depend") && !self.has_clause("doacross") => {
-                Construct::Ordered
-            }
-            ["task"] => Construct::Task,
-            ["taskwait"] => Construct::Taskwait,
-            ["taskgroup"] => Construct::Taskgroup,
-            ["flush"] => Construct::Flush,
-            _ => Construct::PassThrough,
+            ["target", "enter" | "exit" | "update", ..] => false,
+            ["target", ..] | ["assume"] | ["scope"] | ["begin", "metadirective"] => true,
+            ["ordered"] => self.has_clause("simd"),
+            _ => false,
         }
     }
 
     pub(crate) fn extent(&self) -> Extent {
+        use Construct::*;
         match self.construct() {
-            Construct::Barrier | Construct::Taskwait | Construct::Flush => Extent::Standalone,
-            Construct::PassThrough => Extent::Standalone,
-            Construct::Worksharing(Worksharing::Do { .. })
-            | Construct::ParallelWorksharing(Worksharing::Do { .. }) => Extent::Loop,
-            Construct::Atomic => Extent::Statement,
-            Construct::Section => Extent::Section,
+            Barrier | Taskwait | Flush => Extent::Standalone,
+            Atomic => Extent::Statement,
+            Section => Extent::Section,
+            // `do [simd]`, `loop`, `taskloop`, `distribute`, `simd`,
+            // `target ... do`, a metadirective's variants, `tile`, ...
+            _ if self.bound_loops() > 0 => Extent::Loop,
+            NotMeasured { .. } if self.unmeasured_block() => Extent::Block,
+            NotMeasured { .. } => Extent::Standalone,
             _ => Extent::Block,
         }
     }
@@ -400,28 +224,7 @@ impl Directive {
         if self.end {
             return 0;
         }
-        let takes_loop = self.words.iter().any(|w| {
-            matches!(
-                w.as_str(),
-                "do" | "simd" | "taskloop" | "distribute" | "loop" | "tile" | "unroll"
-            )
-        });
-        if !takes_loop {
-            return 0;
-        }
-        let count = |name: &str| {
-            self.clauses
-                .iter()
-                .filter(|(n, _)| n == name)
-                .filter_map(|(_, t)| group(t)?.parse::<usize>().ok())
-                .max()
-        };
-        count("collapse")
-            .into_iter()
-            .chain(count("ordered"))
-            .max()
-            .unwrap_or(1)
-            .max(1)
+        crate::omp_clauses::bound_loops(&self.words, &self.clauses)
     }
 
     /// Directives of the specification part (`threadprivate`, `declare
@@ -462,49 +265,6 @@ impl Directive {
             && end.name.as_deref().map(str::to_ascii_lowercase)
                 == self.name.as_deref().map(str::to_ascii_lowercase)
     }
-}
-
-/// Clauses of a combined `parallel <worksharing>` split between the two
-/// constructs: (parallel's, the worksharing construct's).
-pub(crate) fn split_clauses(d: &Directive) -> (Vec<String>, Vec<String>) {
-    let mut par = Vec::new();
-    let mut ws = Vec::new();
-    let mut lastprivate_vars = Vec::new();
-    for (n, t) in &d.clauses {
-        let to_parallel = match n.as_str() {
-            "if" | "num_threads" | "default" | "shared" | "private" | "firstprivate" | "copyin"
-            | "proc_bind" | "allocate" => true,
-            // An inscan reduction belongs to the loop (it has a scan).
-            "reduction" => !t.contains("inscan"),
-            _ => false,
-        };
-        if n == "lastprivate" {
-            if let Some(list) = group(t) {
-                let list = list.rsplit(':').next().unwrap_or(list);
-                lastprivate_vars.push(list.trim().to_string());
-            }
-        }
-        if to_parallel {
-            par.push(t.clone());
-        } else {
-            ws.push(t.clone());
-        }
-    }
-    // The variable a lastprivate on the loop writes back must be shared by
-    // the team; under default(none) that has to be said.
-    if default_none(d) && !lastprivate_vars.is_empty() {
-        par.push(format!("shared({})", lastprivate_vars.join(", ")));
-    }
-    (par, ws)
-}
-
-fn default_none(d: &Directive) -> bool {
-    d.clauses.iter().any(|(n, t)| {
-        n == "default"
-            && t.to_ascii_lowercase()
-                .replace([' ', '\t'], "")
-                .contains("(none)")
-    })
 }
 
 /// `words` and `clauses` as one directive body.
@@ -556,11 +316,5 @@ pub(crate) fn lines(body: &str, fixed: bool, indent: &str, limit: usize) -> Vec<
 /// OpenMP lock routines: the region kind suffix (`lock` = waiting to
 /// acquire, `unlock`), by routine name (any case).
 pub(crate) fn lock_kind(name: &str) -> Option<&'static str> {
-    match name.to_ascii_lowercase().as_str() {
-        "omp_set_lock" | "omp_set_nest_lock" | "omp_test_lock" | "omp_test_nest_lock" => {
-            Some("lock")
-        }
-        "omp_unset_lock" | "omp_unset_nest_lock" => Some("unlock"),
-        _ => None,
-    }
+    crate::omp_clauses::lock_kind(&name.to_ascii_lowercase())
 }

@@ -1,7 +1,7 @@
 //! Unit tests of the `!$omp` grammar (sentinels, continuations, clauses)
 //! and of `--regions omp` on small programs.
 
-use super::omp::{self, Construct, Worksharing};
+use super::omp::{self, Construct, Inner, Worksharing};
 use super::scan::{self, Item};
 use super::*;
 use crate::filter::Filter;
@@ -100,7 +100,7 @@ fn construct_words_and_clauses() {
     assert!(!d.end);
     assert_eq!(
         d.construct(),
-        Construct::ParallelWorksharing(Worksharing::Do { simd: false })
+        Construct::ParallelWorksharing(Worksharing::For { simd: false })
     );
     assert_eq!(
         d.clause_text(),
@@ -119,7 +119,10 @@ fn construct_words_and_clauses() {
     assert!(!omp::parse("parallel").is_specification());
     assert_eq!(
         omp::parse("ordered depend(sink: i-1)").construct(),
-        Construct::PassThrough
+        Construct::NotMeasured {
+            reason: omp::reason::DOACROSS,
+            quiet: false
+        }
     );
     assert_eq!(omp::parse("ordered").construct(), Construct::Ordered);
     let o = omp::parse("do ordered schedule(static,1)");
@@ -140,7 +143,8 @@ fn construct_words_and_clauses() {
 #[test]
 fn combined_clauses_go_where_they_belong() {
     let d = omp::parse("parallel do default(none) shared(a) lastprivate(x) reduction(+:s) schedule(dynamic) collapse(2) num_threads(3) copyin(t)");
-    let (par, ws) = omp::split_clauses(&d);
+    let split = omp::split_combined(&d.clauses, Inner::For { simd: false }, false);
+    let (par, ws) = (split.parallel, split.inner);
     assert_eq!(
         par,
         [
@@ -153,7 +157,8 @@ fn combined_clauses_go_where_they_belong() {
         ]
     );
     assert_eq!(ws, ["lastprivate(x)", "schedule(dynamic)", "collapse(2)"]);
-    let (par, _) = omp::split_clauses(&omp::parse("parallel do lastprivate(x)"));
+    let d = omp::parse("parallel do lastprivate(x)");
+    let par = omp::split_combined(&d.clauses, Inner::For { simd: false }, false).parallel;
     assert!(par.is_empty(), "no default(none): nothing to add");
 }
 
@@ -314,4 +319,192 @@ fn omp_only_matters_under_regions_omp() {
         first_id: 1,
     };
     assert!(instrument(&input, SourceForm::Free).is_ok());
+}
+
+#[test]
+fn openmp5_directives_are_classified_with_their_extent() {
+    use omp::Extent;
+    let c = |t: &str| omp::parse(t).construct();
+    let e = |t: &str| omp::parse(t).extent();
+    assert_eq!(
+        c("do simd"),
+        Construct::Worksharing(Worksharing::For { simd: true })
+    );
+    assert_eq!(
+        c("parallel do simd reduction(+:s)"),
+        Construct::ParallelWorksharing(Worksharing::For { simd: true })
+    );
+    assert_eq!(
+        c("parallel masked taskloop simd"),
+        Construct::ParallelMasked {
+            master: false,
+            taskloop: Some(true)
+        }
+    );
+    assert_eq!(
+        c("masked taskloop grainsize(4)"),
+        Construct::MaskedTaskloop {
+            master: false,
+            simd: false
+        }
+    );
+    assert_eq!(c("taskloop simd"), Construct::Taskloop { simd: true });
+    assert_eq!(c("teams num_teams(2)"), Construct::Teams);
+    assert_eq!(
+        c("teams distribute parallel do"),
+        Construct::Around { quiet: true }
+    );
+    assert_eq!(c("loop"), Construct::Worksharing(Worksharing::Loop));
+    let not = |t: &str| match c(t) {
+        Construct::NotMeasured { reason, quiet } => (reason, quiet),
+        other => panic!("{t}: {other:?}"),
+    };
+    assert_eq!(not("target map(to: a)"), (omp::reason::TARGET, true));
+    assert!(not("begin metadirective when(user={condition(.true.)}: parallel)").1);
+    assert_eq!(not("assume holds(n > 0)").0, omp::reason::ASSUME);
+    assert_eq!(
+        not("declare variant(f) match(construct={parallel})").0,
+        omp::reason::DECLARATIVE
+    );
+    assert_eq!(not("scan inclusive(s)").0, omp::reason::SCAN);
+    // How far each one reaches.
+    assert_eq!(e("do simd"), Extent::Loop);
+    assert_eq!(e("masked taskloop"), Extent::Loop);
+    assert_eq!(e("parallel masked"), Extent::Block);
+    assert_eq!(e("teams"), Extent::Block);
+    assert_eq!(e("target"), Extent::Block);
+    assert_eq!(e("target teams distribute parallel do"), Extent::Loop);
+    assert_eq!(e("target update to(a)"), Extent::Standalone);
+    assert_eq!(e("assume holds(.true.)"), Extent::Block);
+    assert_eq!(e("scan exclusive(s)"), Extent::Standalone);
+    assert_eq!(e("metadirective default(parallel do)"), Extent::Loop);
+}
+
+fn instrumented(src: &str, form: SourceForm) -> Instrumented {
+    run(src, form).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// Lines of `text` from the one containing `from` up to the one
+/// containing `to` (inclusive), trimmed.
+fn between(text: &str, from: &str, to: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let a = lines
+        .iter()
+        .position(|l| l.contains(from))
+        .unwrap_or_else(|| panic!("{from}\n{text}"));
+    let b = a + lines[a..]
+        .iter()
+        .position(|l| l.contains(to))
+        .unwrap_or_else(|| panic!("{to}\n{text}"));
+    lines[a..=b].iter().map(|l| l.trim().to_string()).collect()
+}
+
+#[test]
+fn block_syntax_gets_our_end_directive_after_end_block() {
+    let src = "program p\n  integer :: s\n  s = 0\n  !$omp parallel shared(s)\n  block\n    integer :: k\n    k = 1\n    !$omp atomic\n    s = s + k\n  end block\n  print *, s\nend program p\n";
+    let out = instrumented(src, SourceForm::Free);
+    // The team variable is declared with the procedure's declarations,
+    // never in the BLOCK.
+    let decl = out
+        .text
+        .find("integer(8) :: regio__team1")
+        .unwrap_or_else(|| panic!("{}", out.text));
+    assert!(decl < out.text.find("s = 0").unwrap_or(0), "{}", out.text);
+    let tail = between(&out.text, "end block", "regio_omp_join");
+    assert_eq!(
+        tail,
+        [
+            "end block",
+            "call regio_enter(4)",
+            "!$omp barrier",
+            "call regio_exit(4)",
+            "call regio_omp_end(regio__team1, 3)",
+            "!$omp end parallel",
+            "call regio_omp_join(regio__team1)"
+        ],
+        "{}",
+        out.text
+    );
+    // The BLOCK's specification part is left alone.
+    assert_eq!(
+        between(&out.text, "  block", "k = 1"),
+        ["block", "integer :: k", "k = 1"]
+    );
+}
+
+#[test]
+fn nothing_comes_between_atomic_its_statement_and_end_atomic() {
+    let src = "program p\n  integer :: s, v\n  s = 0\n  !$omp atomic capture\n  v = s\n  s = s + 1\n  !$omp end atomic\n  !$omp atomic update\n  s = s + 1\n  !$omp end atomic\n  print *, s, v\nend program p\n";
+    let out = instrumented(src, SourceForm::Free);
+    assert_eq!(
+        between(&out.text, "!$omp atomic capture", "!$omp end atomic"),
+        [
+            "!$omp atomic capture",
+            "v = s",
+            "s = s + 1",
+            "!$omp end atomic"
+        ]
+    );
+    assert_eq!(
+        between(&out.text, "!$omp atomic update", "!$omp end atomic"),
+        ["!$omp atomic update", "s = s + 1", "!$omp end atomic"]
+    );
+}
+
+#[test]
+fn target_regions_and_device_procedures_stay_as_written() {
+    let src = "subroutine dev(x)\n  !$omp declare target\n  integer :: x, i\n  do i = 1, 2\n    x = x + 1\n  end do\nend subroutine dev\nprogram p\n  integer :: s, i\n  s = 0\n  !$omp target map(tofrom: s)\n  !$omp parallel do reduction(+:s)\n  do i = 1, 4\n    s = s + i\n  end do\n  !$omp end target\n  print *, s\nend program p\n";
+    let out = instrumented(src, SourceForm::Free);
+    assert_eq!(
+        between(&out.text, "subroutine dev", "end subroutine dev").len(),
+        7,
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        between(&out.text, "!$omp target", "!$omp end target"),
+        [
+            "!$omp target map(tofrom: s)",
+            "!$omp parallel do reduction(+:s)",
+            "do i = 1, 4",
+            "s = s + i",
+            "end do",
+            "!$omp end target"
+        ]
+    );
+    let listed: Vec<(String, &str)> = out
+        .regions
+        .iter()
+        .filter_map(|r| Some((r.kind.to_string(), r.aux.get("not_measured")?.as_str()?)))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("omp_declare_target".to_string(), omp::reason::DECLARATIVE),
+            ("omp_target".to_string(), omp::reason::TARGET),
+            ("omp_parallel_do".to_string(), omp::reason::IN_TARGET),
+        ]
+    );
+}
+
+#[test]
+fn do_simd_keeps_simd_and_ends_with_end_do_simd_nowait() {
+    let src = "program p\n  integer :: s, i\n  s = 0\n  !$omp parallel do simd reduction(+:s) private(i)\n  do i = 1, 4\n    s = s + i\n  end do\n  print *, s\nend program p\n";
+    let out = instrumented(src, SourceForm::Free);
+    let t = &out.text;
+    assert!(
+        t.contains("!$omp parallel private(i) firstprivate(regio__team1)"),
+        "{t}"
+    );
+    assert!(t.contains("!$omp do simd reduction(+:s)\n"), "{t}");
+    assert!(t.contains("!$omp end do simd nowait\n"), "{t}");
+}
+
+#[test]
+fn taskloop_bodies_are_measured_unless_a_jump_would_skip_the_exit() {
+    let src = "program p\n  integer :: s, i\n  s = 0\n  !$omp taskloop\n  do i = 1, 4\n    s = s + i\n  end do\n  !$omp taskloop\n  do i = 1, 4\n    if (i == 2) cycle\n    s = s + i\n  end do\n  print *, s\nend program p\n";
+    let out = instrumented(src, SourceForm::Free);
+    let kinds: Vec<String> = out.regions.iter().map(|r| r.kind.to_string()).collect();
+    assert_eq!(kinds, ["omp_taskloop", "omp_taskloop_body", "omp_taskloop"]);
+    assert!(!out.text.contains("barrier"), "{}", out.text);
 }

@@ -226,8 +226,13 @@ pub(crate) struct Planner<'a> {
     errors: Vec<Diagnostic>,
     /// OpenMP constructs (`--regions omp`).
     omp: Vec<openmp::OmpCons>,
-    /// DO constructs bound to an instrumented OpenMP loop directive.
+    /// DO constructs bound to an OpenMP loop directive.
     omp_bound: HashSet<usize>,
+    /// Item spans (first, last) where no probe may run, and why (simd
+    /// loops, target regions, device functions).
+    omp_quiet: Vec<(usize, usize, &'static str)>,
+    /// Units that are `declare target` procedures: left as written.
+    omp_device: HashSet<usize>,
 }
 
 fn stmt(item: &Item) -> Option<&Stmt> {
@@ -348,6 +353,8 @@ impl<'a> Planner<'a> {
             errors: Vec::new(),
             omp: Vec::new(),
             omp_bound: HashSet::new(),
+            omp_quiet: Vec::new(),
+            omp_device: HashSet::new(),
         }
     }
 
@@ -616,6 +623,9 @@ impl<'a> Planner<'a> {
     /// Pass 1: every region of the file, numbered in pre-order.
     pub fn regions(&mut self) -> Vec<Region> {
         let mut pre: Vec<Pre> = Vec::new();
+        // OpenMP constructs listed but not measured: numbered after the
+        // measured regions, so their ids do not move.
+        let mut listed: Vec<Pre> = Vec::new();
         let sel = self.input.selection;
         for u in 0..self.st.units.len() {
             if !self.instrumentable(u) {
@@ -671,15 +681,18 @@ impl<'a> Planner<'a> {
                 }
                 continue;
             }
-            if sel.omp {
-                self.omp_pair(u);
-            }
+            // Also without `--regions omp`: nothing may be inserted in
+            // target regions, simd loops or between a directive and its
+            // loops.
+            self.omp_pair(u, sel.omp);
+            let device = self.omp_device.contains(&u);
             let body = self.body(u);
             let anchors = self.anchors(u, &self.body_all(u));
             let entries = anchors.entries.clone();
             self.anchors_of.insert(u, anchors);
             let unit = &self.st.units[u];
-            let p_region = sel.functions && self.allowed(&name) && !self.skipped(unit.first);
+            let p_region =
+                sel.functions && self.allowed(&name) && !self.skipped(unit.first) && !device;
             if p_region {
                 let kind = if unit.kind == UnitKind::Program {
                     RegionKind::Program
@@ -726,7 +739,10 @@ impl<'a> Planner<'a> {
                 for c in self.unit_cons(u) {
                     let cons = &self.st.cons[c];
                     let Some(info) = cons.do_info() else { continue };
-                    if self.skipped(cons.start) || self.omp_bound.contains(&c) {
+                    if self.skipped(cons.start)
+                        || self.omp_bound.contains(&c)
+                        || self.quiet_at(cons.start).is_some()
+                    {
                         continue;
                     }
                     let lname = format!("do@{}", self.line(cons.start));
@@ -770,7 +786,7 @@ impl<'a> Planner<'a> {
                 }
             }
             if sel.omp {
-                self.omp_regions(u, &name, &mut pre);
+                self.omp_regions(u, &name, &mut pre, &mut listed);
             }
             let users: Vec<_> = self.users(u).cloned().collect();
             for r in &users {
@@ -778,6 +794,13 @@ impl<'a> Planner<'a> {
                     continue;
                 }
                 if Self::is_pure(&self.st.units[u]) || self.in_pure_construct(r.begin) {
+                    continue;
+                }
+                if let Some(why) = self.quiet_at(r.begin) {
+                    self.warn(
+                        r.begin,
+                        format!("user region `{}` not instrumented: {why}", r.name),
+                    );
                     continue;
                 }
                 pre.push(Pre {
@@ -860,7 +883,10 @@ impl<'a> Planner<'a> {
                         }
                         _ => continue,
                     };
-                    if !self.allowed(&rname) || self.in_pure_construct(i) {
+                    if !self.allowed(&rname)
+                        || self.in_pure_construct(i)
+                        || self.quiet_at(i).is_some()
+                    {
                         continue;
                     }
                     pre.push(Pre {
@@ -880,6 +906,7 @@ impl<'a> Planner<'a> {
         pre.sort_by(|a, b| a.start.cmp(&b.start).then(b.last.cmp(&a.last)));
         let mut out = Vec::with_capacity(pre.len());
         let mut stack: Vec<(usize, u32)> = Vec::new();
+        let mut spans: Vec<(usize, usize, u32)> = Vec::new();
         for (n, p) in pre.into_iter().enumerate() {
             let id = self.input.first_id + n as u32;
             while stack
@@ -891,21 +918,36 @@ impl<'a> Planner<'a> {
             let parent = stack.last().map(|&(_, id)| id);
             if !p.leaf {
                 stack.push((p.last, id));
+                spans.push((p.start, p.last, id));
             }
             self.ids.insert(p.key, id);
-            out.push(Region {
-                id,
-                kind: p.kind,
-                name: p.name,
-                file: self.input.rel_path.to_string(),
-                unit: p.unit,
-                start: self.pos(p.start),
-                end: self.pos(p.last),
-                parent,
-                aux: p.aux,
-            });
+            out.push(self.region(p, id, parent));
+        }
+        let first_listed = self.input.first_id + out.len() as u32;
+        for (n, p) in listed.into_iter().enumerate() {
+            // Parent: the innermost measured region around it.
+            let parent = spans
+                .iter()
+                .filter(|&&(s, l, _)| s <= p.start && p.last <= l)
+                .max_by_key(|&&(s, l, _)| (s, std::cmp::Reverse(l)))
+                .map(|&(_, _, id)| id);
+            out.push(self.region(p, first_listed + n as u32, parent));
         }
         out
+    }
+
+    fn region(&self, p: Pre, id: u32, parent: Option<u32>) -> Region {
+        Region {
+            id,
+            kind: p.kind,
+            name: p.name,
+            file: self.input.rel_path.to_string(),
+            unit: p.unit,
+            start: self.pos(p.start),
+            end: self.pos(p.last),
+            parent,
+            aux: p.aux,
+        }
     }
 }
 
@@ -1025,7 +1067,10 @@ impl<'a> Planner<'a> {
     /// Pass 2: probes of every instrumented procedure.
     pub fn probes(&mut self) {
         for u in 0..self.st.units.len() {
-            if !self.instrumentable(u) || Self::is_pure(&self.st.units[u]) {
+            if !self.instrumentable(u)
+                || Self::is_pure(&self.st.units[u])
+                || self.omp_device.contains(&u)
+            {
                 if self.instrumentable(u) {
                     self.pure_directives(u);
                 }

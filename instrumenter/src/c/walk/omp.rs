@@ -15,6 +15,7 @@ use crate::c::omp::{self, reason, Construct, Directive, Inner, Worksharing};
 use crate::c::probes;
 use crate::c::syntax::{function_name, is_loop, text};
 use crate::edit::Edit;
+use crate::omp_clauses::{nested_reason, quiet_reason};
 
 /// Order of the text that closes OpenMP construct `k` of a chain of
 /// directives on one statement (`parallel` then `for` ...): after the
@@ -189,7 +190,7 @@ pub(super) fn device_functions(root: Node<'_>, src: &str) -> HashSet<usize> {
                                 .any(|(n, _)| matches!(n.as_str(), "" | "to" | "enter" | "link"));
                             if listed {
                                 for (n, t) in lists {
-                                    names.extend(omp::clause_vars(n, t));
+                                    names.extend(crate::omp_clauses::clause_vars(n, t));
                                 }
                             } else {
                                 *open += 1;
@@ -848,16 +849,13 @@ impl<'t> Walker<'_, 't> {
                 );
             }
             Construct::Worksharing(ws) => {
-                let kind = match ws {
-                    Worksharing::For { .. } => "for",
-                    Worksharing::Sections => "sections",
-                    Worksharing::Loop => "loop",
-                };
+                let (kind, _) = ws.kind_and_words(false);
                 let w = self.open_region(kind, name.clone(), site, &aux, opened);
                 let keeps_barrier = match ws {
                     Worksharing::For { .. } => cancel_for,
                     Worksharing::Sections => cancel_sections,
-                    Worksharing::Loop => true,
+                    // (`workshare` is Fortran only.)
+                    Worksharing::Loop | Worksharing::Workshare => true,
                 };
                 let nowait = d.has_clause("nowait");
                 let ib = (!nowait && !keeps_barrier)
@@ -1051,36 +1049,6 @@ struct Emitted {
     body_guard: Option<u32>,
     /// Why nothing inside the statement is instrumented, if so.
     quiet: Option<&'static str>,
-}
-
-/// Constructs whose statement gets no probe inside (SIMD lanes, a parallel
-/// region that cannot be split off, the device).
-fn quiet_reason(c: Construct) -> Option<&'static str> {
-    match c {
-        Construct::ParallelWorksharing(Worksharing::For { simd: true })
-        | Construct::Worksharing(Worksharing::For { simd: true })
-        | Construct::Taskloop { simd: true }
-        | Construct::MaskedTaskloop { simd: true, .. }
-        | Construct::ParallelMasked {
-            taskloop: Some(true),
-            ..
-        } => Some(reason::IN_SIMD),
-        Construct::Around { quiet: true } => Some(reason::IN_QUIET),
-        Construct::NotMeasured {
-            reason: r,
-            quiet: true,
-        } => Some(nested_reason(r)),
-        _ => None,
-    }
-}
-
-/// The reason given to directives inside a statement made quiet for `why`.
-fn nested_reason(why: &'static str) -> &'static str {
-    match why {
-        reason::TARGET => reason::IN_TARGET,
-        reason::SIMD => reason::IN_SIMD,
-        other => other,
-    }
 }
 
 /// What must agree between alternative directives for one statement so

@@ -16,10 +16,12 @@ use serde_json::{Map, Value};
 
 use regio_idf::RegionKind;
 
-use super::super::omp::{self, Construct, Directive, Extent, Worksharing};
+use super::super::omp::{self, reason, Construct, Directive, Extent, Inner, Worksharing};
 use super::super::scan::Item;
-use super::super::syntax::Kind;
+use super::super::structure::ConsKind;
+use super::super::syntax::{Construct as SynConstruct, Kind};
 use super::{Key, Op, Planner, Pre, Probe, Target};
+use crate::omp_clauses::{nested_reason, quiet_reason};
 
 /// Which of a construct's regions a key names.
 pub(super) mod slot {
@@ -32,6 +34,10 @@ pub(super) mod slot {
     pub const INNER: u8 = 4;
     /// A `sections` block's first section when it has no `!$omp section`.
     pub const FIRST_SECTION: u8 = 5;
+    /// Once per iteration of a taskloop, once per team of a `teams`.
+    pub const BODY: u8 = 6;
+    /// The masked (or master) part of `parallel masked ...`.
+    pub const MASKED: u8 = 7;
 }
 
 /// One construct: its directive, how it ends, what it contains.
@@ -49,12 +55,45 @@ pub(super) struct OmpCons {
     pub sections: Vec<usize>,
     /// Filtered out: left as written.
     pub skip: bool,
+    /// Listed in the IDF but not measured, and why.
+    pub listed: Option<&'static str>,
+    /// The innermost bound DO construct of a taskloop, when its body can
+    /// take a region (an END DO loop nothing jumps out of).
+    pub body_loop: Option<usize>,
 }
 
 impl OmpCons {
+    /// The construct of directive item `dir`, before pairing.
+    fn new(dir: usize, d: Directive) -> OmpCons {
+        let construct = d.construct();
+        OmpCons {
+            dir,
+            d,
+            construct,
+            end_dir: None,
+            end_d: None,
+            last_stmt: None,
+            sections: Vec::new(),
+            skip: false,
+            listed: match construct {
+                Construct::NotMeasured { reason, .. } => Some(reason),
+                _ => None,
+            },
+            body_loop: None,
+        }
+    }
+
     /// The item the construct ends with.
     fn last(&self) -> usize {
         self.end_dir.or(self.last_stmt).unwrap_or(self.dir)
+    }
+
+    fn is_sections(&self) -> bool {
+        matches!(
+            self.construct,
+            Construct::Worksharing(Worksharing::Sections)
+                | Construct::ParallelWorksharing(Worksharing::Sections)
+        )
     }
 
     fn has_end_clause(&self, name: &str) -> bool {
@@ -62,8 +101,37 @@ impl OmpCons {
     }
 }
 
+/// Adds one of a construct's regions: (slot, kind, name, aux, leaf).
+type PushRegion<'a> = dyn FnMut(u8, &str, String, &Map<String, Value>, bool) + 'a;
+
 fn team(p: u32) -> String {
     format!("regio__team{p}")
+}
+
+/// The clause split of a combined construct's inner part (`workshare`
+/// takes the clauses `sections` would).
+fn inner_of(ws: Worksharing) -> Inner {
+    match ws {
+        Worksharing::For { simd } => Inner::For { simd },
+        Worksharing::Sections | Worksharing::Workshare => Inner::Sections,
+        Worksharing::Loop => Inner::Loop,
+    }
+}
+
+fn taskloop_words(simd: bool) -> &'static str {
+    if simd {
+        "taskloop simd"
+    } else {
+        "taskloop"
+    }
+}
+
+fn masked_word(master: bool) -> &'static str {
+    if master {
+        "master"
+    } else {
+        "masked"
+    }
 }
 
 impl Planner<'_> {
@@ -84,13 +152,38 @@ impl Planner<'_> {
         body.get(k + 1).copied()
     }
 
+    /// The BLOCK construct whose BLOCK statement is item `i`.
+    fn block_cons_at(&self, i: usize) -> Option<usize> {
+        self.st
+            .cons
+            .iter()
+            .position(|c| c.start == i && matches!(c.kind, ConsKind::Other(SynConstruct::Block)))
+    }
+
+    /// Whether a statement of items `from..to` may leave the loop body or
+    /// skip its end (EXIT, CYCLE, GO TO, RETURN, label references).
+    fn jumps_in(&self, from: usize, to: usize) -> bool {
+        (from..to).any(|i| {
+            let Some(k) = self.kinds[i].as_ref() else {
+                return false;
+            };
+            let k = match k {
+                Kind::LogicalIf { action, .. } => action.as_ref(),
+                k => k,
+            };
+            matches!(k, Kind::Exit(_) | Kind::Cycle(_) | Kind::Return) || !k.label_refs().is_empty()
+        })
+    }
+
     /// Pairs the directives of unit `u` into constructs (errors for
-    /// malformed structure), and marks the DO loops they bind.
-    pub(super) fn omp_pair(&mut self, u: usize) {
+    /// malformed structure when `report`), and marks the DO loops they
+    /// bind.
+    pub(super) fn omp_pair(&mut self, u: usize, report: bool) {
         let body = self.body(u);
         let mut stack: Vec<usize> = Vec::new();
         let mut claimed: HashSet<usize> = HashSet::new();
         let first_cons = self.omp.len();
+        let errors_before = self.errors.len();
         for (k, &i) in body.iter().enumerate() {
             let Some(d) = self.omp_directive(i) else {
                 continue;
@@ -102,35 +195,39 @@ impl Planner<'_> {
                 self.omp_end(i, d, &mut stack);
                 continue;
             }
-            let construct = d.construct();
-            if construct == Construct::PassThrough {
+            if d.is_specification() {
+                self.omp_unit_directive(u, i, &d);
                 continue;
             }
-            let mut c = OmpCons {
-                dir: i,
-                d: d.clone(),
-                construct,
-                end_dir: None,
-                end_d: None,
-                last_stmt: None,
-                sections: Vec::new(),
-                skip: false,
-            };
+            let construct = d.construct();
+            let unmeasured = matches!(construct, Construct::NotMeasured { .. });
+            let mut c = OmpCons::new(i, d.clone());
             match d.extent() {
                 Extent::Standalone => {}
                 Extent::Block => {
+                    // OpenMP 5.1 strictly structured block: a BLOCK
+                    // construct right after the directive is the whole
+                    // body; an end directive after END BLOCK is optional.
+                    let block = body.get(k + 1).and_then(|&n| self.block_cons_at(n));
+                    if let Some(b) = block {
+                        let end = self.st.cons[b].end;
+                        c.last_stmt = Some(end);
+                        if let Some(e) = Self::next_in(&body, end) {
+                            if let Some(ed) = self.omp_directive(e).filter(|ed| d.is_ended_by(ed)) {
+                                c.end_dir = Some(e);
+                                c.end_d = Some(ed);
+                                claimed.insert(e);
+                            }
+                        }
+                        self.omp.push(c);
+                        continue;
+                    }
                     self.omp.push(c);
                     stack.push(self.omp.len() - 1);
                     continue;
                 }
                 Extent::Section => {
-                    let top = stack.last().copied().filter(|&t| {
-                        matches!(
-                            self.omp[t].construct,
-                            Construct::Worksharing(Worksharing::Sections)
-                                | Construct::ParallelWorksharing(Worksharing::Sections)
-                        )
-                    });
+                    let top = stack.last().copied().filter(|&t| self.omp[t].is_sections());
                     match top {
                         Some(t) if self.st.cons_of[i] == self.st.cons_of[self.omp[t].dir] => {
                             self.omp[t].sections.push(i);
@@ -145,10 +242,16 @@ impl Planner<'_> {
                 Extent::Loop => {
                     let next = body.get(k + 1).copied();
                     let Some(l) = next.and_then(|n| self.do_cons_at(n)) else {
-                        self.error(
-                            i,
-                            format!("`!$omp {}` must be followed by a DO loop", d.spelled()),
-                        );
+                        // A metadirective's variants need not be loop
+                        // constructs: listed as a stand-alone directive.
+                        if !unmeasured {
+                            self.error(
+                                i,
+                                format!("`!$omp {}` must be followed by a DO loop", d.spelled()),
+                            );
+                            continue;
+                        }
+                        self.omp.push(c);
                         continue;
                     };
                     let end = self.st.cons[l].end;
@@ -167,11 +270,22 @@ impl Planner<'_> {
                     // Loops bound to the directive: no loop regions (their
                     // probes cannot stand between the loops).
                     let mut cur = Some(l);
+                    let mut innermost = l;
                     for _ in 0..d.bound_loops() {
                         let Some(lc) = cur else { break };
-                        self.omp_bound.insert(lc);
+                        // Without `--regions omp` a loop region may take
+                        // the directive in (its probes go around both).
+                        if report {
+                            self.omp_bound.insert(lc);
+                        }
+                        innermost = lc;
                         let start = self.st.cons[lc].start;
                         cur = Self::next_in(&body, start).and_then(|n| self.do_cons_at(n));
+                    }
+                    let inner = &self.st.cons[innermost];
+                    let end_do = inner.do_info().is_some_and(|d| d.label.is_none());
+                    if end_do && !self.jumps_in(inner.start + 1, inner.end) {
+                        c.body_loop = Some(innermost);
                     }
                     c.last_stmt = Some(end);
                     if let Some(e) = Self::next_in(&body, end) {
@@ -196,7 +310,7 @@ impl Planner<'_> {
                     };
                     c.last_stmt = Some(s);
                     // `!$omp end atomic` after the statement (two for a
-                    // capture).
+                    // capture); nothing may stand between them.
                     let mut probe = Self::next_in(&body, s);
                     for _ in 0..2 {
                         let Some(e) = probe else { break };
@@ -218,6 +332,10 @@ impl Planner<'_> {
             self.omp.push(c);
         }
         for t in stack {
+            if self.omp[t].listed.is_some() {
+                // Not ours: listed as written, its extent unknown.
+                continue;
+            }
             let c = &self.omp[t];
             let (dir, d) = (c.dir, c.d.clone());
             self.error(
@@ -229,6 +347,10 @@ impl Planner<'_> {
                 ),
             );
         }
+        if !report {
+            self.errors.truncate(errors_before);
+        }
+        self.omp_quiet_spans(u, first_cons);
         let filtered: Vec<usize> = (first_cons..self.omp.len())
             .filter(|&c| !self.allowed(&self.omp_name(&self.omp[c])))
             .collect();
@@ -237,18 +359,75 @@ impl Planner<'_> {
         }
     }
 
-    /// An end directive: closes the innermost open block construct.
-    fn omp_end(&mut self, i: usize, d: Directive, stack: &mut Vec<usize>) {
-        if d.construct() == Construct::PassThrough && d.words.first().is_some_and(|w| w != "atomic")
-        {
-            // `end simd`, `end target`, ...: not ours.
-            let ours = stack.last().is_some_and(|&t| self.omp[t].d.is_ended_by(&d));
-            if !ours {
-                return;
+    /// Directives of the specification part: listed; `declare target`
+    /// without a list (or naming the procedure) makes the procedure a
+    /// device function that is left as written.
+    fn omp_unit_directive(&mut self, u: usize, i: usize, d: &Directive) {
+        let device = d.words.len() == 2 && d.words[0] == "declare" && d.words[1] == "target" && {
+            let name = self.unit_name(u).to_ascii_lowercase();
+            d.clauses.is_empty()
+                || d.clauses.iter().any(|(_, t)| {
+                    t.to_ascii_lowercase()
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .any(|w| w == name)
+                })
+        };
+        if device {
+            self.omp_device.insert(u);
+        }
+        let mut c = OmpCons::new(i, d.clone());
+        c.listed = c.listed.or(Some(reason::OTHER));
+        self.omp.push(c);
+    }
+
+    /// Items inside constructs where no probe may run (simd loops, target
+    /// regions, metadirectives, composite constructs measured only
+    /// around): constructs there are listed with the reason, and loops and
+    /// statements there get no regions. A device function is such a span
+    /// as a whole.
+    fn omp_quiet_spans(&mut self, u: usize, first_cons: usize) {
+        if self.omp_device.contains(&u) {
+            let unit = &self.st.units[u];
+            self.omp_quiet
+                .push((unit.first, unit.end, reason::DEVICE_FUNCTION));
+        }
+        for c in first_cons..self.omp.len() {
+            let cons = &self.omp[c];
+            if let Some(why) = quiet_reason(cons.construct) {
+                self.omp_quiet
+                    .push((cons.dir + 1, cons.last(), nested_reason(why)));
             }
         }
+        for c in first_cons..self.omp.len() {
+            let dir = self.omp[c].dir;
+            if self.omp[c].d.is_specification() {
+                continue;
+            }
+            if let Some(why) = self.quiet_at(dir) {
+                self.omp[c].listed = Some(why);
+            }
+        }
+    }
+
+    /// Why nothing may be instrumented at item `i`, if so (the outermost
+    /// span's reason).
+    pub(super) fn quiet_at(&self, i: usize) -> Option<&'static str> {
+        self.omp_quiet
+            .iter()
+            .filter(|&&(a, b, _)| a <= i && i <= b)
+            .min_by_key(|&&(a, _, _)| a)
+            .map(|&(_, _, why)| why)
+    }
+
+    /// An end directive: closes the innermost open block construct.
+    fn omp_end(&mut self, i: usize, d: Directive, stack: &mut Vec<usize>) {
+        let ours = stack.last().is_some_and(|&t| self.omp[t].d.is_ended_by(&d));
+        if !ours && matches!(d.construct(), Construct::NotMeasured { .. }) {
+            // `end simd`, `end target`, ... of something we do not follow.
+            return;
+        }
         match stack.last().copied() {
-            Some(t) if self.omp[t].d.is_ended_by(&d) => {
+            Some(t) if ours => {
                 let open = self.omp[t].dir;
                 if self.st.cons_of[open] != self.st.cons_of[i] {
                     let what = self.describe_dir(open, &self.omp[t].d.clone());
@@ -297,15 +476,28 @@ impl Planner<'_> {
         let line = self.line(c.dir);
         match (&c.construct, &c.d.name) {
             (Construct::Critical, Some(n)) => format!("critical({n})@{line}"),
-            (Construct::Parallel | Construct::ParallelWorksharing(_), _) => {
-                format!("parallel@{line}")
+            (
+                Construct::Parallel
+                | Construct::ParallelWorksharing(_)
+                | Construct::ParallelMasked { .. },
+                _,
+            ) if c.listed.is_none() => format!("parallel@{line}"),
+            (Construct::MaskedTaskloop { master, .. }, _) if c.listed.is_none() => {
+                format!("{}@{line}", masked_word(*master))
             }
             _ => format!("{}@{line}", c.d.words.join("_")),
         }
     }
 
-    /// Regions of unit `u`'s constructs, for pass 1.
-    pub(super) fn omp_regions(&mut self, u: usize, unit: &str, pre: &mut Vec<Pre>) {
+    /// Regions of unit `u`'s constructs, for pass 1. Constructs that are
+    /// not measured go to `listed`.
+    pub(super) fn omp_regions(
+        &mut self,
+        u: usize,
+        unit: &str,
+        pre: &mut Vec<Pre>,
+        listed: &mut Vec<Pre>,
+    ) {
         let list: Vec<OmpCons> = self
             .omp
             .iter()
@@ -321,7 +513,29 @@ impl Planner<'_> {
             if let Some(e) = c.end_d.as_ref().filter(|e| !e.clauses.is_empty()) {
                 aux.insert("end_clauses".into(), Value::from(e.clause_text()));
             }
-            let mut push = |slot: u8, kind: &str, name: String, aux: Map<String, Value>, leaf| {
+            let main = self.omp_name(&c);
+            if let Some(why) = c.listed {
+                aux.insert("not_measured".into(), Value::from(why));
+                let word = if c.d.words.is_empty() {
+                    "directive".to_string()
+                } else {
+                    c.d.words.join("_")
+                };
+                listed.push(Pre {
+                    key: Key::Omp(c.dir, slot::MAIN),
+                    kind: RegionKind::Omp(word),
+                    name: main,
+                    unit: unit.to_string(),
+                    start,
+                    last,
+                    aux,
+                    leaf: true,
+                });
+                continue;
+            }
+            let mut aux_combined = aux.clone();
+            aux_combined.insert("combined".into(), Value::from(c.d.words.join(" ")));
+            let mut push = |slot: u8, kind: &str, name: String, aux: &Map<String, Value>, leaf| {
                 pre.push(Pre {
                     key: Key::Omp(c.dir, slot),
                     kind: RegionKind::Omp(kind.to_string()),
@@ -329,61 +543,95 @@ impl Planner<'_> {
                     unit: unit.to_string(),
                     start,
                     last,
-                    aux,
+                    aux: aux.clone(),
                     leaf,
                 });
             };
-            let main = self.omp_name(&c);
             let child = |what: &str| format!("{what}@{line}");
-            let none = Map::new;
+            let none = Map::new();
+            let barrier = |push: &mut PushRegion| {
+                push(
+                    slot::BARRIER,
+                    "implicit_barrier",
+                    child("implicit_barrier"),
+                    &none,
+                    true,
+                )
+            };
+            // The taskloop part of a (combined) taskloop construct, and its
+            // body unless SIMD lanes run it or a jump would skip its exit.
+            let taskloop = |push: &mut PushRegion,
+                            slot: u8,
+                            name: String,
+                            aux: &Map<String, Value>,
+                            simd: bool| {
+                push(slot, "taskloop", name, aux, false);
+                if !simd && c.body_loop.is_some() {
+                    let b = "taskloop_body";
+                    push(slot::BODY, b, child(b), &none, false);
+                }
+            };
             match c.construct {
-                Construct::Parallel | Construct::ParallelWorksharing(_) => {
-                    push(slot::MAIN, "parallel", main, aux.clone(), false);
-                    push(slot::FORK, "fork", child("fork"), none(), true);
-                    push(slot::JOIN, "join", child("join"), none(), true);
-                    push(
-                        slot::BARRIER,
-                        "implicit_barrier",
-                        child("implicit_barrier"),
-                        none(),
-                        true,
-                    );
+                Construct::Parallel
+                | Construct::ParallelWorksharing(_)
+                | Construct::ParallelMasked { .. } => {
+                    push(slot::MAIN, "parallel", main, &aux, false);
+                    push(slot::FORK, "fork", child("fork"), &none, true);
+                    push(slot::JOIN, "join", child("join"), &none, true);
+                    barrier(&mut push);
                     if let Construct::ParallelWorksharing(ws) = c.construct {
-                        let (kind, _) = ws.kind_and_words();
-                        let mut aux_ws = aux.clone();
-                        aux_ws.insert("combined".into(), Value::from(c.d.words.join(" ")));
-                        push(slot::INNER, kind, child(kind), aux_ws, false);
+                        let (kind, _) = ws.kind_and_words(true);
+                        push(slot::INNER, kind, child(kind), &aux_combined, false);
+                    }
+                    if let Construct::ParallelMasked {
+                        master,
+                        taskloop: taskloop_of,
+                    } = c.construct
+                    {
+                        let mw = masked_word(master);
+                        push(slot::MASKED, mw, child(mw), &aux_combined, false);
+                        if let Some(simd) = taskloop_of {
+                            let name = child("taskloop");
+                            taskloop(&mut push, slot::INNER, name, &aux_combined, simd);
+                        }
                     }
                 }
                 Construct::Worksharing(ws) => {
-                    let (kind, _) = ws.kind_and_words();
-                    push(slot::MAIN, kind, main, aux.clone(), false);
-                    if !c.has_end_clause("nowait") {
-                        push(
-                            slot::BARRIER,
-                            "implicit_barrier",
-                            child("implicit_barrier"),
-                            none(),
-                            true,
-                        );
+                    let (kind, _) = ws.kind_and_words(true);
+                    push(slot::MAIN, kind, main, &aux, false);
+                    // `loop` has no nowait: its own barrier stays.
+                    if !c.has_end_clause("nowait") && ws != Worksharing::Loop {
+                        barrier(&mut push);
                     }
                 }
+                Construct::MaskedTaskloop { master, simd } => {
+                    push(slot::MAIN, masked_word(master), main, &aux_combined, false);
+                    let name = child("taskloop");
+                    taskloop(&mut push, slot::INNER, name, &aux_combined, simd);
+                }
+                Construct::Taskloop { simd } => taskloop(&mut push, slot::MAIN, main, &aux, simd),
+                Construct::Teams => {
+                    push(slot::MAIN, "teams", main, &aux, false);
+                    push(slot::BODY, "teams_body", child("teams_body"), &none, false);
+                }
+                Construct::Around { .. } => {
+                    let a = if c.d.words.len() > 1 {
+                        &aux_combined
+                    } else {
+                        &aux
+                    };
+                    push(slot::MAIN, &c.d.words[0], main, a, false);
+                }
                 Construct::Single => {
-                    push(slot::MAIN, "single", main, aux.clone(), false);
+                    push(slot::MAIN, "single", main, &aux, false);
                     if !c.has_end_clause("nowait") && !c.has_end_clause("copyprivate") {
-                        push(
-                            slot::BARRIER,
-                            "implicit_barrier",
-                            child("implicit_barrier"),
-                            none(),
-                            true,
-                        );
+                        barrier(&mut push);
                     }
                     push(
                         slot::INNER,
                         "single_body",
                         child("single_body"),
-                        none(),
+                        &none,
                         false,
                     );
                 }
@@ -393,35 +641,24 @@ impl Planner<'_> {
                     } else {
                         "ordered"
                     };
-                    push(slot::MAIN, kind, main, aux.clone(), false);
+                    push(slot::MAIN, kind, main, &aux, false);
                     let wait = format!("{kind}_wait");
-                    push(slot::INNER, &wait, child(&wait), none(), true);
+                    push(slot::INNER, &wait, child(&wait), &none, true);
                 }
                 Construct::Task => {
-                    push(
-                        slot::MAIN,
-                        "task_create",
-                        child("task_create"),
-                        aux.clone(),
-                        false,
-                    );
-                    push(slot::INNER, "task", main, aux.clone(), false);
+                    push(slot::MAIN, "task_create", child("task_create"), &aux, false);
+                    push(slot::INNER, "task", main, &aux, false);
                 }
-                Construct::Section => {}
-                Construct::PassThrough => {}
+                Construct::Section | Construct::NotMeasured { .. } => {}
                 _ => {
                     let kind = c.d.words.join("_");
                     let leaf = c.d.extent() == Extent::Standalone;
-                    push(slot::MAIN, &kind, main, aux.clone(), leaf);
+                    push(slot::MAIN, &kind, main, &aux, leaf);
                 }
             }
             // Sections: one region per section, from its directive to the
             // item before the next one.
-            if matches!(
-                c.construct,
-                Construct::Worksharing(Worksharing::Sections)
-                    | Construct::ParallelWorksharing(Worksharing::Sections)
-            ) {
+            if c.is_sections() {
                 for (k, s0, s1) in self.section_spans(&c) {
                     let (key, sline) = match k {
                         Some(s) => (Key::Omp(s, slot::MAIN), self.line(s)),
@@ -478,6 +715,48 @@ impl Planner<'_> {
         self.ids.get(&Key::Omp(dir, s)).copied()
     }
 
+    /// Closes a block construct: `inside` before its end directive, the
+    /// clauses `append` on it and `after` after it. Without an end
+    /// directive (a BLOCK construct as the body), one is added after END
+    /// BLOCK: probes after the directive made the body a loosely
+    /// structured block, which needs it.
+    fn close_block(&mut self, c: &OmpCons, inside: Vec<Probe>, append: &[&str], after: Vec<Probe>) {
+        match (c.end_dir, c.last_stmt) {
+            (Some(e), _) => {
+                self.edits[e].before_label.extend(inside);
+                self.edits[e]
+                    .append
+                    .extend(append.iter().map(|s| s.to_string()));
+                self.edits[e].after.extend(after);
+            }
+            (None, Some(s)) => {
+                let mut end = format!("end {}", c.d.spelled());
+                for a in append {
+                    end.push(' ');
+                    end.push_str(a);
+                }
+                let e = &mut self.edits[s].after;
+                e.extend(inside);
+                e.push(Probe::new(Op::Directive(end)));
+                e.extend(after);
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// The taskloop body region: entered first and left last in each
+    /// iteration of the innermost bound loop.
+    fn taskloop_body(&mut self, c: &OmpCons) {
+        let (Some(l), Some(b)) = (c.body_loop, self.omp_id(c.dir, slot::BODY)) else {
+            return;
+        };
+        let (start, end) = (self.st.cons[l].start, self.st.cons[l].end);
+        self.edits[start].after.push(Probe::new(Op::Enter(b)));
+        self.edits[end]
+            .before_label
+            .push(Probe::new(Op::Exit(Target::Id(b))));
+    }
+
     /// Pass 2: the probes of unit `u`'s constructs. Names of the runtime
     /// routines used go to `used`, team variables to `teams`.
     pub(super) fn omp_probes(
@@ -489,7 +768,7 @@ impl Planner<'_> {
         let list: Vec<OmpCons> = self
             .omp
             .iter()
-            .filter(|c| !c.skip && self.st.unit_of[c.dir] == Some(u))
+            .filter(|c| !c.skip && c.listed.is_none() && self.st.unit_of[c.dir] == Some(u))
             .cloned()
             .collect();
         let mut need = |n: &'static str| {
@@ -509,7 +788,9 @@ impl Planner<'_> {
             let barrier = |ib: u32| vec![enter(ib), dir("barrier".into()), exit(ib)];
             let last = c.last();
             match c.construct {
-                Construct::Parallel | Construct::ParallelWorksharing(_) => {
+                Construct::Parallel
+                | Construct::ParallelWorksharing(_)
+                | Construct::ParallelMasked { .. } => {
                     let ids = (
                         self.omp_id(c.dir, slot::FORK),
                         self.omp_id(c.dir, slot::JOIN),
@@ -530,34 +811,80 @@ impl Planner<'_> {
                     self.edits[c.dir]
                         .before_label
                         .push(Probe::new(Op::OmpFork(m)));
+                    let team_clause = format!("firstprivate({})", team(m));
+                    let mut opening = Vec::new();
                     let mut closing = Vec::new();
-                    if let Construct::ParallelWorksharing(ws) = c.construct {
-                        let Some(w) = self.omp_id(c.dir, slot::INNER) else {
-                            continue;
-                        };
-                        let (mut par, ws_clauses) = omp::split_clauses(&c.d);
-                        par.push(format!("firstprivate({})", team(m)));
-                        let (_, words) = ws.kind_and_words();
-                        self.edits[c.dir].replace = Some(vec![
-                            dir(omp::body("parallel", &par)),
-                            Probe::new(Op::OmpBegin(m, f)),
-                            enter(w),
-                            dir(omp::body(words, &ws_clauses)),
-                        ]);
-                        closing.push(dir(format!("end {words} nowait")));
-                        closing.push(exit(w));
-                    } else {
-                        self.edits[c.dir]
-                            .append
-                            .push(format!("firstprivate({})", team(m)));
-                        self.edits[c.dir].after.push(Probe::new(Op::OmpBegin(m, f)));
+                    match c.construct {
+                        Construct::ParallelWorksharing(ws) => {
+                            let Some(w) = self.omp_id(c.dir, slot::INNER) else {
+                                continue;
+                            };
+                            let split = omp::split_combined(&c.d.clauses, inner_of(ws), false);
+                            let mut par = split.parallel;
+                            par.push(team_clause);
+                            let (_, words) = ws.kind_and_words(true);
+                            opening.extend([
+                                dir(omp::body("parallel", &par)),
+                                Probe::new(Op::OmpBegin(m, f)),
+                                enter(w),
+                                dir(omp::body(words, &split.inner)),
+                            ]);
+                            // `loop` takes no nowait. `end do simd nowait`
+                            // is allowed: OpenMP 5.0-5.2 give the Fortran
+                            // worksharing-loop SIMD construct the end
+                            // directive `!$omp end do simd [nowait]`.
+                            if ws == Worksharing::Loop {
+                                closing.push(dir(format!("end {words}")));
+                            } else {
+                                closing.push(dir(format!("end {words} nowait")));
+                            }
+                            closing.push(exit(w));
+                        }
+                        Construct::ParallelMasked { master, taskloop } => {
+                            let Some(mk) = self.omp_id(c.dir, slot::MASKED) else {
+                                continue;
+                            };
+                            let inner =
+                                taskloop.map_or(Inner::None, |simd| Inner::Taskloop { simd });
+                            let split = omp::split_combined(&c.d.clauses, inner, true);
+                            let mut par = split.parallel;
+                            par.push(team_clause);
+                            let mw = masked_word(master);
+                            opening.extend([
+                                dir(omp::body("parallel", &par)),
+                                Probe::new(Op::OmpBegin(m, f)),
+                                dir(omp::body(mw, &split.masked)),
+                                enter(mk),
+                            ]);
+                            if let Some(simd) = taskloop {
+                                let Some(tl) = self.omp_id(c.dir, slot::INNER) else {
+                                    continue;
+                                };
+                                let words = taskloop_words(simd);
+                                opening.push(enter(tl));
+                                opening.push(dir(omp::body(words, &split.inner)));
+                                closing.push(dir(format!("end {words}")));
+                                closing.push(exit(tl));
+                                self.taskloop_body(&c);
+                            }
+                            // No barrier inside masked: the team's comes
+                            // after it.
+                            closing.push(exit(mk));
+                            closing.push(dir(format!("end {mw}")));
+                        }
+                        _ => {
+                            self.edits[c.dir].append.push(team_clause);
+                            self.edits[c.dir].after.push(Probe::new(Op::OmpBegin(m, f)));
+                        }
+                    }
+                    if !opening.is_empty() {
+                        self.edits[c.dir].replace = Some(opening);
                     }
                     closing.extend(barrier(ib));
                     closing.push(Probe::new(Op::OmpEnd(m, j)));
                     match (c.construct, c.end_dir) {
-                        (Construct::Parallel, Some(e)) => {
-                            self.edits[e].before_label.extend(closing);
-                            self.edits[e].after.push(Probe::new(Op::OmpJoin(m)));
+                        (Construct::Parallel, _) => {
+                            self.close_block(&c, closing, &[], vec![Probe::new(Op::OmpJoin(m))]);
                         }
                         (_, Some(e)) => {
                             closing.push(dir("end parallel".into()));
@@ -578,7 +905,8 @@ impl Planner<'_> {
                     match (c.end_dir, ib) {
                         (Some(e), Some(_)) => self.edits[e].append.push("nowait".into()),
                         (None, Some(_)) => {
-                            let (_, words) = ws.kind_and_words();
+                            // (`end do simd nowait`: see above.)
+                            let (_, words) = ws.kind_and_words(true);
                             closing.push(dir(format!("end {words} nowait")));
                         }
                         _ => {}
@@ -589,48 +917,80 @@ impl Planner<'_> {
                     }
                     self.edits[last].after.extend(closing);
                 }
+                Construct::MaskedTaskloop { master, simd } => {
+                    let Some(tl) = self.omp_id(c.dir, slot::INNER) else {
+                        continue;
+                    };
+                    let split = omp::split_combined(&c.d.clauses, Inner::Taskloop { simd }, true);
+                    let (mw, words) = (masked_word(master), taskloop_words(simd));
+                    self.edits[c.dir].replace = Some(vec![
+                        dir(omp::body(mw, &split.masked)),
+                        enter(m),
+                        enter(tl),
+                        dir(omp::body(words, &split.inner)),
+                    ]);
+                    let closing = vec![
+                        dir(format!("end {words}")),
+                        exit(tl),
+                        exit(m),
+                        dir(format!("end {mw}")),
+                    ];
+                    match c.end_dir {
+                        Some(e) => self.edits[e].replace = Some(closing),
+                        None => self.edits[last].after.extend(closing),
+                    }
+                    self.taskloop_body(&c);
+                }
+                Construct::Taskloop { .. } | Construct::Around { .. } => {
+                    // No barrier: a taskloop's end is its taskgroup.
+                    self.edits[c.dir].before_label.push(enter(m));
+                    self.edits[last].after.push(exit(m));
+                    self.taskloop_body(&c);
+                }
                 Construct::Single => {
                     let Some(b) = self.omp_id(c.dir, slot::INNER) else {
                         continue;
                     };
-                    let Some(e) = c.end_dir else { continue };
                     let ib = self.omp_id(c.dir, slot::BARRIER);
                     self.edits[c.dir].before_label.push(enter(m));
                     self.edits[c.dir].after.push(enter(b));
-                    self.edits[e].before_label.push(exit(b));
-                    if ib.is_some() {
-                        self.edits[e].append.push("nowait".into());
-                    }
-                    self.edits[e].after.push(exit(m));
+                    let mut after = vec![exit(m)];
                     if let Some(ib) = ib {
-                        self.edits[e].after.extend(barrier(ib));
+                        after.extend(barrier(ib));
                     }
+                    let append: &[&str] = if ib.is_some() { &["nowait"] } else { &[] };
+                    self.close_block(&c, vec![exit(b)], append, after);
                 }
                 Construct::Master | Construct::Masked => {
-                    let Some(e) = c.end_dir else { continue };
                     self.edits[c.dir].after.push(enter(m));
-                    self.edits[e].before_label.push(exit(m));
+                    self.close_block(&c, vec![exit(m)], &[], Vec::new());
                 }
                 Construct::Critical | Construct::Ordered => {
                     let Some(w) = self.omp_id(c.dir, slot::INNER) else {
                         continue;
                     };
-                    let Some(e) = c.end_dir else { continue };
                     self.edits[c.dir].before_label.extend([enter(m), enter(w)]);
                     self.edits[c.dir].after.push(exit(w));
-                    self.edits[e].after.push(exit(m));
+                    self.close_block(&c, Vec::new(), &[], vec![exit(m)]);
                 }
-                Construct::Task => {
-                    let Some(t) = self.omp_id(c.dir, slot::INNER) else {
+                // Around the construct, and inside it (once per team, or
+                // where the task runs).
+                Construct::Teams | Construct::Task => {
+                    let inner = if c.construct == Construct::Teams {
+                        slot::BODY
+                    } else {
+                        slot::INNER
+                    };
+                    let Some(t) = self.omp_id(c.dir, inner) else {
                         continue;
                     };
-                    let Some(e) = c.end_dir else { continue };
                     self.edits[c.dir].before_label.push(enter(m));
                     self.edits[c.dir].after.push(enter(t));
-                    self.edits[e].before_label.push(exit(t));
-                    self.edits[e].after.push(exit(m));
+                    self.close_block(&c, vec![exit(t)], &[], vec![exit(m)]);
                 }
                 Construct::Atomic | Construct::Taskgroup => {
+                    // Nothing between `!$omp atomic`, its statement and
+                    // `!$omp end atomic`.
                     self.edits[c.dir].before_label.push(enter(m));
                     self.edits[last].after.push(exit(m));
                 }
@@ -638,14 +998,10 @@ impl Planner<'_> {
                     self.edits[c.dir].before_label.push(enter(m));
                     self.edits[c.dir].after.push(exit(m));
                 }
-                Construct::Section | Construct::PassThrough => {}
+                Construct::Section | Construct::NotMeasured { .. } => {}
             }
             // Each section: entered first and left last inside its block.
-            if matches!(
-                c.construct,
-                Construct::Worksharing(Worksharing::Sections)
-                    | Construct::ParallelWorksharing(Worksharing::Sections)
-            ) {
+            if c.is_sections() {
                 let Some(end) = c.end_dir else { continue };
                 let spans = self.section_spans(&c);
                 for (k, (s, _, _)) in spans.iter().enumerate() {
