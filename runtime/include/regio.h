@@ -95,6 +95,13 @@ void regio_mpi_init_done(void);
  * them with SIGKILL, which cannot be caught). Waits at most 3 s. */
 void regio_mpi_abort(void);
 
+/* Host teams: first and last statement of a teams construct's body. The
+ * runtime enters `body` and, inside it, a region `team <k>` (kind
+ * omp_team) for this team's number (omp_get_team_num, looked up at run
+ * time), so each team's time is reported apart. */
+void regio_omp_teams_begin(uint32_t body);
+void regio_omp_teams_end(uint32_t body);
+
 /* Fortran-callable twins: arguments by reference, trailing underscore. */
 
 /* call regio_enter(id) with INTEGER(4) id. */
@@ -119,6 +126,10 @@ void regio_omp_fork_(const int32_t *id, int64_t *team);
 void regio_omp_begin_(const int64_t *team, const int32_t *fork_id);
 void regio_omp_end_(const int64_t *team, const int32_t *join_id);
 void regio_omp_join_(const int64_t *team);
+
+/* call regio_omp_teams_begin(id) / regio_omp_teams_end(id), INTEGER(4) id */
+void regio_omp_teams_begin_(const int32_t *body);
+void regio_omp_teams_end_(const int32_t *body);
 
 /* call regio_mpi_rank(rank, size) with INTEGER(4) arguments */
 void regio_mpi_rank_(const int32_t *rank, const int32_t *size);

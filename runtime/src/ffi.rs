@@ -235,6 +235,41 @@ pub unsafe extern "C" fn regio_omp_end_(team: *const i64, join_id: *const i32) {
     }
 }
 
+/// First statement of a host `teams` construct's body: enters the body
+/// region `body` and this team's `team <k>` region inside it.
+#[no_mangle]
+pub extern "C" fn regio_omp_teams_begin(body: u32) {
+    crate::teams::begin(body);
+}
+
+/// Last statement of the body: leaves the team's region and `body`.
+#[no_mangle]
+pub extern "C" fn regio_omp_teams_end(body: u32) {
+    crate::teams::end(body);
+}
+
+/// Fortran `call regio_omp_teams_begin(id)` with INTEGER(4) id.
+///
+/// # Safety
+/// `body` must point to a readable INTEGER(4).
+#[no_mangle]
+pub unsafe extern "C" fn regio_omp_teams_begin_(body: *const i32) {
+    if !body.is_null() {
+        crate::teams::begin(*body as u32);
+    }
+}
+
+/// Fortran `call regio_omp_teams_end(id)` with INTEGER(4) id.
+///
+/// # Safety
+/// `body` must point to a readable INTEGER(4).
+#[no_mangle]
+pub unsafe extern "C" fn regio_omp_teams_end_(body: *const i32) {
+    if !body.is_null() {
+        crate::teams::end(*body as u32);
+    }
+}
+
 /// Fortran `call regio_omp_join(team)`.
 ///
 /// # Safety

@@ -61,6 +61,7 @@ mod region;
 mod registry;
 mod signals;
 mod sys;
+mod teams;
 mod thread;
 pub mod training;
 

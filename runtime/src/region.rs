@@ -30,6 +30,8 @@ pub enum Kind {
     Function,
     Loop,
     User,
+    /// One team of a host `teams` construct (made at run time, `teams`).
+    OmpTeam,
 }
 
 impl Kind {
@@ -39,6 +41,7 @@ impl Kind {
             Kind::Function => "function",
             Kind::Loop => "loop",
             Kind::User => "user",
+            Kind::OmpTeam => "omp_team",
         }
     }
 }

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::report::{only_run, report_json, roots, str_field, visit};
+use super::report::{children, only_run, report_json, roots, str_field, visit};
 use super::{run, run_ok, Run};
 
 /// How many calls a region must have: in all, or on each team thread.
@@ -190,6 +190,34 @@ pub fn visit_problems(
     problems
 }
 
+/// Host teams: every `omp_teams_body` node has one `omp_team` child per
+/// team number, `team 0` to `team n-1`, whose visits add up to the body's.
+pub fn team_problems(run: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    visit(run, &mut |n, _| {
+        if str_field(n, "kind") != "omp_teams_body" {
+            return;
+        }
+        let line = n["line"].as_u64().unwrap_or(0);
+        let teams: Vec<(&str, u64)> = children(n)
+            .iter()
+            .filter(|c| str_field(c, "kind") == "omp_team")
+            .map(|c| (str_field(c, "name"), c["calls"].as_u64().unwrap_or(0)))
+            .collect();
+        let mut names: Vec<&str> = teams.iter().map(|t| t.0).collect();
+        names.sort_unstable();
+        let want: Vec<String> = (0..teams.len()).map(|k| format!("team {k}")).collect();
+        let calls: u64 = teams.iter().map(|t| t.1).sum();
+        if teams.is_empty() || names != want || calls != n["calls"].as_u64().unwrap_or(0) {
+            problems.push(format!(
+                "teams body at line {line}: team regions {teams:?} for {} visits",
+                n["calls"]
+            ));
+        }
+    });
+    problems
+}
+
 /// Runs the plain build `plain` and the instrumented `inst` of `label` at
 /// OMP_NUM_THREADS 1, 2 and 3 (measured into `dir`/run-T): same status and
 /// output, output independent of the team size, a DRG with one root
@@ -232,6 +260,7 @@ pub fn compare_runs(
         problems.extend(
             visit_problems(expect, &visits(run), team)
                 .into_iter()
+                .chain(team_problems(run))
                 .map(|p| format!("{label}: {p}")),
         );
     }

@@ -40,6 +40,8 @@ const OMP_DECLARATIONS: &str = "#ifndef REGIO_OMP_DECLARED\n\
      extern void regio_omp_begin(__UINT64_TYPE__, unsigned int);\n\
      extern void regio_omp_end(__UINT64_TYPE__, unsigned int);\n\
      extern void regio_omp_join(__UINT64_TYPE__);\n\
+     extern void regio_omp_teams_begin(unsigned int);\n\
+     extern void regio_omp_teams_end(unsigned int);\n\
      #ifdef __cplusplus\n\
      }\n\
      #endif\n\

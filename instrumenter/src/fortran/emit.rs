@@ -159,6 +159,8 @@ impl<'a> Emitter<'a> {
             Op::OmpBegin(p, id) => format!("call regio_omp_begin(regio__team{p}, {id})"),
             Op::OmpEnd(p, id) => format!("call regio_omp_end(regio__team{p}, {id})"),
             Op::OmpJoin(p) => format!("call regio_omp_join(regio__team{p})"),
+            Op::TeamsBegin(id) => format!("call regio_omp_teams_begin({id})"),
+            Op::TeamsEnd(id) => format!("call regio_omp_teams_end({id})"),
             Op::Directive(body) => return format!("!$omp {body}"),
         };
         if self.fixed {

@@ -63,6 +63,11 @@ pub(crate) enum Op {
     OmpEnd(u32, u32),
     /// `call regio_omp_join(regio__team<P>)`.
     OmpJoin(u32),
+    /// `call regio_omp_teams_begin(ID)`: first in a host teams body
+    /// (enters ID and the team's own `team <k>` region).
+    TeamsBegin(u32),
+    /// `call regio_omp_teams_end(ID)`: last in a host teams body.
+    TeamsEnd(u32),
     /// An `!$omp` directive: the text after the sentinel.
     Directive(String),
 }

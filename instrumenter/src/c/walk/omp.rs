@@ -918,10 +918,13 @@ impl<'t> Walker<'_, 't> {
                 let body = self.child_region("teams_body", site);
                 let _ = write!(
                     before,
-                    "{{ regio_enter({t}u); {} {{ regio_enter({body}u); ",
+                    "{{ regio_enter({t}u); {} {{ regio_omp_teams_begin({body}u); ",
                     omp::pragma("teams", &clauses)
                 );
-                let _ = write!(after, " regio_exit({body}u); }} regio_exit({t}u); }}");
+                let _ = write!(
+                    after,
+                    " regio_omp_teams_end({body}u); }} regio_exit({t}u); }}"
+                );
             }
             Construct::Around { .. } => {
                 let kind = d.words[0].as_str();

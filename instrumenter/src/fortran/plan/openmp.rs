@@ -973,20 +973,28 @@ impl Planner<'_> {
                     self.edits[c.dir].after.push(exit(w));
                     self.close_block(&c, Vec::new(), &[], vec![exit(m)]);
                 }
-                // Around the construct, and inside it (once per team, or
-                // where the task runs).
-                Construct::Teams | Construct::Task => {
-                    let inner = if c.construct == Construct::Teams {
-                        slot::BODY
-                    } else {
-                        slot::INNER
-                    };
-                    let Some(t) = self.omp_id(c.dir, inner) else {
+                // Around the construct, and inside it where the task runs.
+                Construct::Task => {
+                    let Some(t) = self.omp_id(c.dir, slot::INNER) else {
                         continue;
                     };
                     self.edits[c.dir].before_label.push(enter(m));
                     self.edits[c.dir].after.push(enter(t));
                     self.close_block(&c, vec![exit(t)], &[], vec![exit(m)]);
+                }
+                // Around the construct, and inside it once per team, with
+                // the team's number (runtime `teams` module).
+                Construct::Teams => {
+                    let Some(t) = self.omp_id(c.dir, slot::BODY) else {
+                        continue;
+                    };
+                    need("regio_omp_teams_begin");
+                    need("regio_omp_teams_end");
+                    self.edits[c.dir].before_label.push(enter(m));
+                    let begin = Probe::new(Op::TeamsBegin(t));
+                    self.edits[c.dir].after.push(begin);
+                    let end = Probe::new(Op::TeamsEnd(t));
+                    self.close_block(&c, vec![end], &[], vec![exit(m)]);
                 }
                 Construct::Atomic | Construct::Taskgroup => {
                     // Nothing between `!$omp atomic`, its statement and
