@@ -17,8 +17,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use common::omp::{
-    compare_runs, compile_opari2_output, expectations, instrument_tree, print_opari2_table,
-    run_opari2,
+    compare_runs, compile_opari2_output, copy_and_instrument, expectations, instrument_tree,
+    print_opari2_table, run_opari2,
 };
 use common::{find_on_path, instrument_flags, run};
 use common::{testdata, Run, TestDir};
@@ -80,12 +80,7 @@ fn toolchain(tmp: &TestDir) -> bool {
 /// Instruments testdata/omp5/`file` alone into `tmp`/inst; returns the
 /// copy of the source and the instrumented file.
 fn instrument(file: &str, tmp: &TestDir) -> (PathBuf, PathBuf) {
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    let copy = src.join(file);
-    std::fs::copy(testdata().join("omp5").join(file), &copy).unwrap_or_else(|e| panic!("{e}"));
-    let out = tmp.join("inst");
-    instrument_tree(&src, &out);
+    let (copy, out) = copy_and_instrument("omp5", file, tmp.path());
     (copy, out.join(file))
 }
 

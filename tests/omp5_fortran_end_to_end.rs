@@ -16,7 +16,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use common::omp::{
-    compare_runs, compile_opari2_output, expectations, instrument_tree, print_opari2_table,
+    compare_runs, compile_opari2_output, copy_and_instrument, expectations, print_opari2_table,
     run_opari2,
 };
 use common::{compile, find_on_path, instrument_flags, require_tool, run};
@@ -49,12 +49,7 @@ fn not_compiled(file: &str) -> Option<String> {
 /// Instruments testdata/omp5/`file` alone into `tmp`/inst; returns the
 /// copy of the source, the instrumented file and the IDF.
 fn instrument(file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, PathBuf) {
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    let copy = src.join(file);
-    std::fs::copy(source(file), &copy).unwrap_or_else(|e| panic!("{e}"));
-    let out = tmp.join("inst");
-    instrument_tree(&src, &out);
+    let (copy, out) = copy_and_instrument("omp5", file, tmp.path());
     (copy, out.join(file), out.join("regio.idf.json"))
 }
 

@@ -15,7 +15,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use common::omp::{
-    coverage_problems, exec, expectations, idf_regions, opari_regions, visit_problems, visits,
+    copy_and_instrument, coverage_problems, exec, expectations, idf_regions, opari_regions,
+    visit_problems, visits,
 };
 use common::report::{only_run, report_json, roots, str_field, visit};
 use common::{compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok};
@@ -27,18 +28,7 @@ fn toolchain() -> bool {
 
 /// Builds `file` of testdata/omp plain and instrumented.
 fn build(file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, PathBuf) {
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    let copy = src.join(file);
-    std::fs::copy(testdata().join("omp").join(file), &copy).unwrap_or_else(|e| panic!("{e}"));
-    let out = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&out)
-            .args(["--regions", "omp,functions,loops"]),
-    );
+    let (copy, out) = copy_and_instrument("omp", file, tmp.path());
     let flags: Vec<String> = ["-fopenmp", "-Wall", "-O1"]
         .iter()
         .map(|s| s.to_string())

@@ -298,6 +298,24 @@ pub fn run_opari2(opari: &Path, dir: &Path, file: &str, out: &str) -> Result<(),
 
 /// Instruments the tree `src` into `out` with `--regions
 /// omp,functions,loops`.
+/// Copies testdata/`dir`/`file` alone into `tmp`/src and instruments it
+/// into `tmp`/inst (`--regions omp,functions,loops`): returns the copy and
+/// the instrumented directory.
+pub fn copy_and_instrument(
+    dir: &str,
+    file: &str,
+    tmp: &Path,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let src = tmp.join("src");
+    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
+    let copy = src.join(file);
+    std::fs::copy(super::testdata().join(dir).join(file), &copy)
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+    let out = tmp.join("inst");
+    instrument_tree(&src, &out);
+    (copy, out)
+}
+
 pub fn instrument_tree(src: &Path, out: &Path) {
     run_ok(
         Command::new(super::instrument_bin())

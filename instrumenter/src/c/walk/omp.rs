@@ -501,6 +501,25 @@ impl<'t> Walker<'_, 't> {
         self.omp_region(kind, &name, site, &Map::new())
     }
 
+    /// A work-sharing construct's implicit barrier made explicit: unless
+    /// the directive says `nowait` or must keep its own barrier, a region
+    /// for it and the clauses with `nowait` added.
+    fn explicit_barrier(
+        &mut self,
+        d: &omp::Directive,
+        keeps_barrier: bool,
+        site: Site,
+        clauses: &[String],
+    ) -> (Option<u32>, Vec<String>) {
+        let ib = (!d.has_clause("nowait") && !keeps_barrier)
+            .then(|| self.child_region("implicit_barrier", site));
+        let mut cl = clauses.to_vec();
+        if ib.is_some() {
+            cl.push("nowait".into());
+        }
+        (ib, cl)
+    }
+
     /// Whether a `cancel` / `cancellation point` for `what` lies in `s`: its
     /// construct must keep its own barrier (no `nowait` may be added).
     fn cancels(&self, stmts: &[Node<'t>], what: &str) -> bool {
@@ -857,26 +876,13 @@ impl<'t> Walker<'_, 't> {
                     // (`workshare` is Fortran only.)
                     Worksharing::Loop | Worksharing::Workshare => true,
                 };
-                let nowait = d.has_clause("nowait");
-                let ib = (!nowait && !keeps_barrier)
-                    .then(|| self.child_region("implicit_barrier", site));
-                let mut cl = clauses.clone();
-                if ib.is_some() {
-                    cl.push("nowait".into());
-                }
+                let (ib, cl) = self.explicit_barrier(d, keeps_barrier, site, &clauses);
                 let _ = write!(
                     before,
                     "{{ regio_enter({w}u); {} ",
                     omp::pragma(&d.words.join(" "), &cl)
                 );
-                let _ = write!(after, " regio_exit({w}u);");
-                if let Some(ib) = ib {
-                    let _ = write!(
-                        after,
-                        " regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u);"
-                    );
-                }
-                after.push_str(" }");
+                let _ = write!(after, " regio_exit({w}u);{} }}", barrier_text(ib));
             }
             Construct::MaskedTaskloop { master, simd } => {
                 let mw = if master { "master" } else { "masked" };
@@ -954,26 +960,17 @@ impl<'t> Walker<'_, 't> {
                 let s = self.open_region("single", name.clone(), site, &aux, opened);
                 let body = self.child_region("single_body", site);
                 let keeps_barrier = d.has_clause("copyprivate");
-                let nowait = d.has_clause("nowait");
-                let ib = (!nowait && !keeps_barrier)
-                    .then(|| self.child_region("implicit_barrier", site));
-                let mut cl = clauses.clone();
-                if ib.is_some() {
-                    cl.push("nowait".into());
-                }
+                let (ib, cl) = self.explicit_barrier(d, keeps_barrier, site, &clauses);
                 let _ = write!(
                     before,
                     "{{ regio_enter({s}u); {} {{ regio_enter({body}u); ",
                     omp::pragma("single", &cl)
                 );
-                let _ = write!(after, " regio_exit({body}u); }} regio_exit({s}u);");
-                if let Some(ib) = ib {
-                    let _ = write!(
-                        after,
-                        " regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u);"
-                    );
-                }
-                after.push_str(" }");
+                let _ = write!(
+                    after,
+                    " regio_exit({body}u); }} regio_exit({s}u);{} }}",
+                    barrier_text(ib)
+                );
             }
             Construct::Master | Construct::Masked => {
                 let m = self.open_region(&word, name.clone(), site, &aux, opened);
@@ -1064,4 +1061,12 @@ fn shape(d: &Directive, cancel: &[bool; 2]) -> String {
         d.has_clause("copyprivate"),
         d.bound_loops()
     )
+}
+
+/// The instrumented explicit barrier that follows a construct whose
+/// implicit one was removed (empty when it was kept).
+fn barrier_text(ib: Option<u32>) -> String {
+    ib.map_or(String::new(), |ib| {
+        format!(" regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u);")
+    })
 }
