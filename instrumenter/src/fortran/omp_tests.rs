@@ -508,3 +508,22 @@ fn taskloop_bodies_are_measured_unless_a_jump_would_skip_the_exit() {
     assert_eq!(kinds, ["omp_taskloop", "omp_taskloop_body", "omp_taskloop"]);
     assert!(!out.text.contains("barrier"), "{}", out.text);
 }
+
+#[test]
+fn lock_tests_inside_conditions_are_not_lost_quietly() {
+    let src = "program t\n  use omp_lib\n  integer(omp_lock_kind) :: l\n  logical :: ok\n  ok = omp_test_lock(l)\n  if (omp_test_lock(l)) then\n    call omp_unset_lock(l)\n  end if\n  do while (.not. omp_test_nest_lock(l))\n  end do\nend program t\n";
+    let out = run(src, SourceForm::Free).unwrap_or_else(|e| panic!("{e:?}"));
+    let locks: Vec<&str> = out
+        .regions
+        .iter()
+        .filter(|r| r.kind.to_string() == "omp_lock")
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(locks, ["omp_test_lock@5"]);
+    let warned: Vec<(u32, bool)> = out
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.message.contains("is not measured")))
+        .collect();
+    assert_eq!(warned, [(6, true), (9, true)], "{:?}", out.warnings);
+}

@@ -845,6 +845,21 @@ impl<'a> Planner<'a> {
                         }
                         _ => None,
                     };
+                    let test_lock = ["OMP_TEST_LOCK(", "OMP_TEST_NEST_LOCK("]
+                        .iter()
+                        .find(|f| s.canon.contains(*f));
+                    if let (true, None, Some(f)) = (sel.omp, &lock, test_lock) {
+                        // A function reference inside a condition cannot
+                        // get probes around it without moving its
+                        // evaluation; say so rather than lose it quietly.
+                        let routine = f.trim_end_matches('(').to_ascii_lowercase();
+                        self.warn(
+                            i,
+                            format!(
+                                "`{routine}` here is not measured: only `call` statements and assignments `x = {routine}(...)` of lock routines become regions"
+                            ),
+                        );
+                    }
                     let (kind, rname, aux) = match k {
                         _ if lock.is_some() => {
                             let r = lock.clone().unwrap_or_default();
