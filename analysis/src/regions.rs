@@ -30,9 +30,11 @@ impl RegionInfo {
         }
     }
 
-    /// `file:line`, or empty when unknown.
+    /// `file:line`, or empty when unknown (regions the runtime makes, such
+    /// as the teams of a `teams` construct, have no place of their own).
     pub fn location(&self) -> String {
         match (&self.file, self.line) {
+            (Some(f), _) if f.is_empty() => String::new(),
             (Some(f), Some(l)) => format!("{f}:{l}"),
             (Some(f), None) => f.clone(),
             _ => String::new(),
@@ -96,5 +98,28 @@ impl RegionTable {
             .get(&id)
             .cloned()
             .unwrap_or_else(|| RegionInfo::unknown(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(file: Option<&str>, line: Option<u32>) -> RegionInfo {
+        RegionInfo {
+            name: "r".into(),
+            kind: "function".into(),
+            file: file.map(str::to_string),
+            line,
+            described: true,
+        }
+    }
+
+    #[test]
+    fn locations_name_file_and_line_and_stay_empty_without_a_file() {
+        assert_eq!(info(Some("a.c"), Some(3)).location(), "a.c:3");
+        assert_eq!(info(Some("a.c"), None).location(), "a.c");
+        assert_eq!(info(Some(""), Some(0)).location(), "");
+        assert_eq!(info(None, None).location(), "");
     }
 }
