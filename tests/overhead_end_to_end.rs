@@ -287,6 +287,7 @@ fn omp_injected_overheads_at_two_threads() {
         "  additional computation",
         "  unidentified",
         "p=2",
+        "baseline",
         "region main;parallel@",
         "note: not compensated: no calibration",
     ] {

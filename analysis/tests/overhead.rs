@@ -51,6 +51,11 @@ fn categories_split_the_overhead_and_add_up() {
     let text = overhead::text::render(&o);
     assert!(text.contains("synchronisation"), "{text}");
     assert!(text.contains("p=2"), "{text}");
+    // The baseline has a column of its own: T_s, speedup 1, efficiency 100 %.
+    let header = text.lines().find(|l| l.contains("p=2")).unwrap_or_default();
+    assert!(header.trim_start().starts_with("baseline"), "{text}");
+    let speedup = text.lines().find(|l| l.starts_with("speedup")).unwrap();
+    assert!(speedup.contains("1.00"), "{text}");
 }
 
 #[test]

@@ -144,6 +144,19 @@ pub fn render(report: &OverheadReport) -> String {
         &|r| r.total_overhead_ns,
         true,
     ));
+    // The baseline's own column: T_s, against which everything else is
+    // measured (no overhead of its own by definition).
+    let mut header = header;
+    header.insert(0, "baseline".to_string());
+    for (label, cells) in &mut rows {
+        let cell = match label.as_str() {
+            "wall time T_p" => human_ns(report.baseline_wall_ns),
+            "speedup" => "1.00".to_string(),
+            "efficiency" => "100%".to_string(),
+            _ => "-".to_string(),
+        };
+        cells.insert(0, cell);
+    }
     out.push_str("program\n");
     table(&mut out, &rows, &header);
 

@@ -3,6 +3,7 @@
 
 mod collapsed;
 mod csv;
+mod html;
 pub mod json;
 mod text;
 
@@ -21,14 +22,14 @@ pub enum Format {
     /// Folded stacks (`frame;frame;frame <exclusive_ns>`) for flamegraph
     /// tools.
     Collapsed,
+    /// One self-contained page: run headers and the DRG as a foldable tree.
+    Html,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FormatError {
-    #[error("unknown report format `{0}` (expected text, json, csv or collapsed)")]
+    #[error("unknown report format `{0}` (expected text, json, csv, collapsed or html)")]
     Unknown(String),
-    #[error("report format `{0}` is not implemented yet (available: text, json, csv, collapsed)")]
-    NotImplemented(String),
 }
 
 impl FromStr for Format {
@@ -40,8 +41,7 @@ impl FromStr for Format {
             "json" => Ok(Format::Json),
             "csv" => Ok(Format::Csv),
             "collapsed" => Ok(Format::Collapsed),
-            // Named by SPEC.md, but no renderer exists yet.
-            "html" => Err(FormatError::NotImplemented(s.into())),
+            "html" => Ok(Format::Html),
             _ => Err(FormatError::Unknown(s.into())),
         }
     }
@@ -54,5 +54,6 @@ pub fn render(reports: &[Report], format: Format) -> String {
         Format::Json => json::render(reports),
         Format::Csv => csv::render(reports),
         Format::Collapsed => collapsed::render(reports),
+        Format::Html => html::render(reports),
     }
 }

@@ -1,0 +1,538 @@
+//! One self-contained HTML page for a browser: per run a header, a process
+//! table, the DRG as a tree of `<details>` and the MPI summary. Nothing is
+//! fetched: the CSS and the few lines of script are inline. It shows what
+//! the text report shows; exact figures ride along in `data-*` and `title`
+//! attributes so a reader (or a test) can compare them with the JSON report.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use crate::merge::{Node, ProcessSummary, Report};
+use crate::units::{human_ns, percent};
+
+/// Nodes with at least this share of the wall time start unfolded, so the
+/// page opens on the expensive part of the tree without drowning in leaves.
+const OPEN_PERCENT: f64 = 1.0;
+
+/// Above this many processes their table starts folded.
+const LIST_PROCESSES: usize = 8;
+
+const STYLE: &str = r#"
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1em 2em; color: #1d1d1d; background: #fff; }
+h1 { font-size: 1.3em; margin: 1.2em 0 0.4em; word-break: break-all; }
+h2 { font-size: 1.05em; margin: 1.2em 0 0.4em; }
+section.run { border-top: 2px solid #999; padding-top: 0.2em; }
+table { border-collapse: collapse; }
+th, td { padding: 1px 10px 1px 0; text-align: left; vertical-align: top; }
+table.kv th { color: #555; font-weight: 600; white-space: nowrap; }
+table.grid th, table.grid td { border-bottom: 1px solid #e3e3e3; padding-right: 14px; }
+.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.bad { color: #b00020; font-weight: 600; }
+.warning { color: #8a5a00; }
+.note { color: #555; font-size: 0.9em; }
+.drg { font-variant-numeric: tabular-nums; }
+.drg details { margin-left: 1.3em; }
+.drg > details { margin-left: 0; }
+.drg summary { list-style: none; cursor: pointer; }
+.drg summary::-webkit-details-marker { display: none; }
+details.leaf > summary { cursor: default; }
+.row { display: flex; align-items: baseline; gap: 0.6em; padding: 1px 0; }
+.row:hover { background: #f2f5fa; }
+.cols { font-weight: 600; color: #555; border-bottom: 1px solid #ccc; }
+.tw { width: 1em; flex: none; color: #666; }
+details.node > summary .tw::before { content: "\25B8"; }
+details.node[open] > summary .tw::before { content: "\25BE"; }
+details.leaf > summary .tw::before { content: ""; }
+.name { flex: 1 1 auto; min-width: 8em; font-weight: 600; word-break: break-word; }
+.kind { flex: none; width: 9em; color: #555; }
+.loc { flex: none; width: 10em; color: #555; word-break: break-all; }
+.calls { flex: none; width: 10em; text-align: right; }
+.t { flex: none; width: 5.5em; text-align: right; }
+.ctr { flex: none; width: 6.5em; text-align: right; }
+.pct { flex: none; width: 9.5em; display: flex; align-items: center; gap: 0.4em; justify-content: flex-end; }
+.bar { display: inline-block; width: 4em; height: 0.7em; background: #e8e8e8; }
+.bar > span { display: block; height: 100%; background: #4a7bd0; }
+.bar.over > span { background: #c9742a; }
+.extra { margin-left: 1.6em; color: #555; font-size: 0.9em; }
+.open-frames { color: #b00020; }
+"#;
+
+/// Unfold or fold the whole tree; the page works without it.
+const SCRIPT: &str = r#"
+function regioFold(open) {
+  document.querySelectorAll('details.node').forEach(function (d) { d.open = open; });
+}
+"#;
+
+pub(super) fn render(reports: &[Report]) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    let dirs: Vec<String> = reports
+        .iter()
+        .map(|r| r.run_dir.display().to_string())
+        .collect();
+    let _ = writeln!(
+        out,
+        "<title>Regio report: {}</title>",
+        escape(&dirs.join(", "))
+    );
+    let _ = writeln!(out, "<style>{STYLE}</style>");
+    let _ = writeln!(out, "<script>{SCRIPT}</script>");
+    out.push_str("</head>\n<body>\n");
+    for (i, r) in reports.iter().enumerate() {
+        run(&mut out, r, i);
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+fn run(out: &mut String, r: &Report, index: usize) {
+    let _ = writeln!(out, "<section class=\"run\" id=\"run-{index}\">");
+    let _ = writeln!(
+        out,
+        "<h1>run: {}</h1>",
+        escape(&r.run_dir.display().to_string())
+    );
+    header(out, r);
+    processes(out, r);
+    drg(out, r);
+    mpi(out, r);
+    out.push_str("</section>\n");
+}
+
+fn header(out: &mut String, r: &Report) {
+    out.push_str("<table class=\"kv\">\n");
+    let mut line = |label: &str, class: &str, value: &str| {
+        let class = if class.is_empty() {
+            String::new()
+        } else {
+            format!(" class=\"{class}\"")
+        };
+        let _ = writeln!(
+            out,
+            "<tr><th>{}</th><td{class}>{}</td></tr>",
+            escape(label),
+            escape(value)
+        );
+    };
+    line("command", "", &r.command.join(" "));
+    line("status", if r.complete { "" } else { "bad" }, &status(r));
+    line("processes", "", &r.processes.len().to_string());
+    line("threads", "", &r.threads.to_string());
+    line("clock", "", &r.clock);
+    line(
+        "wall time",
+        "",
+        &format!("{} (longest process)", human_ns(r.wall_ns)),
+    );
+    let descriptors = match r.descriptors {
+        0 => String::new(),
+        n => format!("{n} described by the program (Rust)"),
+    };
+    let regions = match (&r.idf_path, descriptors.is_empty()) {
+        (Some(p), true) => p.display().to_string(),
+        (Some(p), false) => format!("{} + {descriptors}", p.display()),
+        (None, false) => descriptors,
+        (None, true) => "no IDF found".to_string(),
+    };
+    line("regions", "", &regions);
+    if !r.counters.is_empty() {
+        line("counters", "", &counter_list(r));
+    }
+    for w in &r.warnings {
+        line("warning", "warning", w);
+    }
+    out.push_str("</table>\n");
+}
+
+fn processes(out: &mut String, r: &Report) {
+    if r.processes.is_empty() {
+        return;
+    }
+    let open = if r.processes.len() > LIST_PROCESSES {
+        ""
+    } else {
+        " open"
+    };
+    let _ = writeln!(
+        out,
+        "<details class=\"processes\"{open}><summary><h2 style=\"display:inline\">processes ({})</h2></summary>",
+        r.processes.len()
+    );
+    out.push_str(
+        "<table class=\"grid\">\n<tr><th class=\"num\">rank</th><th class=\"num\">pid</th><th>host</th>\
+<th class=\"num\">threads</th><th class=\"num\">duration</th><th>status</th></tr>\n",
+    );
+    for p in &r.processes {
+        let (class, state) = process_status(p);
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>\
+<td class=\"num\">{}</td><td{class}>{}</td></tr>",
+            p.rank,
+            p.pid,
+            escape(&p.host),
+            p.threads,
+            time(p.duration_ns),
+            escape(&state)
+        );
+    }
+    out.push_str("</table>\n</details>\n");
+}
+
+fn process_status(p: &ProcessSummary) -> (&'static str, String) {
+    if p.complete {
+        return ("", format!("complete ({})", p.reason));
+    }
+    let why = match p.signal {
+        Some(sig) => format!("killed by signal {sig}{}", signal_name(sig)),
+        None => format!("written by `{}` while regions were open", p.reason),
+    };
+    (" class=\"bad\"", format!("INCOMPLETE: {why}"))
+}
+
+/// What the tree's columns hold for one run.
+struct Layout<'a> {
+    wall_ns: u64,
+    /// Name thread owners by rank (else by pid: forked processes share a
+    /// rank).
+    by_rank: bool,
+    multi_rank: bool,
+    counters: Vec<&'a str>,
+}
+
+fn drg(out: &mut String, r: &Report) {
+    out.push_str("<h2>dynamic region graph</h2>\n");
+    if r.roots.is_empty() {
+        out.push_str("<p>(no regions were measured)</p>\n");
+        return;
+    }
+    let ranks: HashSet<u32> = r.processes.iter().map(|p| p.rank).collect();
+    let layout = Layout {
+        wall_ns: r.wall_ns,
+        by_rank: ranks.len() == r.processes.len(),
+        multi_rank: r.processes.len() > 1,
+        counters: r
+            .counters
+            .iter()
+            .filter(|c| c.available)
+            .map(|c| c.name.as_str())
+            .collect(),
+    };
+    out.push_str(
+        "<p><button type=\"button\" onclick=\"regioFold(true)\">unfold all</button> \
+<button type=\"button\" onclick=\"regioFold(false)\">fold all</button></p>\n",
+    );
+    out.push_str("<div class=\"drg\">\n");
+    out.push_str(
+        "<div class=\"row cols\"><span class=\"tw\"></span><span class=\"name\">region</span>\
+<span class=\"kind\">kind</span><span class=\"loc\">location</span><span class=\"calls\">calls</span>\
+<span class=\"t\">inclusive</span><span class=\"t\">exclusive</span>",
+    );
+    for c in &layout.counters {
+        let _ = write!(out, "<span class=\"ctr\">{}</span>", escape(c));
+    }
+    out.push_str("<span class=\"pct\">% of wall</span></div>\n");
+    for n in &r.roots {
+        node(out, n, &layout);
+    }
+    out.push_str("</div>\n");
+    let mut notes = vec![
+        "inclusive and exclusive times are summed over threads; % is of the wall time \
+(parallel regions can exceed 100%)",
+    ];
+    if !layout.counters.is_empty() {
+        notes.push(
+            "counters are summed over threads like inclusive time (outermost calls); - where none was counted",
+        );
+    }
+    for n in notes {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(n));
+    }
+}
+
+fn node(out: &mut String, n: &Node, l: &Layout) {
+    let pct = n.percent(l.wall_ns);
+    let leaf = n.children.is_empty();
+    let class = if leaf { "leaf" } else { "node" };
+    let open = if !leaf && pct >= OPEN_PERCENT {
+        " open"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "<details class=\"{class}\"{open} data-region=\"{}\" data-calls=\"{}\" data-inclusive-ns=\"{}\" data-exclusive-ns=\"{}\">",
+        n.region, n.calls, n.inclusive_ns, n.exclusive_ns
+    );
+    let _ = write!(
+        out,
+        "<summary><div class=\"row\"><span class=\"tw\"></span><span class=\"name\">{}</span>\
+<span class=\"kind\">{}</span><span class=\"loc\">{}</span><span class=\"calls\">{}</span>\
+<span class=\"t\" title=\"{} ns\">{}</span><span class=\"t\" title=\"{} ns\">{}</span>",
+        escape(&n.info.name),
+        escape(&n.info.kind),
+        escape(&n.info.location()),
+        escape(&calls(n)),
+        n.inclusive_ns,
+        human_ns(n.inclusive_ns),
+        n.exclusive_ns,
+        human_ns(n.exclusive_ns),
+    );
+    for name in &l.counters {
+        match n.counters.get(*name) {
+            Some(v) => {
+                let _ = write!(
+                    out,
+                    "<span class=\"ctr\" title=\"{v}\">{}</span>",
+                    escape(&counter_value(name, *v))
+                );
+            }
+            None => out.push_str("<span class=\"ctr\">-</span>"),
+        }
+    }
+    let _ = write!(
+        out,
+        "<span class=\"pct\"><span class=\"bar{}\"><span style=\"width:{:.1}%\"></span></span>{}</span></div>",
+        if pct > 100.0 { " over" } else { "" },
+        pct.clamp(0.0, 100.0),
+        percent(pct)
+    );
+    for line in extras(n, l) {
+        let _ = write!(out, "<div class=\"extra\">{line}</div>");
+    }
+    out.push_str("</summary>\n");
+    for c in &n.children {
+        node(out, c, l);
+    }
+    out.push_str("</details>\n");
+}
+
+fn calls(n: &Node) -> String {
+    let mut calls = n.calls.to_string();
+    if n.recursive_calls > 0 {
+        let _ = write!(calls, " ({} recursive)", n.recursive_calls);
+    }
+    if n.polls > 0 {
+        let _ = write!(calls, " ({} polls)", n.polls);
+    }
+    calls
+}
+
+/// The second line of a node, as already escaped HTML: spread over
+/// threads and ranks, async waiting, frames left open.
+fn extras(n: &Node, l: &Layout) -> Vec<String> {
+    let mut lines = Vec::new();
+    let t = &n.threads;
+    if t.count > 1 {
+        let owner = if l.by_rank {
+            format!("rank {} thread {}", t.max_rank, t.max_thread)
+        } else {
+            format!("pid {} thread {}", t.max_pid, t.max_thread)
+        };
+        lines.push(escape(&format!(
+            "threads {}: min / mean / max inclusive {} / {} / {} (max: {owner})",
+            t.count,
+            human_ns(t.min_inclusive_ns),
+            human_ns(t.mean_inclusive_ns),
+            human_ns(t.max_inclusive_ns)
+        )));
+    }
+    let s = &n.ranks;
+    if l.multi_rank && s.count > 1 {
+        lines.push(escape(&format!(
+            "ranks {}: min / mean / max inclusive {} / {} / {} (max: rank {})",
+            s.count,
+            human_ns(s.min_inclusive_ns),
+            human_ns(s.mean_inclusive_ns),
+            human_ns(s.max_inclusive_ns),
+            s.max_rank
+        )));
+    }
+    if let Some(wait) = n.wait_ns() {
+        lines.push(escape(&format!(
+            "async: span {}, waiting {}",
+            human_ns(n.span_ns),
+            human_ns(wait)
+        )));
+    }
+    if n.open > 0 {
+        lines.push(format!(
+            "<span class=\"open-frames\">{} frame(s) still open</span>",
+            n.open
+        ));
+    }
+    lines
+}
+
+/// Per rank: time in MPI against time outside it.
+fn mpi(out: &mut String, r: &Report) {
+    if r.mpi.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h2>per rank: time in MPI calls</h2>\n<p class=\"note\">outermost mpi_* regions, all threads, against the rest</p>\n",
+    );
+    out.push_str(
+        "<table class=\"grid\">\n<tr><th class=\"num\">rank</th><th class=\"num\">pid</th><th class=\"num\">wall</th>\
+<th class=\"num\">in MPI</th><th class=\"num\">outside</th><th class=\"num\">MPI %</th></tr>\n",
+    );
+    for m in &r.mpi {
+        let share = if m.wall_ns == 0 {
+            0.0
+        } else {
+            m.mpi_ns as f64 * 100.0 / m.wall_ns as f64
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+<td class=\"num\">{}</td><td class=\"num\"><span class=\"bar\"><span style=\"width:{:.1}%\"></span></span> {}</td></tr>",
+            m.rank,
+            m.pid,
+            time(m.wall_ns),
+            time(m.mpi_ns),
+            time(m.outside_ns),
+            share.clamp(0.0, 100.0),
+            percent(share)
+        );
+    }
+    out.push_str("</table>\n");
+}
+
+/// A duration for people, with the exact nanoseconds on hover.
+fn time(ns: u64) -> String {
+    format!("<span title=\"{ns} ns\">{}</span>", human_ns(ns))
+}
+
+/// Text as HTML character data or a quoted attribute value.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+// The helpers below repeat text.rs (where they are private) so both reports
+// word the run status and counters alike; tests/html.rs checks that they
+// agree.
+
+fn status(r: &Report) -> String {
+    if r.complete {
+        return format!("complete ({})", r.reason);
+    }
+    let incomplete = r.processes.iter().filter(|p| !p.complete).count();
+    let who = r
+        .processes
+        .iter()
+        .find(|p| p.reason == r.reason && p.signal == r.signal && !p.complete)
+        .map(|p| format!(" in rank {} pid {}", p.rank, p.pid))
+        .unwrap_or_default();
+    let why = match r.signal {
+        Some(sig) => format!("killed by signal {sig}{}{who}", signal_name(sig)),
+        None => format!("written by `{}`{who} while regions were open", r.reason),
+    };
+    let share = if r.processes.len() > 1 {
+        format!(
+            " ({incomplete} of {} processes incomplete)",
+            r.processes.len()
+        )
+    } else {
+        String::new()
+    };
+    format!("INCOMPLETE: {why}{share}; open regions are timed up to that moment")
+}
+
+fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return String::new(),
+    };
+    format!(" ({name})")
+}
+
+fn counter_list(r: &Report) -> String {
+    let on: Vec<&str> = r
+        .counters
+        .iter()
+        .filter(|c| c.available)
+        .map(|c| c.name.as_str())
+        .collect();
+    let off: Vec<String> = r
+        .counters
+        .iter()
+        .filter(|c| !c.available)
+        .map(|c| {
+            format!(
+                "{} ({})",
+                c.name,
+                c.reason.as_deref().unwrap_or("no reason given")
+            )
+        })
+        .collect();
+    let mut s = if on.is_empty() {
+        "none measured".to_string()
+    } else {
+        on.join(", ")
+    };
+    if !off.is_empty() {
+        let _ = write!(s, "; unavailable: {}", off.join("; "));
+    }
+    s
+}
+
+fn counter_value(name: &str, v: u64) -> String {
+    if name.ends_with("-clock") {
+        return human_ns(v);
+    }
+    if v < 1000 {
+        return v.to_string();
+    }
+    let (x, unit) = [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")]
+        .iter()
+        .rev()
+        .find(|(scale, _)| v as f64 >= *scale)
+        .map_or((v as f64, ""), |(scale, unit)| (v as f64 / scale, *unit));
+    let decimals = if x < 10.0 {
+        2
+    } else if x < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{x:.decimals$}{unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_every_markup_character() {
+        assert_eq!(
+            escape(r#"<script>alert("x" & 'y')</script>"#),
+            "&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)&lt;/script&gt;"
+        );
+        assert_eq!(
+            escape("for (i = 0; i < n; i++) µs"),
+            "for (i = 0; i &lt; n; i++) µs"
+        );
+    }
+}
