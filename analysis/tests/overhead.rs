@@ -56,6 +56,17 @@ fn categories_split_the_overhead_and_add_up() {
     assert!(header.trim_start().starts_with("baseline"), "{text}");
     let speedup = text.lines().find(|l| l.starts_with("speedup")).unwrap();
     assert!(speedup.contains("1.00"), "{text}");
+    // Region tables have no baseline column.
+    let region_header = text
+        .lines()
+        .skip_while(|l| !l.starts_with("region "))
+        .nth(1)
+        .unwrap_or_default();
+    assert_eq!(
+        region_header.split_whitespace().collect::<Vec<_>>(),
+        ["p=2"],
+        "{text}"
+    );
 }
 
 #[test]

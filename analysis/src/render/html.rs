@@ -53,7 +53,7 @@ details.leaf > summary .tw::before { content: ""; }
 .bar { display: inline-block; width: 4em; height: 0.7em; background: #e8e8e8; }
 .bar > span { display: block; height: 100%; background: #4a7bd0; }
 .bar.over > span { background: #c9742a; }
-.extra { margin-left: 1.6em; color: #555; font-size: 0.9em; }
+.extra { display: block; margin-left: 1.6em; color: #555; font-size: 0.9em; }
 .open-frames { color: #b00020; }
 "#;
 
@@ -267,7 +267,7 @@ fn node(out: &mut String, n: &Node, l: &Layout) {
     );
     let _ = write!(
         out,
-        "<summary><div class=\"row\"><span class=\"tw\"></span><span class=\"name\">{}</span>\
+        "<summary><span class=\"row\"><span class=\"tw\"></span><span class=\"name\">{}</span>\
 <span class=\"kind\">{}</span><span class=\"loc\">{}</span><span class=\"calls\">{}</span>\
 <span class=\"t\" title=\"{} ns\">{}</span><span class=\"t\" title=\"{} ns\">{}</span>",
         escape(&n.info.name),
@@ -293,13 +293,13 @@ fn node(out: &mut String, n: &Node, l: &Layout) {
     }
     let _ = write!(
         out,
-        "<span class=\"pct\"><span class=\"bar{}\"><span style=\"width:{:.1}%\"></span></span>{}</span></div>",
+        "<span class=\"pct\"><span class=\"bar{}\"><span style=\"width:{:.1}%\"></span></span>{}</span></span>",
         if pct > 100.0 { " over" } else { "" },
         pct.clamp(0.0, 100.0),
         percent(pct)
     );
     for line in extras(n, l) {
-        let _ = write!(out, "<div class=\"extra\">{line}</div>");
+        let _ = write!(out, "<span class=\"extra\">{line}</span>");
     }
     out.push_str("</summary>\n");
     for c in &n.children {
@@ -319,7 +319,7 @@ fn calls(n: &Node) -> String {
     calls
 }
 
-/// The second line of a node, as already escaped HTML: spread over
+/// The lines under a node's row, as already escaped HTML: spread over
 /// threads and ranks, async waiting, frames left open.
 fn extras(n: &Node, l: &Layout) -> Vec<String> {
     let mut lines = Vec::new();
