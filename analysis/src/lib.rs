@@ -1,6 +1,6 @@
 //! Reads Regio run directories, merges the sub-DRGs of every thread and
 //! process into one dynamic code-region call graph (DRG) per run, and renders
-//! it as text, JSON, CSV or folded stacks.
+//! it as text, JSON, CSV, folded stacks or a self-contained HTML page.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), regio_analysis::AnalysisError> {

@@ -74,7 +74,8 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct ReportArgs {
-    /// text, json, csv or collapsed (folded stacks for flamegraph tools).
+    /// text, json, csv, collapsed (folded stacks for flamegraph tools) or
+    /// html (one self-contained page with a foldable tree).
     #[arg(long, default_value = "text")]
     format: String,
     /// Use this IDF instead of the one in the run directory.

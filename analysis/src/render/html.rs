@@ -10,6 +10,8 @@ use std::fmt::Write as _;
 use crate::merge::{Node, ProcessSummary, Report};
 use crate::units::{human_ns, percent};
 
+use super::words::{counter_list, counter_value, signal_name, status};
+
 /// Nodes with at least this share of the wall time start unfolded, so the
 /// page opens on the expensive part of the tree without drowning in leaves.
 const OPEN_PERCENT: f64 = 1.0;
@@ -418,106 +420,6 @@ fn escape(s: &str) -> String {
         }
     }
     out
-}
-
-// The helpers below repeat text.rs (where they are private) so both reports
-// word the run status and counters alike; tests/html.rs checks that they
-// agree.
-
-fn status(r: &Report) -> String {
-    if r.complete {
-        return format!("complete ({})", r.reason);
-    }
-    let incomplete = r.processes.iter().filter(|p| !p.complete).count();
-    let who = r
-        .processes
-        .iter()
-        .find(|p| p.reason == r.reason && p.signal == r.signal && !p.complete)
-        .map(|p| format!(" in rank {} pid {}", p.rank, p.pid))
-        .unwrap_or_default();
-    let why = match r.signal {
-        Some(sig) => format!("killed by signal {sig}{}{who}", signal_name(sig)),
-        None => format!("written by `{}`{who} while regions were open", r.reason),
-    };
-    let share = if r.processes.len() > 1 {
-        format!(
-            " ({incomplete} of {} processes incomplete)",
-            r.processes.len()
-        )
-    } else {
-        String::new()
-    };
-    format!("INCOMPLETE: {why}{share}; open regions are timed up to that moment")
-}
-
-fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        15 => "SIGTERM",
-        _ => return String::new(),
-    };
-    format!(" ({name})")
-}
-
-fn counter_list(r: &Report) -> String {
-    let on: Vec<&str> = r
-        .counters
-        .iter()
-        .filter(|c| c.available)
-        .map(|c| c.name.as_str())
-        .collect();
-    let off: Vec<String> = r
-        .counters
-        .iter()
-        .filter(|c| !c.available)
-        .map(|c| {
-            format!(
-                "{} ({})",
-                c.name,
-                c.reason.as_deref().unwrap_or("no reason given")
-            )
-        })
-        .collect();
-    let mut s = if on.is_empty() {
-        "none measured".to_string()
-    } else {
-        on.join(", ")
-    };
-    if !off.is_empty() {
-        let _ = write!(s, "; unavailable: {}", off.join("; "));
-    }
-    s
-}
-
-fn counter_value(name: &str, v: u64) -> String {
-    if name.ends_with("-clock") {
-        return human_ns(v);
-    }
-    if v < 1000 {
-        return v.to_string();
-    }
-    let (x, unit) = [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")]
-        .iter()
-        .rev()
-        .find(|(scale, _)| v as f64 >= *scale)
-        .map_or((v as f64, ""), |(scale, unit)| (v as f64 / scale, *unit));
-    let decimals = if x < 10.0 {
-        2
-    } else if x < 100.0 {
-        1
-    } else {
-        0
-    };
-    format!("{x:.decimals$}{unit}")
 }
 
 #[cfg(test)]

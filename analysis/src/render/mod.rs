@@ -6,6 +6,7 @@ mod csv;
 mod html;
 pub mod json;
 mod text;
+mod words;
 
 use std::str::FromStr;
 

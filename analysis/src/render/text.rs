@@ -7,6 +7,8 @@ use std::fmt::Write as _;
 use crate::merge::{Node, Report};
 use crate::units::{human_ns, percent};
 
+use super::words::{counter_list, counter_value, status};
+
 /// Above this many processes the header summarises their durations.
 const LIST_PROCESSES: usize = 8;
 
@@ -87,37 +89,6 @@ fn header(out: &mut String, r: &Report) {
     }
 }
 
-/// `task-clock, page-faults; unavailable: instructions (reason)`.
-fn counter_list(r: &Report) -> String {
-    let on: Vec<&str> = r
-        .counters
-        .iter()
-        .filter(|c| c.available)
-        .map(|c| c.name.as_str())
-        .collect();
-    let off: Vec<String> = r
-        .counters
-        .iter()
-        .filter(|c| !c.available)
-        .map(|c| {
-            format!(
-                "{} ({})",
-                c.name,
-                c.reason.as_deref().unwrap_or("no reason given")
-            )
-        })
-        .collect();
-    let mut s = if on.is_empty() {
-        "none measured".to_string()
-    } else {
-        on.join(", ")
-    };
-    if !off.is_empty() {
-        let _ = write!(s, "; unavailable: {}", off.join("; "));
-    }
-    s
-}
-
 /// Names of the counters with a column: available in the run.
 fn counter_columns(r: &Report) -> Vec<&str> {
     r.counters
@@ -125,75 +96,6 @@ fn counter_columns(r: &Report) -> Vec<&str> {
         .filter(|c| c.available)
         .map(|c| c.name.as_str())
         .collect()
-}
-
-/// A counter total: clock events in time units, others as counts with
-/// k/M/G (three significant digits).
-fn counter_value(name: &str, v: u64) -> String {
-    if name.ends_with("-clock") {
-        return human_ns(v);
-    }
-    if v < 1000 {
-        return v.to_string();
-    }
-    let (x, unit) = [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")]
-        .iter()
-        .rev()
-        .find(|(scale, _)| v as f64 >= *scale)
-        .map_or((v as f64, ""), |(scale, unit)| (v as f64 / scale, *unit));
-    let decimals = if x < 10.0 {
-        2
-    } else if x < 100.0 {
-        1
-    } else {
-        0
-    };
-    format!("{x:.decimals$}{unit}")
-}
-
-fn status(r: &Report) -> String {
-    if r.complete {
-        return format!("complete ({})", r.reason);
-    }
-    let incomplete = r.processes.iter().filter(|p| !p.complete).count();
-    let who = r
-        .processes
-        .iter()
-        .find(|p| p.reason == r.reason && p.signal == r.signal && !p.complete)
-        .map(|p| format!(" in rank {} pid {}", p.rank, p.pid))
-        .unwrap_or_default();
-    let why = match r.signal {
-        Some(sig) => format!("killed by signal {sig}{}{who}", signal_name(sig)),
-        None => format!("written by `{}`{who} while regions were open", r.reason),
-    };
-    let share = if r.processes.len() > 1 {
-        format!(
-            " ({incomplete} of {} processes incomplete)",
-            r.processes.len()
-        )
-    } else {
-        String::new()
-    };
-    format!("INCOMPLETE: {why}{share}; open regions are timed up to that moment")
-}
-
-/// Linux numbering of the signals the runtime catches or a run may die of.
-fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        15 => "SIGTERM",
-        _ => return String::new(),
-    };
-    format!(" ({name})")
 }
 
 fn processes(r: &Report) -> String {
