@@ -708,18 +708,7 @@ fn counters_get_a_column_each() {
 fn empty_run_says_so() {
     let tmp = tempdir();
     let dir = run_dir(&tmp);
-    common::write_profile(
-        &dir,
-        &Proc::new(
-            0,
-            7,
-            5_000,
-            vec![Thread {
-                thread: 0,
-                nodes: vec![],
-            }],
-        ),
-    );
+    fixtures::empty_run(&dir);
     let html = render(&[report(&dir)], Format::Html);
     assert_well_formed(&html);
     assert!(html.contains("<p>(no regions were measured)</p>"));

@@ -67,18 +67,7 @@ fn text_without_idf_warns_and_names_regions_by_id() {
 fn text_of_an_empty_run_says_so() {
     let tmp = tempdir();
     let dir = run_dir(&tmp);
-    common::write_profile(
-        &dir,
-        &Proc::new(
-            0,
-            7,
-            5_000,
-            vec![Thread {
-                thread: 0,
-                nodes: vec![],
-            }],
-        ),
-    );
+    fixtures::empty_run(&dir);
     let text = anonymize(&render(&[report(&dir)], Format::Text), &dir);
     assert!(
         text.ends_with("regions:   no IDF found\n\n(no regions were measured)\n"),

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use crate::merge::{Node, ProcessSummary, Report};
 use crate::units::{human_ns, percent};
 
-use super::words::{counter_list, counter_value, signal_name, status};
+use super::words::{counter_list, counter_value, region_source, signal_name, status};
 
 /// Nodes with at least this share of the wall time start unfolded, so the
 /// page opens on the expensive part of the tree without drowning in leaves.
@@ -127,16 +127,7 @@ fn header(out: &mut String, r: &Report) {
         "",
         &format!("{} (longest process)", human_ns(r.wall_ns)),
     );
-    let descriptors = match r.descriptors {
-        0 => String::new(),
-        n => format!("{n} described by the program (Rust)"),
-    };
-    let regions = match (&r.idf_path, descriptors.is_empty()) {
-        (Some(p), true) => p.display().to_string(),
-        (Some(p), false) => format!("{} + {descriptors}", p.display()),
-        (None, false) => descriptors,
-        (None, true) => "no IDF found".to_string(),
-    };
+    let regions = region_source(r);
     line("regions", "", &regions);
     if !r.counters.is_empty() {
         line("counters", "", &counter_list(r));

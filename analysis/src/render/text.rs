@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use crate::merge::{Node, Report};
 use crate::units::{human_ns, percent};
 
-use super::words::{counter_list, counter_value, status};
+use super::words::{counter_list, counter_value, region_source, status};
 
 /// Above this many processes the header summarises their durations.
 const LIST_PROCESSES: usize = 8;
@@ -70,16 +70,7 @@ fn header(out: &mut String, r: &Report) {
         "wall time",
         &format!("{} (longest process)", human_ns(r.wall_ns)),
     );
-    let descriptors = match r.descriptors {
-        0 => String::new(),
-        n => format!("{n} described by the program (Rust)"),
-    };
-    let regions = match (&r.idf_path, descriptors.is_empty()) {
-        (Some(p), true) => p.display().to_string(),
-        (Some(p), false) => format!("{} + {descriptors}", p.display()),
-        (None, false) => descriptors,
-        (None, true) => "no IDF found".to_string(),
-    };
+    let regions = region_source(r);
     line("regions", &regions);
     if !r.counters.is_empty() {
         line("counters", &counter_list(r));

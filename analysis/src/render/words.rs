@@ -105,3 +105,19 @@ pub(crate) fn signal_name(sig: i32) -> String {
     };
     format!(" ({name})")
 }
+
+/// Where the region names came from: the IDF, the program's own
+/// descriptors (Rust), both, or neither.
+pub(crate) fn region_source(r: &Report) -> String {
+    let descriptors = match r.descriptors {
+        0 => String::new(),
+        n => format!("{n} described by the program (Rust)"),
+    };
+    let regions = match (&r.idf_path, descriptors.is_empty()) {
+        (Some(p), true) => p.display().to_string(),
+        (Some(p), false) => format!("{} + {descriptors}", p.display()),
+        (None, false) => descriptors,
+        (None, true) => "no IDF found".to_string(),
+    };
+    regions
+}
