@@ -501,6 +501,21 @@ impl<'t> Walker<'_, 't> {
         self.omp_region(kind, &name, site, &Map::new())
     }
 
+    /// A taskloop region and, unless SIMD lanes run the iterations, the
+    /// region of its body (a guard in the innermost loop, per iteration).
+    fn open_taskloop(
+        &mut self,
+        name: String,
+        site: Site,
+        aux: &Map<String, Value>,
+        opened: &mut Vec<u32>,
+        simd: bool,
+    ) -> (u32, Option<u32>) {
+        let tl = self.open_region("taskloop", name, site, aux, opened);
+        let body = (!simd).then(|| self.child_region("taskloop_body", site));
+        (tl, body)
+    }
+
     /// A work-sharing construct's implicit barrier made explicit: unless
     /// the directive says `nowait` or must keep its own barrier, a region
     /// for it and the clauses with `nowait` added.
@@ -840,16 +855,10 @@ impl<'t> Walker<'_, 't> {
                     }
                     Inner::Taskloop { simd } => {
                         let words = if simd { "taskloop simd" } else { "taskloop" };
-                        let tl = self.open_region(
-                            "taskloop",
-                            format!("taskloop@{line}"),
-                            site,
-                            &aux_combined,
-                            opened,
-                        );
-                        if !simd {
-                            e.body_guard = Some(self.child_region("taskloop_body", site));
-                        }
+                        let name = format!("taskloop@{line}");
+                        let (tl, guard) =
+                            self.open_taskloop(name, site, &aux_combined, opened, simd);
+                        e.body_guard = guard.or(e.body_guard);
                         let _ = write!(
                             before,
                             "{{ regio_enter({tl}u); {} ",
@@ -888,16 +897,9 @@ impl<'t> Walker<'_, 't> {
                 let mw = if master { "master" } else { "masked" };
                 let split = omp::split_combined(d, Inner::Taskloop { simd }, true);
                 let m = self.open_region(mw, format!("{mw}@{line}"), site, &aux_combined, opened);
-                let tl = self.open_region(
-                    "taskloop",
-                    format!("taskloop@{line}"),
-                    site,
-                    &aux_combined,
-                    opened,
-                );
-                if !simd {
-                    e.body_guard = Some(self.child_region("taskloop_body", site));
-                }
+                let name = format!("taskloop@{line}");
+                let (tl, guard) = self.open_taskloop(name, site, &aux_combined, opened, simd);
+                e.body_guard = guard.or(e.body_guard);
                 let words = if simd { "taskloop simd" } else { "taskloop" };
                 let _ = write!(
                     before,
@@ -908,10 +910,8 @@ impl<'t> Walker<'_, 't> {
                 let _ = write!(after, " regio_exit({tl}u); }} regio_exit({m}u); }}");
             }
             Construct::Taskloop { simd } => {
-                let tl = self.open_region("taskloop", name.clone(), site, &aux, opened);
-                if !simd {
-                    e.body_guard = Some(self.child_region("taskloop_body", site));
-                }
+                let (tl, guard) = self.open_taskloop(name.clone(), site, &aux, opened, simd);
+                e.body_guard = guard.or(e.body_guard);
                 let _ = write!(
                     before,
                     "{{ regio_enter({tl}u); {} ",
