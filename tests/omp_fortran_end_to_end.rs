@@ -12,10 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::omp::{
-    copy_and_instrument, coverage_problems, exec, expectations, idf_regions, opari_regions,
-    visit_problems, visits,
+    compare_runs, copy_and_instrument, coverage_problems, expectations, idf_regions, opari_regions,
 };
-use common::report::{only_run, report_json, roots, str_field};
 use common::{compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok};
 use common::{testdata, TestDir};
 
@@ -67,30 +65,14 @@ fn check(file: &str) {
         "{file}: expectations not found: {expect:?}"
     );
     let mut problems = Vec::new();
-    let mut outputs = Vec::new();
-    for team in [1u32, 2, 3] {
-        let want = exec(&plain, team, None);
-        let run_dir = tmp.join(format!("run-{team}"));
-        let got = exec(&inst, team, Some(&run_dir));
-        assert_eq!(want.outcome(), "exit 0", "{}", want.describe());
-        assert_eq!(got.outcome(), want.outcome(), "{}", got.describe());
-        assert_eq!(got.stdout, want.stdout, "{file} T={team}: stdout differs");
-        outputs.push(got.stdout.clone());
-        let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
-        let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
-        // Team threads attach under the master's path: one root.
-        let names: Vec<&str> = roots(run).iter().map(|n| str_field(n, "name")).collect();
-        assert_eq!(names.len(), 1, "{file} T={team}: roots {names:?}");
-        problems.extend(
-            visit_problems(&expect, &visits(run), team)
-                .into_iter()
-                .map(|p| format!("{file}: {p}")),
-        );
-    }
-    // The programs print nothing that depends on the team size.
-    assert!(
-        outputs.windows(2).all(|w| w[0] == w[1]),
-        "{file}: output depends on the team size: {outputs:?}"
+    compare_runs(
+        file,
+        &plain,
+        &inst,
+        &tmp.join("runs"),
+        Some(&expect),
+        None,
+        &mut problems,
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
