@@ -46,7 +46,7 @@ details.node > summary .tw::before { content: "\25B8"; }
 details.node[open] > summary .tw::before { content: "\25BE"; }
 details.leaf > summary .tw::before { content: ""; }
 .name { flex: 1 1 auto; min-width: 8em; font-weight: 600; word-break: break-word; }
-.kind { flex: none; width: 9em; color: #555; }
+.kind { flex: none; width: 12em; color: #555; overflow-wrap: anywhere; }
 .loc { flex: none; width: 10em; color: #555; word-break: break-all; }
 .calls { flex: none; width: 10em; text-align: right; }
 .t { flex: none; width: 5.5em; text-align: right; }
