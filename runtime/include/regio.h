@@ -131,6 +131,13 @@ void regio_omp_join_(const int64_t *team);
 void regio_omp_teams_begin_(const int32_t *body);
 void regio_omp_teams_end_(const int32_t *body);
 
+/* Fortran lock tests inside expressions, written by the instrumenter in
+ * place of omp_test_lock( / omp_test_nest_lock(: regio_tl(id, lock) and
+ * regio_tnl(id, lock) call the OpenMP library's Fortran routine inside
+ * region id and return its result (LOGICAL(4) / INTEGER(4)). */
+int32_t regio_tl_(const int32_t *id, void *lock);
+int32_t regio_tnl_(const int32_t *id, void *lock);
+
 /* call regio_mpi_rank(rank, size) with INTEGER(4) arguments */
 void regio_mpi_rank_(const int32_t *rank, const int32_t *size);
 

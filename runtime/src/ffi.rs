@@ -270,6 +270,58 @@ pub unsafe extern "C" fn regio_omp_teams_end_(body: *const i32) {
     }
 }
 
+/// Fortran `regio_tl(id, lock)`: the instrumenter's stand-in for
+/// `omp_test_lock(lock)` inside an expression (a condition, a DO WHILE):
+/// calls the OpenMP library's Fortran `omp_test_lock` inside region `id`
+/// and returns its LOGICAL result. The library is looked up at run time
+/// (the runtime does not link one); without it the test fails (.false.).
+///
+/// # Safety
+/// `id` must be readable; `lock` is passed on unchanged to the library.
+#[no_mangle]
+pub unsafe extern "C" fn regio_tl_(id: *const i32, lock: *mut std::ffi::c_void) -> i32 {
+    lock_test(id, lock, &OMP_TEST_LOCK, c"omp_test_lock_")
+}
+
+/// Fortran `regio_tnl(id, lock)`: the same for `omp_test_nest_lock`
+/// (INTEGER result: the new nesting count, 0 when not acquired).
+///
+/// # Safety
+/// As [`regio_tl_`].
+#[no_mangle]
+pub unsafe extern "C" fn regio_tnl_(id: *const i32, lock: *mut std::ffi::c_void) -> i32 {
+    lock_test(id, lock, &OMP_TEST_NEST_LOCK, c"omp_test_nest_lock_")
+}
+
+static OMP_TEST_LOCK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+static OMP_TEST_NEST_LOCK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+unsafe fn lock_test(
+    id: *const i32,
+    lock: *mut std::ffi::c_void,
+    cache: &std::sync::OnceLock<usize>,
+    symbol: &std::ffi::CStr,
+) -> i32 {
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name.
+    let f = *cache.get_or_init(|| libc::dlsym(libc::RTLD_DEFAULT, symbol.as_ptr()) as usize);
+    if f == 0 {
+        return 0;
+    }
+    type Test = unsafe extern "C" fn(*mut std::ffi::c_void) -> i32;
+    // SAFETY: libgomp's Fortran lock tests take the lock argument's address
+    // and return INTEGER(4)/LOGICAL(4).
+    let test = std::mem::transmute::<usize, Test>(f);
+    let region = if id.is_null() { None } else { Some(*id as u32) };
+    if let Some(r) = region {
+        crate::enter(r);
+    }
+    let got = test(lock);
+    if let Some(r) = region {
+        crate::exit(r);
+    }
+    got
+}
+
 /// Fortran `call regio_omp_join(team)`.
 ///
 /// # Safety

@@ -125,6 +125,12 @@ program constructs
   ! expect omp_lock: each 1
   got = omp_test_lock(lck)
   if (got) call omp_unset_lock(lck)
+  ! A lock test inside a condition (measured through a wrapper call).
+  ! expect omp_single: each 1, omp_single_body: 1
+  !$omp single
+  ! expect omp_lock: 1
+  if (omp_test_lock(lck)) call omp_unset_lock(lck)
+  !$omp end single
 
   ! expect omp_single: each 1, omp_single_body: 1
   !$omp single

@@ -112,6 +112,12 @@ C     expect omp_unlock: each 1
 C     expect omp_lock: each 1
       GOT = OMP_TEST_LOCK(LCK)
       IF (GOT) CALL OMP_UNSET_LOCK(LCK)
+C     A lock test inside a condition (measured through a wrapper).
+C     expect omp_single: each 1, omp_single_body: 1
+C$OMP SINGLE
+C     expect omp_lock: 1
+      IF (OMP_TEST_LOCK(LCK)) CALL OMP_UNSET_LOCK(LCK)
+C$OMP END SINGLE
 
 C     expect omp_single: each 1, omp_single_body: 1
 C$OMP SINGLE

@@ -155,6 +155,8 @@ impl<'a> Emitter<'a> {
             Op::Continue => "continue".to_string(),
             Op::EndIf => "end if".to_string(),
             Op::DeclareTeam(p) => format!("integer(8) :: regio__team{p}"),
+            Op::DeclareLockTest(false) => "logical :: regio_tl".to_string(),
+            Op::DeclareLockTest(true) => "integer :: regio_tnl".to_string(),
             Op::OmpFork(p) => format!("call regio_omp_fork({p}, regio__team{p})"),
             Op::OmpBegin(p, id) => format!("call regio_omp_begin(regio__team{p}, {id})"),
             Op::OmpEnd(p, id) => format!("call regio_omp_end(regio__team{p}, {id})"),
@@ -835,6 +837,16 @@ impl<'a> Emitter<'a> {
         }
         let edits = self.edits;
         for (i, e) in edits.iter().enumerate() {
+            for (r, text) in &e.rename {
+                // The planner only renames where the new text fits.
+                let padded = format!("{text:<width$}", width = r.len());
+                let text = if self.fixed {
+                    padded.to_ascii_uppercase()
+                } else {
+                    padded
+                };
+                self.out.push(Edit::replace(r.start, r.len(), text));
+            }
             for (r, fresh) in &e.relabel {
                 self.relabel(i, r.clone(), *fresh);
             }

@@ -510,20 +510,50 @@ fn taskloop_bodies_are_measured_unless_a_jump_would_skip_the_exit() {
 }
 
 #[test]
-fn lock_tests_inside_conditions_are_not_lost_quietly() {
-    let src = "program t\n  use omp_lib\n  integer(omp_lock_kind) :: l\n  logical :: ok\n  ok = omp_test_lock(l)\n  if (omp_test_lock(l)) then\n    call omp_unset_lock(l)\n  end if\n  do while (.not. omp_test_nest_lock(l))\n  end do\nend program t\n";
+fn lock_tests_inside_expressions_are_measured_through_a_wrapper() {
+    let src = "program t\n  use omp_lib\n  integer(omp_lock_kind) :: l\n  logical :: ok\n  ok = omp_test_lock(l)\n  if (omp_test_lock(l)) then\n    call omp_unset_lock(l)\n  end if\n  do while (.not. omp_test_nest_lock(l))\n  end do\n  if (my_omp_test_lock(l)) ok = .true.\nend program t\n";
     let out = run(src, SourceForm::Free).unwrap_or_else(|e| panic!("{e:?}"));
-    let locks: Vec<&str> = out
+    let locks: Vec<(u32, &str)> = out
         .regions
         .iter()
         .filter(|r| r.kind.to_string() == "omp_lock")
-        .map(|r| r.name.as_str())
+        .map(|r| (r.id, r.name.as_str()))
         .collect();
-    assert_eq!(locks, ["omp_test_lock@5"]);
+    assert_eq!(
+        locks.iter().map(|l| l.1).collect::<Vec<_>>(),
+        ["omp_test_lock@5", "omp_test_lock@6", "omp_test_nest_lock@9"]
+    );
+    let text = &out.text;
+    // Same length as the call it replaces: columns do not move.
+    let (tl, tnl) = (locks[1].0, locks[2].0);
+    let call = format!("if (regio_tl({tl},");
+    let at = text.find(&call).unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        &text[at + "if (".len()..][..14].trim_end(),
+        &format!("regio_tl({tl},")
+    );
+    assert!(
+        text.contains(&format!("do while (.not. regio_tnl({tnl},")),
+        "{text}"
+    );
+    assert!(
+        text.contains("logical :: regio_tl") && text.contains("integer :: regio_tnl"),
+        "{text}"
+    );
+    // Someone else's function whose name ends the same way is left alone.
+    assert!(text.contains("if (my_omp_test_lock(l))"), "{text}");
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
+
+#[test]
+fn a_lock_test_split_over_lines_is_named_in_a_warning() {
+    let src = "      PROGRAM F\n      USE OMP_LIB\n      INTEGER(OMP_LOCK_KIND) L\n      IF (OMP_TEST_LOCK\n     &    (L)) PRINT *, 'X'\n      END\n";
+    let out = run(src, SourceForm::Fixed).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(out.regions.iter().all(|r| r.kind.to_string() != "omp_lock"));
     let warned: Vec<(u32, bool)> = out
         .warnings
         .iter()
         .map(|w| (w.line, w.message.contains("is not measured")))
         .collect();
-    assert_eq!(warned, [(6, true), (9, true)], "{:?}", out.warnings);
+    assert_eq!(warned, [(4, true)], "{:?}", out.warnings);
 }

@@ -55,6 +55,9 @@ pub(crate) enum Op {
     EndIf,
     /// `integer(8) :: regio__team<ID>`.
     DeclareTeam(u32),
+    /// The type of a lock-test wrapper: `logical :: regio_tl` (false) or
+    /// `integer :: regio_tnl` (true, the nest-lock test).
+    DeclareLockTest(bool),
     /// `call regio_omp_fork(ID, regio__team<ID>)`.
     OmpFork(u32),
     /// `call regio_omp_begin(regio__team<P>, ID)` (P, ID).
@@ -113,6 +116,9 @@ pub(crate) struct ItemEdits {
     pub closes_loop: bool,
     /// Clauses added at the end of an `!$omp` directive.
     pub append: Vec<String>,
+    /// Original byte ranges replaced by text no longer than they are
+    /// (padded with blanks, so columns stay where they were).
+    pub rename: Vec<(Range<usize>, String)>,
 }
 
 impl ItemEdits {
@@ -125,6 +131,7 @@ impl ItemEdits {
             && !self.drop_label
             && self.replace.is_none()
             && self.append.is_empty()
+            && self.rename.is_empty()
     }
 
     /// Edits that make a DO terminal statement unusable as the terminal.
@@ -151,6 +158,8 @@ enum Key {
     Listed(usize),
     /// An OpenMP construct's region: (directive item, `openmp::slot`).
     Omp(usize, u8),
+    /// A lock test inside an expression: (item, canonical offset).
+    LockTest(usize, usize),
 }
 
 struct Pre {
@@ -238,7 +247,26 @@ pub(crate) struct Planner<'a> {
     omp_quiet: Vec<(usize, usize, &'static str)>,
     /// Units that are `declare target` procedures: left as written.
     omp_device: HashSet<usize>,
+    /// Lock tests inside expressions, measured through a wrapper call.
+    lock_tests: Vec<LockTest>,
 }
+
+/// `omp_test_lock(` / `omp_test_nest_lock(` inside an expression: the name
+/// and parenthesis (original bytes) become `regio_tl(ID,` / `regio_tnl(ID,`,
+/// a runtime function that measures the call it makes (runtime `ffi.rs`).
+struct LockTest {
+    item: usize,
+    key: Key,
+    range: Range<usize>,
+    nest: bool,
+}
+
+/// Wrapper names: short enough that `regio_tl(ID,` fits where
+/// `omp_test_lock(` stood for ids below 10000, so no line grows.
+const LOCK_TESTS: [(&str, &str, bool); 2] = [
+    ("OMP_TEST_LOCK(", "regio_tl", false),
+    ("OMP_TEST_NEST_LOCK(", "regio_tnl", true),
+];
 
 fn stmt(item: &Item) -> Option<&Stmt> {
     match item {
@@ -360,6 +388,7 @@ impl<'a> Planner<'a> {
             omp_bound: HashSet::new(),
             omp_quiet: Vec::new(),
             omp_device: HashSet::new(),
+            lock_tests: Vec::new(),
         }
     }
 
@@ -402,6 +431,68 @@ impl<'a> Planner<'a> {
 
     fn unit_cons(&self, u: usize) -> Vec<usize> {
         self.cons_of_unit.get(&u).cloned().unwrap_or_default()
+    }
+
+    /// Lock tests inside the expressions of statement `i` (the canonical
+    /// `span` of it, in unit `unit`): regions measured through a wrapper call where the wrapper's
+    /// text fits in the original's place; a warning where it does not.
+    fn lock_tests_in(
+        &mut self,
+        i: usize,
+        s: &Stmt,
+        span: Range<usize>,
+        unit: &str,
+        pre: &mut Vec<Pre>,
+    ) {
+        for (pattern, wrapper, nest) in LOCK_TESTS {
+            let mut from = span.start;
+            while let Some(p) = s.canon[from..span.end].find(pattern).map(|p| p + from) {
+                from = p + pattern.len();
+                // Not a longer name ending in the pattern (`my_omp_test_lock(`).
+                let before = s.canon[..p].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let range = s.orig_range(p..p + pattern.len());
+                let routine = orig_text(self.text(), s, p..p + pattern.len() - 1);
+                let line = self.index.pos(s.orig(p)).0;
+                let rname = format!("{routine}@{line}");
+                // Ids are not known yet: the widest one accepted must fit.
+                let widest = format!("{wrapper}(9999,");
+                if range.len() != pattern.len() || widest.len() > range.len() {
+                    self.warn(
+                        i,
+                        format!(
+                            "`{routine}` here is not measured: the call is split over lines or blanks"
+                        ),
+                    );
+                    continue;
+                }
+                if !self.allowed(&rname) || self.in_pure_construct(i) || self.quiet_at(i).is_some()
+                {
+                    continue;
+                }
+                let key = Key::LockTest(i, p);
+                let mut aux = Map::new();
+                aux.insert("callee".into(), Value::from(routine));
+                pre.push(Pre {
+                    key,
+                    kind: RegionKind::Omp("lock".to_string()),
+                    name: rname,
+                    unit: unit.to_string(),
+                    start: range.start,
+                    last: range.end - 1,
+                    aux,
+                    leaf: true,
+                });
+                self.lock_tests.push(LockTest {
+                    item: i,
+                    key,
+                    range,
+                    nest,
+                });
+            }
+        }
     }
 
     fn warn(&mut self, i: usize, msg: String) {
@@ -845,20 +936,15 @@ impl<'a> Planner<'a> {
                         }
                         _ => None,
                     };
-                    let test_lock = ["OMP_TEST_LOCK(", "OMP_TEST_NEST_LOCK("]
-                        .iter()
-                        .find(|f| s.canon.contains(*f));
-                    if let (true, None, Some(f)) = (sel.omp, &lock, test_lock) {
-                        // A function reference inside a condition cannot
-                        // get probes around it without moving its
-                        // evaluation; say so rather than lose it quietly.
-                        let routine = f.trim_end_matches('(').to_ascii_lowercase();
-                        self.warn(
-                            i,
-                            format!(
-                                "`{routine}` here is not measured: only `call` statements and assignments `x = {routine}(...)` of lock routines become regions"
-                            ),
-                        );
+                    if sel.omp {
+                        // A logical IF's condition, and the rest of the
+                        // statement unless it is itself a lock region.
+                        let span = if lock.is_none() {
+                            0..s.canon.len()
+                        } else {
+                            0..at
+                        };
+                        self.lock_tests_in(i, s, span, &name, &mut pre);
                     }
                     let (kind, rname, aux) = match k {
                         _ if lock.is_some() => {
@@ -1371,6 +1457,7 @@ impl<'a> Planner<'a> {
         self.label_terminals(u, &loops);
         let mut teams = Vec::new();
         self.omp_probes(u, &mut used, &mut teams);
+        let lock_types = self.lock_test_edits(&body, &mut used);
 
         if !used.is_empty() {
             let mut decl = vec![Probe::new(Op::External(used))];
@@ -1378,8 +1465,39 @@ impl<'a> Planner<'a> {
                 decl.push(Probe::new(Op::DeclareVar));
             }
             decl.extend(teams.into_iter().map(|t| Probe::new(Op::DeclareTeam(t))));
+            decl.extend(
+                lock_types
+                    .into_iter()
+                    .map(|n| Probe::new(Op::DeclareLockTest(n))),
+            );
             self.edits[anchors.decl_at].before_label.splice(0..0, decl);
         }
+    }
+
+    /// The wrapper calls of the lock tests in `body`'s statements; returns
+    /// which wrapper types the unit must declare (false: `regio_tl`, true:
+    /// `regio_tnl`).
+    fn lock_test_edits(&mut self, body: &[usize], used: &mut Vec<&'static str>) -> Vec<bool> {
+        let mut types = Vec::new();
+        let tests = std::mem::take(&mut self.lock_tests);
+        for t in &tests {
+            if !body.contains(&t.item) {
+                continue;
+            }
+            let Some(&id) = self.ids.get(&t.key) else {
+                continue;
+            };
+            let wrapper = if t.nest { "regio_tnl" } else { "regio_tl" };
+            self.edits[t.item]
+                .rename
+                .push((t.range.clone(), format!("{wrapper}({id},")));
+            if !used.contains(&wrapper) {
+                used.push(wrapper);
+                types.push(t.nest);
+            }
+        }
+        self.lock_tests = tests;
+        types
     }
 
     /// Labelled DO loops end at a labelled statement, possibly shared by
