@@ -20,6 +20,10 @@ fn directives(src: &str, form: SourceForm) -> Vec<(usize, usize, String)> {
 }
 
 fn run(src: &str, form: SourceForm) -> Result<Instrumented, Vec<Diagnostic>> {
+    run_with(src, form, "omp")
+}
+
+fn run_with(src: &str, form: SourceForm, regions: &str) -> Result<Instrumented, Vec<Diagnostic>> {
     let path = match form {
         SourceForm::Free => "t.f90",
         SourceForm::Fixed => "t.f",
@@ -30,7 +34,7 @@ fn run(src: &str, form: SourceForm) -> Result<Instrumented, Vec<Diagnostic>> {
         display_path: path,
         rel_path: path,
         idf_path: "/out/regio.idf.json",
-        selection: "omp".parse::<Selection>().unwrap_or_default(),
+        selection: regions.parse::<Selection>().unwrap_or_default(),
         filter: &filter,
         first_id: 1,
     };
@@ -556,4 +560,24 @@ fn a_lock_test_split_over_lines_is_named_in_a_warning() {
         .map(|w| (w.line, w.message.contains("is not measured")))
         .collect();
     assert_eq!(warned, [(4, true)], "{:?}", out.warnings);
+}
+
+#[test]
+fn a_declare_target_list_in_a_module_leaves_the_named_procedures_alone() {
+    let src = "module m\n  !$omp declare target(dev)\ncontains\n  subroutine dev(a)\n    integer :: a(4), i\n    do i = 1, 4\n      a(i) = i\n    end do\n  end subroutine dev\n  subroutine host(a)\n    integer :: a(4), i\n    do i = 1, 4\n      a(i) = i\n    end do\n  end subroutine host\nend module m\n";
+    let out =
+        run_with(src, SourceForm::Free, "omp,functions,loops").unwrap_or_else(|e| panic!("{e:?}"));
+    let measured: Vec<String> = out
+        .regions
+        .iter()
+        .filter(|r| !r.aux.contains_key("not_measured"))
+        .map(|r| r.name.clone())
+        .collect();
+    assert!(measured.iter().any(|n| n == "host"), "{measured:?}");
+    assert!(!measured.iter().any(|n| n == "dev"), "{measured:?}");
+    let dev_body = &out.text[out.text.find("subroutine dev").unwrap_or(0)..][..out.text
+        [out.text.find("subroutine dev").unwrap_or(0)..]
+        .find("end subroutine dev")
+        .unwrap_or(0)];
+    assert!(!dev_body.contains("regio_"), "{dev_body}");
 }

@@ -134,6 +134,16 @@ fn masked_word(master: bool) -> &'static str {
     }
 }
 
+/// Whether a clause of `d` (a `declare target` list: `(f, g)`, `to(f)`,
+/// `enter(f)`) names `name` (lower case).
+fn names_in_clauses(d: &Directive, name: &str) -> bool {
+    d.clauses.iter().any(|(_, t)| {
+        t.to_ascii_lowercase()
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == name)
+    })
+}
+
 impl Planner<'_> {
     fn omp_directive(&self, i: usize) -> Option<Directive> {
         match &self.items[i] {
@@ -179,6 +189,9 @@ impl Planner<'_> {
     /// malformed structure when `report`), and marks the DO loops they
     /// bind.
     pub(super) fn omp_pair(&mut self, u: usize, report: bool) {
+        if self.named_by_declare_target(u) {
+            self.omp_device.insert(u);
+        }
         let body = self.body(u);
         let mut stack: Vec<usize> = Vec::new();
         let mut claimed: HashSet<usize> = HashSet::new();
@@ -359,18 +372,22 @@ impl Planner<'_> {
         }
     }
 
+    /// Whether a `declare target(...)` list anywhere in the file (a
+    /// module's specification part, typically) names unit `u`.
+    fn named_by_declare_target(&self, u: usize) -> bool {
+        let name = self.unit_name(u).to_ascii_lowercase();
+        (0..self.items.len())
+            .filter_map(|i| self.omp_directive(i))
+            .any(|d| d.words == ["declare", "target"] && names_in_clauses(&d, &name))
+    }
+
     /// Directives of the specification part: listed; `declare target`
     /// without a list (or naming the procedure) makes the procedure a
     /// device function that is left as written.
     fn omp_unit_directive(&mut self, u: usize, i: usize, d: &Directive) {
-        let device = d.words.len() == 2 && d.words[0] == "declare" && d.words[1] == "target" && {
+        let device = d.words == ["declare", "target"] && {
             let name = self.unit_name(u).to_ascii_lowercase();
-            d.clauses.is_empty()
-                || d.clauses.iter().any(|(_, t)| {
-                    t.to_ascii_lowercase()
-                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                        .any(|w| w == name)
-                })
+            d.clauses.is_empty() || names_in_clauses(d, &name)
         };
         if device {
             self.omp_device.insert(u);
