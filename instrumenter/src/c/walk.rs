@@ -315,7 +315,23 @@ impl<'t> Walker<'_, 't> {
         aux: Map<String, Value>,
     ) -> u32 {
         let id = self.input.first_id + self.regions.len() as u32;
-        self.regions.push(Region {
+        let region = self.region_here(id, kind, name, start, end, aux);
+        self.regions.push(region);
+        id
+    }
+
+    /// A region of this file, in the current function, under the
+    /// innermost open region.
+    pub(super) fn region_here(
+        &self,
+        id: u32,
+        kind: RegionKind,
+        name: &str,
+        start: Pos,
+        end: Pos,
+        aux: Map<String, Value>,
+    ) -> Region {
+        Region {
             id,
             kind,
             name: name.to_string(),
@@ -329,8 +345,7 @@ impl<'t> Walker<'_, 't> {
             end,
             parent: self.parents.last().copied(),
             aux,
-        });
-        id
+        }
     }
 
     fn insert(&mut self, offset: usize, text: impl Into<String>, order: i64) {

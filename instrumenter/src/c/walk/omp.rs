@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use regio_idf::{Pos, Region, RegionKind};
+use regio_idf::{Pos, RegionKind};
 use serde_json::{Map, Value};
 use tree_sitter::Node;
 
@@ -448,21 +448,10 @@ impl<'t> Walker<'_, 't> {
             Value::from(omp::clause_texts(d).join(" ")),
         );
         aux.insert("not_measured".into(), Value::from(why));
-        self.unmeasured.push(Region {
-            id: 0,
-            kind: RegionKind::Omp(word.clone()),
-            name: format!("{word}@{}", start.line),
-            file: self.input.rel_path.to_string(),
-            unit: self
-                .functions
-                .last()
-                .map(|f| f.name.clone())
-                .unwrap_or_default(),
-            start,
-            end,
-            parent: self.parents.last().copied(),
-            aux,
-        });
+        // Ids are given when the measured regions are all known.
+        let name = format!("{word}@{}", start.line);
+        let region = self.region_here(0, RegionKind::Omp(word), &name, start, end, aux);
+        self.unmeasured.push(region);
     }
 
     /// A new OpenMP region, or the next reused id of the first alternative.
