@@ -1,9 +1,11 @@
 /* MPI_Abort path: every rank measures some work, then the last rank
  * aborts while the others wait in a barrier they never leave. Every
  * rank's profile must still be written (the aborting one before it
- * aborts, the others when the launcher terminates them). */
+ * aborts, the others on its host when it asks them to before aborting,
+ * or when the launcher terminates them). */
 #include <mpi.h>
 #include <stdio.h>
+#include <time.h>
 
 static long work(int n)
 {
@@ -25,8 +27,14 @@ int main(int argc, char **argv)
         printf("sum %ld\n", all);
         fflush(stdout);
     }
-    if (rank == size - 1)
+    /* Rank 0 has printed before anyone aborts, and the launcher gets a
+     * moment to forward it: the output does not race with the abort. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == size - 1) {
+        struct timespec pause = {0, 200 * 1000 * 1000};
+        nanosleep(&pause, NULL);
         MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;
