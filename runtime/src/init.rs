@@ -164,6 +164,7 @@ fn start() -> u8 {
         );
     }
     crate::signals::install();
+    crate::fork::install();
     if let Some(cfg) = CONFIG.get() {
         crate::peers::announce(cfg);
     }

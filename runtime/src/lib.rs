@@ -50,6 +50,7 @@ mod childmap;
 pub mod clock;
 mod counters;
 mod ffi;
+mod fork;
 mod idf;
 mod init;
 mod node;

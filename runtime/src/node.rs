@@ -91,6 +91,26 @@ impl Node {
         }
     }
 
+    /// Forgets what was measured (a forked child's fresh start; `fork`),
+    /// keeping the node and, when its frames stay open, their count.
+    pub fn clear(&self, keep_open: bool) {
+        if !keep_open {
+            self.open.store(0, Ordering::Relaxed);
+        }
+        for v in [
+            &self.calls,
+            &self.recursive_calls,
+            &self.inclusive,
+            &self.exclusive,
+            &self.max,
+            &self.polls,
+            &self.span,
+        ] {
+            v.store(0, Ordering::Relaxed);
+        }
+        self.min.store(u64::MAX, Ordering::Relaxed);
+    }
+
     /// The cached child for `region`, or null.
     ///
     /// # Safety

@@ -58,8 +58,12 @@ pub fn announce(cfg: &Config) {
 }
 
 /// Removes this rank's marker: its final profile is written (or it has
-/// answered an aborting peer). Async-signal-safe.
+/// answered an aborting peer). Async-signal-safe. A forked child leaves
+/// its parent's marker alone.
 pub fn retire() {
+    if crate::fork::forked() {
+        return;
+    }
     if let Some(m) = MARKER.get() {
         // SAFETY: unlink of a NUL-terminated path.
         unsafe { libc::unlink(m.as_ptr()) };

@@ -269,11 +269,15 @@ fn emit_counter_list(o: &mut Out) {
             b",{\"name\":"
         });
         o.string(s.name.as_bytes());
+        // A forked child's inherited events count the parent (`fork`).
+        let forked = crate::fork::forked();
         o.raw(b",\"available\":");
-        o.boolean(s.available);
+        o.boolean(s.available && !forked);
         o.raw(b",\"reason\":");
-        if s.available {
+        if s.available && !forked {
             o.raw(b"null");
+        } else if s.available {
+            o.string(b"forked process: its inherited events count the parent");
         } else {
             o.string(s.reason.as_bytes());
         }
@@ -340,7 +344,8 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         now
     };
     let (stack, depth) = t.stack_snapshot();
-    let counters = t.counters.as_ref();
+    // A forked child writes no counter values (`fork`).
+    let counters = t.counters.as_ref().filter(|_| !crate::fork::forked());
     let live = counters.and_then(|c| c.live());
     if counters.is_some_and(|c| c.failures.load(Relaxed) > 0) {
         warn(

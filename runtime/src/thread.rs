@@ -153,6 +153,39 @@ impl ThreadState {
         self.enter_counting(region, clock, 1, 0)
     }
 
+    /// In a forked child (see `fork`): clears every node; the running
+    /// thread's open frames restart at `now`, any other thread (absent in
+    /// the child) is closed at `now` with no frame left open.
+    ///
+    /// # Safety
+    /// Only in the child right after `fork`, where no other thread runs.
+    pub unsafe fn restart_after_fork(&self, now: u64, running: bool) {
+        for i in 0..self.arena.len() {
+            self.arena.get(i).clear(running);
+        }
+        if running {
+            // The open regions are entered anew at the fork, as far as the
+            // child is concerned (virtual frames count nothing).
+            for i in 1..self.depth() {
+                let f = self.frame(i);
+                f.start.store(now, Relaxed);
+                f.child.store(0, Relaxed);
+                if f.key.load(Relaxed) == VIRTUAL_KEY {
+                    continue;
+                }
+                let node = &*f.node.load(Relaxed);
+                bump(&node.calls, 1);
+                if f.recursive() {
+                    bump(&node.recursive_calls, 1);
+                }
+            }
+        } else {
+            self.depth.store(1, Release);
+            self.finished_at.store(now, Relaxed);
+            self.finished.store(true, Release);
+        }
+    }
+
     /// The node of the innermost open frame (the hidden root if none).
     pub fn top_node(&self) -> *const Node {
         self.frame(self.depth() - 1).node.load(Relaxed)

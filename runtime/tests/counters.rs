@@ -17,7 +17,11 @@ const COUNTERS: &str = "task-clock,page-faults,instructions";
 #[test]
 #[ignore = "entry point for child processes spawned by the other tests"]
 fn child_entry() {
-    run_scenario(&[("regions", regions), ("open_at_flush", open_at_flush)]);
+    run_scenario(&[
+        ("regions", regions),
+        ("open_at_flush", open_at_flush),
+        ("fork", fork),
+    ]);
 }
 
 fn thread_cpu_ns() -> u64 {
@@ -279,4 +283,38 @@ fn without_the_variable_profiles_have_no_counters() {
     assert!(r.status.success(), "{}", r.stderr);
     let (_, text) = r.profile_text();
     assert!(!text.contains("\"counters\":"), "{text}");
+}
+
+fn fork() {
+    regio::enter(1);
+    busy("before", 1_000_000);
+    // SAFETY: one thread; the child runs this scenario's code and exits.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        busy("child", 1_000_000);
+        regio::exit(1);
+        std::process::exit(0);
+    }
+    let mut status = 0;
+    // SAFETY: waiting for the child just forked.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    regio::exit(1);
+}
+
+#[test]
+fn a_forked_child_lists_its_inherited_counters_as_unavailable() {
+    let r = run(ENTRY, "fork", &[("REGIO_COUNTERS", "task-clock")]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let ps = r.profiles();
+    assert_eq!(ps.len(), 2, "parent and child each write a profile");
+    let (with, without): (Vec<_>, Vec<_>) = ps.iter().partition(|p| p.counters[0].available);
+    assert_eq!((with.len(), without.len()), (1, 1), "one parent, one child");
+    let child = without[0];
+    let reason = child.counters[0].reason.as_deref().unwrap_or_default();
+    assert!(reason.contains("forked"), "{reason}");
+    assert!(child.threads[0].nodes.iter().all(|n| n.counters.is_none()));
+    assert!(with[0].threads[0]
+        .nodes
+        .iter()
+        .any(|n| n.counters.is_some()));
 }

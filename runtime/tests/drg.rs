@@ -25,6 +25,7 @@ fn child_entry() {
         ("idf", idf),
         ("c_abi", c_abi),
         ("nothing", || regio::enter(1)),
+        ("fork", fork),
     ]);
 }
 
@@ -495,4 +496,59 @@ fn mpi_rank_variables_name_the_profile() {
     let p = r.profile();
     assert_eq!((p.rank, p.size), (3, 4));
     assert_eq!(name, regio_idf::rundir::profile_file_name(3, p.pid));
+}
+
+fn fork() {
+    regio::enter(1);
+    for _ in 0..3 {
+        let _g = regio::Guard::new(2);
+        work(100);
+    }
+    // SAFETY: the process has one thread; the child only runs Rust code
+    // of this scenario and exits.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        for _ in 0..5 {
+            let _g = regio::Guard::new(3);
+            work(100);
+        }
+        regio::exit(1);
+        std::process::exit(0);
+    }
+    let mut status = 0;
+    // SAFETY: waiting for the child just forked.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    for _ in 0..2 {
+        let _g = regio::Guard::new(2);
+        work(100);
+    }
+    regio::exit(1);
+}
+
+#[test]
+fn a_forked_child_measures_only_what_it_runs() {
+    let r = run(ENTRY, "fork", &[]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let mut ps = r.profiles();
+    assert_eq!(ps.len(), 2, "parent and child each write a profile");
+    ps.sort_by_key(|p| p.threads[0].nodes.iter().any(|n| n.region == 3));
+    let (parent, child) = (&ps[0], &ps[1]);
+    assert_ne!(parent.pid, child.pid);
+    for p in [parent, child] {
+        check_invariants(p);
+        assert!(p.complete, "{}: reason {}", p.pid, p.reason);
+        assert_eq!(p.threads.len(), 1);
+    }
+    let (pt, ct) = (&parent.threads[0], &child.threads[0]);
+    // The parent keeps everything it measured, before and after the fork.
+    assert_eq!(node(pt, &[1]).calls, 1);
+    assert_eq!(node(pt, &[1, 2]).calls, 5);
+    assert!(pt.nodes.iter().all(|n| n.region != 3));
+    // The child starts from zero at the fork: what the parent measured
+    // before it is not counted again.
+    assert_eq!(node(ct, &[1]).calls, 1);
+    assert_eq!(node(ct, &[1, 2]).calls, 0);
+    assert_eq!(node(ct, &[1, 3]).calls, 5);
+    assert!(node(ct, &[1]).inclusive_ns >= node(ct, &[1, 3]).inclusive_ns);
+    assert!(node(ct, &[1]).inclusive_ns < node(pt, &[1]).inclusive_ns);
 }

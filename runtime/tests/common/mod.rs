@@ -38,6 +38,18 @@ impl Run {
         })
     }
 
+    /// Every profile of the run (several processes), by file name.
+    pub fn profiles(&self) -> Vec<Profile> {
+        profile_files(&self.dir)
+            .iter()
+            .map(|path| {
+                let text = std::fs::read_to_string(path).unwrap();
+                Profile::from_json(&path.display().to_string(), &text)
+                    .unwrap_or_else(|e| panic!("{e}\n--- text ---\n{text}"))
+            })
+            .collect()
+    }
+
     pub fn profile_text(&self) -> (PathBuf, String) {
         let files = profile_files(&self.dir);
         assert_eq!(
