@@ -42,7 +42,7 @@ program teams_target
   ! expect omp_teams: 1
   !$omp teams num_teams(2) reduction(+:t)
   ! expect omp_distribute: 2
-  !$omp distribute parallel do
+  !$omp distribute parallel do reduction(+:t)
   do i = 1, n
      t = t + a(i)
   end do
