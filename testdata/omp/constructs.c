@@ -30,7 +30,7 @@ static void orphan(long *sum)
 int main(void)
 {
     long total = 0, combined = 0;
-    int team = 0, sect = 0, masters = 0, tasks = 0, grouped = 0, locked = 0, copied = 0;
+    int team = 0, sect = 0, masters = 0, tasks = 0, grouped = 0, locked = 0, nested = 0, copied = 0;
     volatile int flag = 0;
     omp_lock_t lock;
     omp_nest_lock_t nlock;
@@ -39,7 +39,7 @@ int main(void)
 
     /* expect omp_parallel: each 1, omp_fork: each 1, omp_join: each 1 */
 #pragma omp parallel default(none) shared(total, team, sect, masters, tasks, grouped, locked, \
-                                           copied, flag, lock, nlock, squares)
+                                           nested, copied, flag, lock, nlock, squares)
     {
         /* expect omp_single: each 1, omp_single_body: 1 */
 #pragma omp single
@@ -97,7 +97,7 @@ int main(void)
         /* expect omp_lock: each 1 */
         omp_set_nest_lock(&nlock);
         omp_set_nest_lock(&nlock);
-        locked++;
+        nested++; /* its own counter: `lock` guards `locked` */
         omp_unset_nest_lock(&nlock);
         omp_unset_nest_lock(&nlock);
         /* expect omp_lock: each 1 */
@@ -210,8 +210,8 @@ int main(void)
     long sum_sq = 0;
     for (int i = 0; i < 16; i++)
         sum_sq += squares[i];
-    printf("team %d total %ld sections %d masters %d locked %d copied %d tasks %d grouped %d\n",
-           team, total, sect, masters, locked, copied, tasks, grouped);
+    printf("team %d total %ld sections %d masters %d locked %d nested %d copied %d tasks %d grouped %d\n",
+           team, total, sect, masters, locked, nested, copied, tasks, grouped);
     printf("orphaned %ld combined %ld sections %d %d data %ld squares %ld two %d\n", orphaned,
            combined, a, b, sum_data, sum_sq, two);
     omp_destroy_lock(&lock);
