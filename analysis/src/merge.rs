@@ -256,10 +256,7 @@ impl Tree {
             Some(v) => names.iter().copied().zip(v.iter().copied()).collect(),
             None => Vec::new(),
         };
-        for (name, v) in &counted {
-            let c = a.counters.entry((*name).to_string()).or_default();
-            *c = c.saturating_add(*v);
-        }
+        add_counters(&mut a.counters, &counted);
         // OpenMP team threads mirror the master's path with nodes that count
         // nothing; they did not visit those regions.
         if n.calls == 0 && n.inclusive_ns == 0 && n.open == 0 {
@@ -274,10 +271,7 @@ impl Tree {
             exclusive_ns: 0,
             counters: BTreeMap::new(),
         });
-        for (name, v) in counted {
-            let c = t.counters.entry(name.to_string()).or_default();
-            *c = c.saturating_add(v);
-        }
+        add_counters(&mut t.counters, &counted);
         t.calls = t.calls.saturating_add(n.calls);
         t.inclusive_ns = t.inclusive_ns.saturating_add(n.inclusive_ns);
         t.exclusive_ns = t.exclusive_ns.saturating_add(n.exclusive_ns);
@@ -320,6 +314,13 @@ pub(crate) fn sort_tree(nodes: &mut [Node]) {
     sort_nodes(nodes);
     for n in nodes {
         sort_tree(&mut n.children);
+    }
+}
+
+fn add_counters(to: &mut BTreeMap<String, u64>, counted: &[(&str, u64)]) {
+    for &(name, v) in counted {
+        let c = to.entry(name.to_string()).or_default();
+        *c = c.saturating_add(v);
     }
 }
 

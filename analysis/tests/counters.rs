@@ -6,38 +6,14 @@
 mod common;
 mod fixtures;
 
-use common::{profile_text, tempdir, Proc, Thread};
+use common::{tempdir, write_counted, Proc, Thread, C};
 use fixtures::{omp_baseline, omp_loop_thread, omp_run_dir, omp_two_threads};
 use regio_analysis::overhead::{self, Categories};
 use regio_analysis::render::json::JsonReport;
 use regio_analysis::{load_run, merge, render, Format};
 use serde_json::{json, Value};
 
-/// (name, available, reason)
-type C = (&'static str, bool, Option<&'static str>);
-
 const NO_INSTRUCTIONS: &str = "not supported by this CPU or virtual machine (perf_event_open: No such file or directory (os error 2))";
-
-/// Writes `p` with a counter list and, per (thread, node id), the values
-/// of the available counters.
-fn write_counted(dir: &std::path::Path, p: &Proc, list: &[C], values: &[(u32, u32, Vec<u64>)]) {
-    let mut v: Value = serde_json::from_str(&profile_text(p)).unwrap();
-    v["counters"] = list
-        .iter()
-        .map(|(name, available, reason)| json!({"name": name, "available": available, "reason": reason}))
-        .collect();
-    for (thread, node, vals) in values.iter().filter(|v| !v.2.is_empty()) {
-        let t = v["threads"]
-            .as_array_mut()
-            .unwrap()
-            .iter_mut()
-            .find(|t| t["thread"] == json!(thread))
-            .unwrap();
-        t["nodes"][*node as usize]["counters"] = json!(vals);
-    }
-    let name = format!("profile-r{}-p{}.json", p.rank, p.pid);
-    std::fs::write(dir.join(name), serde_json::to_string(&v).unwrap()).unwrap();
-}
 
 /// A process whose one thread ran main once for 100 ns.
 fn main_only(rank: u32, pid: u32) -> Proc {

@@ -8,7 +8,10 @@ mod fixtures;
 
 use std::path::Path;
 
-use common::{anonymize, profile_text, run_dir, tempdir, write_idf, Proc, Thread};
+use common::{
+    anonymize, named_run_dir, profile_text, run_dir, runs, tempdir, write_counted, write_idf, Proc,
+    Thread,
+};
 use regio_analysis::render::json::{JsonNode, JsonReport, JsonRun};
 use regio_analysis::{human_ns, load_run, merge, render, Format, Report};
 
@@ -590,8 +593,7 @@ fn hostile_run(dir: &Path) {
 #[test]
 fn every_string_is_escaped() {
     let tmp = tempdir();
-    let dir = tmp.path().join("run<i>&\"'");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = named_run_dir(tmp.path(), "run<i>&\"'");
     hostile_run(&dir);
     let r = [report(&dir)];
     let html = render(&r, Format::Html);
@@ -630,14 +632,7 @@ fn every_string_is_escaped() {
 #[test]
 fn two_runs_get_one_section_each() {
     let tmp = tempdir();
-    let dirs: Vec<_> = ["threads", "procs"]
-        .iter()
-        .map(|n| {
-            let d = tmp.path().join(n);
-            std::fs::create_dir(&d).unwrap();
-            d
-        })
-        .collect();
+    let dirs = runs(tmp.path(), &["threads", "procs"]);
     fixtures::threads_run(&dirs[0]);
     fixtures::procs_run(&dirs[1]);
     let r = [report(&dirs[0]), report(&dirs[1])];
@@ -672,18 +667,16 @@ fn counters_get_a_column_each() {
             (2, "loop", "for i", "m.c", 3, 5, Some(1)),
         ],
     );
-    let mut v: serde_json::Value = serde_json::from_str(&profile_text(&p)).unwrap();
-    v["counters"] = serde_json::json!([
-        {"name": "task-clock", "available": true, "reason": null},
-        {"name": "instructions", "available": false, "reason": "no <PMU>"},
-        {"name": "page-faults", "available": true, "reason": null},
-    ]);
-    v["threads"][0]["nodes"][0]["counters"] = serde_json::json!([8_500, 1_234_567]);
-    std::fs::write(
-        dir.join("profile-r0-p1.json"),
-        serde_json::to_string(&v).unwrap(),
-    )
-    .unwrap();
+    write_counted(
+        &dir,
+        &p,
+        &[
+            ("task-clock", true, None),
+            ("instructions", false, Some("no <PMU>")),
+            ("page-faults", true, None),
+        ],
+        &[(0, 0, vec![8_500, 1_234_567])],
+    );
     let r = [report(&dir)];
     let html = render(&r, Format::Html);
     assert_matches_json(&html, &r);

@@ -4,26 +4,14 @@
 mod common;
 mod fixtures;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{anonymize, run_dir, tempdir, Proc, Thread};
+use common::{anonymize, run_dir, runs, tempdir, Proc, Thread};
 use regio_analysis::render::json::JsonReport;
 use regio_analysis::{load_run, merge, render, Format, Report};
 
 fn report(dir: &Path) -> Report {
     merge(&load_run(dir, None).unwrap())
-}
-
-/// Several run directories side by side in one temporary directory.
-fn runs(tmp: &Path, names: &[&str]) -> Vec<PathBuf> {
-    names
-        .iter()
-        .map(|n| {
-            let d = tmp.join(n);
-            std::fs::create_dir(&d).unwrap();
-            d
-        })
-        .collect()
 }
 
 #[test]

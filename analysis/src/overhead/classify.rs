@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::Categories;
+use super::{path_key, Categories, PathKey};
 use crate::merge::{Node, Report, ThreadStat};
 
 /// The six SCALEA categories of temporal overhead.
@@ -158,22 +158,6 @@ pub fn is_one_thread_body(kind: &str) -> bool {
 const INSTRUCTIONS: &str = "instructions";
 const TASK_CLOCK: &str = "task-clock";
 
-/// A node's path as a key that does not depend on ids.
-type PathKey = Vec<(String, String, Option<String>, Option<u32>)>;
-
-fn key_of(path: &[&Node]) -> PathKey {
-    path.iter()
-        .map(|n| {
-            (
-                n.info.kind.clone(),
-                n.info.name.clone(),
-                n.info.file.clone(),
-                n.info.line,
-            )
-        })
-        .collect()
-}
-
 /// Additional computation of one run against the baseline, from
 /// instruction counts (`REGIO_COUNTERS=instructions`).
 ///
@@ -220,7 +204,7 @@ impl Additional {
             .any(|c| c.name == TASK_CLOCK && c.available);
         let mut base: HashMap<PathKey, Own> = HashMap::new();
         baseline.walk(&mut |n, path| {
-            base.insert(key_of(path), own(n, clock));
+            base.insert(path_key(path), own(n, clock));
         });
         let mut out = Additional {
             note: format!(
@@ -249,7 +233,7 @@ impl Additional {
             return 0.0;
         }
         path.push(n);
-        let key = key_of(path);
+        let key = path_key(path);
         let at_p = own(n, clock);
         let at_1 = base.get(&key).copied().unwrap_or_default();
         let extra = at_p.instructions - at_1.instructions;
@@ -274,7 +258,7 @@ impl Additional {
     /// regions and where nothing was counted).
     pub fn region_ns(&self, path: &[&Node]) -> i64 {
         self.by_path
-            .get(&key_of(path))
+            .get(&path_key(path))
             .map_or(0, |ns| ns.round() as i64)
     }
 

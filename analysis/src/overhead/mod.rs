@@ -31,7 +31,7 @@ pub use classify::{classify, Category};
 pub use compensate::compensate;
 
 use crate::merge::{Node, Report};
-use crate::regions::RegionTable;
+use crate::regions::{RegionInfo, RegionTable};
 use crate::RunDir;
 
 /// Figures per category, in ns of wall time.
@@ -151,10 +151,7 @@ type RegionKey = (String, String, Option<String>, Option<u32>);
 
 fn region_set(run: &RunDir) -> BTreeSet<RegionKey> {
     let table = RegionTable::of_run(run);
-    table
-        .all()
-        .map(|i| (i.kind.clone(), i.name.clone(), i.file.clone(), i.line))
-        .collect()
+    table.all().map(region_key).collect()
 }
 
 /// Refuses runs whose regions are not the baseline's.
@@ -202,13 +199,24 @@ pub fn overhead(baseline: &Report, runs: &[(&Report, u32)]) -> OverheadReport {
 /// Path key of a node: the region keys from the root.
 type PathKey = Vec<RegionKey>;
 
-fn key_of(n: &Node) -> RegionKey {
-    (
-        n.info.kind.clone(),
-        n.info.name.clone(),
-        n.info.file.clone(),
-        n.info.line,
-    )
+fn region_key(i: &RegionInfo) -> RegionKey {
+    (i.kind.clone(), i.name.clone(), i.file.clone(), i.line)
+}
+
+/// The key of the node at the end of `path` (a `Report::walk` path).
+fn path_key(path: &[&Node]) -> PathKey {
+    path.iter().map(|n| region_key(&n.info)).collect()
+}
+
+/// The overhead found in the subtree of the node at the end of `path`.
+fn found_at(path: &[&Node], ctx: &Ctx) -> Found {
+    let Some((n, callers)) = path.split_last() else {
+        return Found::default();
+    };
+    let in_parallel = callers.iter().any(|q| q.info.kind == "omp_parallel");
+    let mut found = Found::default();
+    collect(n, in_parallel, ctx, &mut found);
+    found
 }
 
 /// What the baseline measured for a region: T_s(r) and its own overhead
@@ -242,17 +250,11 @@ fn base_of(r: &Report) -> Base {
         .collect();
     let mut regions = HashMap::new();
     r.walk(&mut |n, path| {
-        let key: PathKey = path.iter().map(|p| key_of(p)).collect();
-        let in_parallel = path[..path.len() - 1]
-            .iter()
-            .any(|q| q.info.kind == "omp_parallel");
-        let mut found = Found::default();
-        collect(n, in_parallel, &ctx, &mut found);
         regions.insert(
-            key,
+            path_key(path),
             BaseRegion {
                 wall: longest_thread(n),
-                own: categories_of(&found, &ctx, 0, omp, None),
+                own: categories_of(&found_at(path, &ctx), &ctx, 0, omp, None),
             },
         );
     });
@@ -437,15 +439,14 @@ fn run_overhead(baseline: &Report, base: &Base, run: &Report, p: u32) -> RunOver
 
     let mut regions = Vec::new();
     run.walk(&mut |n, path| {
-        let key: PathKey = path.iter().map(|q| key_of(q)).collect();
-        let in_parallel = path[..path.len() - 1]
-            .iter()
-            .any(|q| q.info.kind == "omp_parallel");
         let wall = longest_thread(n);
-        let b = base.regions.get(&key).copied().unwrap_or_default();
+        let b = base
+            .regions
+            .get(&path_key(path))
+            .copied()
+            .unwrap_or_default();
         let total = wall as i64 - (b.wall as f64 / pf).round() as i64;
-        let mut found = Found::default();
-        collect(n, in_parallel, &ctx, &mut found);
+        let found = found_at(path, &ctx);
         regions.push(RegionOverhead {
             region: n.region,
             name: n.info.name.clone(),

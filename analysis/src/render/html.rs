@@ -4,13 +4,15 @@
 //! the text report shows; exact figures ride along in `data-*` and `title`
 //! attributes so a reader (or a test) can compare them with the JSON report.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::merge::{Node, ProcessSummary, Report};
 use crate::units::{human_ns, percent};
 
-use super::words::{counter_list, counter_value, region_source, signal_name, status};
+use super::words::{
+    by_rank, calls, counter_columns, counter_list, counter_value, mpi_percent, region_source,
+    slowest_thread, status, why_incomplete, COUNTERS_NOTE,
+};
 
 /// Nodes with at least this share of the wall time start unfolded, so the
 /// page opens on the expensive part of the tree without drowning in leaves.
@@ -127,8 +129,7 @@ fn header(out: &mut String, r: &Report) {
         "",
         &format!("{} (longest process)", human_ns(r.wall_ns)),
     );
-    let regions = region_source(r);
-    line("regions", "", &regions);
+    line("regions", "", &region_source(r));
     if !r.counters.is_empty() {
         line("counters", "", &counter_list(r));
     }
@@ -177,10 +178,7 @@ fn process_status(p: &ProcessSummary) -> (&'static str, String) {
     if p.complete {
         return ("", format!("complete ({})", p.reason));
     }
-    let why = match p.signal {
-        Some(sig) => format!("killed by signal {sig}{}", signal_name(sig)),
-        None => format!("written by `{}` while regions were open", p.reason),
-    };
+    let why = why_incomplete(&p.reason, p.signal, "");
     (" class=\"bad\"", format!("INCOMPLETE: {why}"))
 }
 
@@ -200,17 +198,11 @@ fn drg(out: &mut String, r: &Report) {
         out.push_str("<p>(no regions were measured)</p>\n");
         return;
     }
-    let ranks: HashSet<u32> = r.processes.iter().map(|p| p.rank).collect();
     let layout = Layout {
         wall_ns: r.wall_ns,
-        by_rank: ranks.len() == r.processes.len(),
+        by_rank: by_rank(r),
         multi_rank: r.processes.len() > 1,
-        counters: r
-            .counters
-            .iter()
-            .filter(|c| c.available)
-            .map(|c| c.name.as_str())
-            .collect(),
+        counters: counter_columns(r),
     };
     out.push_str(
         "<p><button type=\"button\" onclick=\"regioFold(true)\">unfold all</button> \
@@ -235,9 +227,7 @@ fn drg(out: &mut String, r: &Report) {
 (parallel regions can exceed 100%)",
     ];
     if !layout.counters.is_empty() {
-        notes.push(
-            "counters are summed over threads like inclusive time (outermost calls); - where none was counted",
-        );
+        notes.push(COUNTERS_NOTE);
     }
     for n in notes {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(n));
@@ -301,34 +291,19 @@ fn node(out: &mut String, n: &Node, l: &Layout) {
     out.push_str("</details>\n");
 }
 
-fn calls(n: &Node) -> String {
-    let mut calls = n.calls.to_string();
-    if n.recursive_calls > 0 {
-        let _ = write!(calls, " ({} recursive)", n.recursive_calls);
-    }
-    if n.polls > 0 {
-        let _ = write!(calls, " ({} polls)", n.polls);
-    }
-    calls
-}
-
 /// The lines under a node's row, as already escaped HTML: spread over
 /// threads and ranks, async waiting, frames left open.
 fn extras(n: &Node, l: &Layout) -> Vec<String> {
     let mut lines = Vec::new();
     let t = &n.threads;
     if t.count > 1 {
-        let owner = if l.by_rank {
-            format!("rank {} thread {}", t.max_rank, t.max_thread)
-        } else {
-            format!("pid {} thread {}", t.max_pid, t.max_thread)
-        };
         lines.push(escape(&format!(
-            "threads {}: min / mean / max inclusive {} / {} / {} (max: {owner})",
+            "threads {}: min / mean / max inclusive {} / {} / {} (max: {})",
             t.count,
             human_ns(t.min_inclusive_ns),
             human_ns(t.mean_inclusive_ns),
-            human_ns(t.max_inclusive_ns)
+            human_ns(t.max_inclusive_ns),
+            slowest_thread(n, l.by_rank)
         )));
     }
     let s = &n.ranks;
@@ -371,11 +346,7 @@ fn mpi(out: &mut String, r: &Report) {
 <th class=\"num\">in MPI</th><th class=\"num\">outside</th><th class=\"num\">MPI %</th></tr>\n",
     );
     for m in &r.mpi {
-        let share = if m.wall_ns == 0 {
-            0.0
-        } else {
-            m.mpi_ns as f64 * 100.0 / m.wall_ns as f64
-        };
+        let share = mpi_percent(m);
         let _ = writeln!(
             out,
             "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\

@@ -1,13 +1,15 @@
 //! The report for people: a header about the run, then the DRG as an
 //! indented tree with aligned columns.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::merge::{Node, Report};
 use crate::units::{human_ns, percent};
 
-use super::words::{counter_list, counter_value, region_source, status};
+use super::words::{
+    by_rank, calls, counter_columns, counter_list, counter_value, mpi_percent, region_source,
+    slowest_thread, status, COUNTERS_NOTE,
+};
 
 /// Above this many processes the header summarises their durations.
 const LIST_PROCESSES: usize = 8;
@@ -47,11 +49,7 @@ fn mpi(out: &mut String, r: &Report) {
             human_ns(m.wall_ns),
             human_ns(m.mpi_ns),
             human_ns(m.outside_ns),
-            percent(if m.wall_ns == 0 {
-                0.0
-            } else {
-                m.mpi_ns as f64 * 100.0 / m.wall_ns as f64
-            })
+            percent(mpi_percent(m))
         );
     }
 }
@@ -70,23 +68,13 @@ fn header(out: &mut String, r: &Report) {
         "wall time",
         &format!("{} (longest process)", human_ns(r.wall_ns)),
     );
-    let regions = region_source(r);
-    line("regions", &regions);
+    line("regions", &region_source(r));
     if !r.counters.is_empty() {
         line("counters", &counter_list(r));
     }
     for w in &r.warnings {
         line("warning", w);
     }
-}
-
-/// Names of the counters with a column: available in the run.
-fn counter_columns(r: &Report) -> Vec<&str> {
-    r.counters
-        .iter()
-        .filter(|c| c.available)
-        .map(|c| c.name.as_str())
-        .collect()
 }
 
 fn processes(r: &Report) -> String {
@@ -126,10 +114,7 @@ fn tree(out: &mut String, r: &Report) {
         out.push_str("(no regions were measured)\n");
         return;
     }
-    // Thread owners are named by rank unless two processes share a rank
-    // (forked processes without MPI), then by pid.
-    let ranks: HashSet<u32> = r.processes.iter().map(|p| p.rank).collect();
-    let by_rank = ranks.len() == r.processes.len();
+    let by_rank = by_rank(r);
     // Counter columns (when counted) go between `%` and the thread spread.
     let counters = counter_columns(r);
     let at = COLUMNS.len() - 1;
@@ -188,9 +173,8 @@ fn tree(out: &mut String, r: &Report) {
     }
     out.push_str("inclusive and exclusive times are summed over threads; % is of the wall time\n");
     if !counters.is_empty() {
-        out.push_str(
-            "counters are summed over threads like inclusive time (outermost calls); - where none was counted\n",
-        );
+        out.push_str(COUNTERS_NOTE);
+        out.push('\n');
     }
 }
 
@@ -212,28 +196,17 @@ fn rank_spread(n: &Node) -> String {
 }
 
 fn row(n: &Node, depth: usize, wall_ns: u64, by_rank: bool) -> Vec<String> {
-    let mut calls = n.calls.to_string();
-    if n.recursive_calls > 0 {
-        let _ = write!(calls, " ({} recursive)", n.recursive_calls);
-    }
-    if n.polls > 0 {
-        let _ = write!(calls, " ({} polls)", n.polls);
-    }
     let mut threads = String::new();
     let t = &n.threads;
     if t.count > 1 {
-        let owner = if by_rank {
-            format!("rank {} thread {}", t.max_rank, t.max_thread)
-        } else {
-            format!("pid {} thread {}", t.max_pid, t.max_thread)
-        };
         let _ = write!(
             threads,
-            "{}: {} / {} / {} (max: {owner})",
+            "{}: {} / {} / {} (max: {})",
             t.count,
             human_ns(t.min_inclusive_ns),
             human_ns(t.mean_inclusive_ns),
-            human_ns(t.max_inclusive_ns)
+            human_ns(t.max_inclusive_ns),
+            slowest_thread(n, by_rank)
         );
     }
     if let Some(wait) = n.wait_ns() {
@@ -257,7 +230,7 @@ fn row(n: &Node, depth: usize, wall_ns: u64, by_rank: bool) -> Vec<String> {
         format!("{}{}", "  ".repeat(depth), n.info.name),
         n.info.kind.clone(),
         n.info.location(),
-        calls,
+        calls(n),
         human_ns(n.inclusive_ns),
         human_ns(n.exclusive_ns),
         percent(n.percent(wall_ns)),

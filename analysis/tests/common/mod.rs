@@ -107,6 +107,31 @@ pub fn write_profile(dir: &Path, p: &Proc) {
     std::fs::write(dir.join(name), profile_text(p)).unwrap();
 }
 
+/// A counter the profile lists: (name, available, reason).
+pub type C = (&'static str, bool, Option<&'static str>);
+
+/// Writes `p` with a counter list and, per (thread, node id), the values
+/// of the available counters.
+pub fn write_counted(dir: &Path, p: &Proc, list: &[C], values: &[(u32, u32, Vec<u64>)]) {
+    use serde_json::{json, Value};
+    let mut v: Value = serde_json::from_str(&profile_text(p)).unwrap();
+    v["counters"] = list
+        .iter()
+        .map(|(name, available, reason)| json!({"name": name, "available": available, "reason": reason}))
+        .collect();
+    for (thread, node, vals) in values.iter().filter(|v| !v.2.is_empty()) {
+        let t = v["threads"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|t| t["thread"] == json!(thread))
+            .unwrap();
+        t["nodes"][*node as usize]["counters"] = json!(vals);
+    }
+    let name = format!("profile-r{}-p{}.json", p.rank, p.pid);
+    std::fs::write(dir.join(name), serde_json::to_string(&v).unwrap()).unwrap();
+}
+
 /// (id, kind, name, file, start line, end line, parent)
 pub type R = (
     u32,
@@ -158,9 +183,19 @@ pub fn tempdir() -> tempfile::TempDir {
 
 /// A run directory `run` inside a fresh temporary directory.
 pub fn run_dir(tmp: &tempfile::TempDir) -> PathBuf {
-    let dir = tmp.path().join("run");
+    named_run_dir(tmp.path(), "run")
+}
+
+/// An empty directory `name` inside `tmp`.
+pub fn named_run_dir(tmp: &Path, name: &str) -> PathBuf {
+    let dir = tmp.join(name);
     std::fs::create_dir(&dir).unwrap();
     dir
+}
+
+/// Several run directories side by side in one temporary directory.
+pub fn runs(tmp: &Path, names: &[&str]) -> Vec<PathBuf> {
+    names.iter().map(|n| named_run_dir(tmp, n)).collect()
 }
 
 /// Output with the temporary run directory replaced by `RUN`, so it can be
