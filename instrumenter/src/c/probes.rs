@@ -87,7 +87,7 @@ pub(crate) fn call_value_open(id: u32, before: &str) -> String {
 
 /// Before `MPI_Abort`, which never returns to run the exit probe: write
 /// what was measured, here and in the job's other ranks on this host.
-pub(crate) const FLUSH_FIRST: &str = "regio_mpi_abort(); ";
+pub(crate) const BEFORE_MPI_ABORT: &str = "regio_mpi_abort(); ";
 
 pub(crate) fn call_value_close(id: u32, after: &str) -> String {
     if after.is_empty() {

@@ -615,7 +615,7 @@ impl<'t> Walker<'_, 't> {
             ""
         };
         let before = if plan.kind == CallKind::Mpi && plan.name == "MPI_Abort" {
-            probes::FLUSH_FIRST
+            probes::BEFORE_MPI_ABORT
         } else {
             ""
         };
