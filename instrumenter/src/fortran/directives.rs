@@ -171,7 +171,7 @@ pub(crate) fn analyse(
                                 let b = *b;
                                 stack.pop();
                                 if path(st, b) != path(st, i) {
-                                    let begin_line = cx.line(items_start(items, b));
+                                    let begin_line = cx.line(items[b].start());
                                     cx.error(
                                         r.start,
                                         format!(
@@ -188,7 +188,7 @@ pub(crate) fn analyse(
                                 }
                             }
                             Some((top, b)) => {
-                                let line = cx.line(items_start(items, *b));
+                                let line = cx.line(items[*b].start());
                                 let top = top.clone();
                                 cx.error(
                                     r.start,
@@ -207,7 +207,7 @@ pub(crate) fn analyse(
                                 let msg = match elsewhere {
                                     Some(b) => format!(
                                         "`!$regio end {n}` closes a region begun in another procedure (line {}); a user region must lie inside one procedure",
-                                        cx.line(items_start(items, b))
+                                        cx.line(items[b].start())
                                     ),
                                     None => format!("`!$regio end {n}` without a matching `!$regio begin {n}`"),
                                 };
@@ -224,7 +224,7 @@ pub(crate) fn analyse(
     let mut unclosed: Vec<(String, usize)> = open.into_values().flatten().collect();
     unclosed.sort_by_key(|(_, b)| *b);
     for (n, b) in unclosed {
-        let at = items_start(items, b);
+        let at = items[b].start();
         cx.error(
             at,
             format!("`!$regio begin {n}` is never closed in its procedure"),
@@ -238,8 +238,4 @@ pub(crate) fn analyse(
         cx.errors.sort_by_key(|d| (d.line, d.col));
         Err(cx.errors)
     }
-}
-
-fn items_start(items: &[Item], i: usize) -> usize {
-    items[i].start()
 }

@@ -189,7 +189,7 @@ impl<'a> Emitter<'a> {
         let mut out = Vec::new();
         for p in probes {
             if let Op::Directive(body) = &p.op {
-                let limit = if self.fixed { FIXED_LIMIT } else { FREE_LIMIT };
+                let limit = self.limit();
                 out.extend(omp::lines(body, self.fixed, indent, limit));
                 continue;
             }
@@ -283,6 +283,15 @@ impl<'a> Emitter<'a> {
     fn blank(&mut self, r: Range<usize>) {
         let n = r.len();
         self.out.push(Edit::replace(r.start, n, " ".repeat(n)));
+    }
+
+    /// The last column of a line in this source form.
+    fn limit(&self) -> usize {
+        if self.fixed {
+            FIXED_LIMIT
+        } else {
+            FREE_LIMIT
+        }
     }
 
     /// Lines plus the marker that renumbers what follows.
@@ -569,7 +578,7 @@ impl<'a> Emitter<'a> {
             self.out.push(Edit::replace(from, line_end - from, text));
         } else if !e.append.is_empty() {
             let added = e.append.join(" ");
-            let limit = if self.fixed { FIXED_LIMIT } else { FREE_LIMIT };
+            let limit = self.limit();
             let col = self.col(last, o.code_end);
             if col + added.len() <= limit {
                 self.insert(o.code_end, format!(" {added}"), 0);

@@ -3,9 +3,8 @@
 
 use super::omp::{self, Construct, Inner, Worksharing};
 use super::scan::{self, Item};
+use super::tests::run as run_with;
 use super::*;
-use crate::filter::Filter;
-use crate::selection::Selection;
 
 fn directives(src: &str, form: SourceForm) -> Vec<(usize, usize, String)> {
     scan::scan(src, form, "t")
@@ -21,24 +20,6 @@ fn directives(src: &str, form: SourceForm) -> Vec<(usize, usize, String)> {
 
 fn run(src: &str, form: SourceForm) -> Result<Instrumented, Vec<Diagnostic>> {
     run_with(src, form, "omp")
-}
-
-fn run_with(src: &str, form: SourceForm, regions: &str) -> Result<Instrumented, Vec<Diagnostic>> {
-    let path = match form {
-        SourceForm::Free => "t.f90",
-        SourceForm::Fixed => "t.f",
-    };
-    let filter = Filter::default();
-    let input = SourceInput {
-        text: src,
-        display_path: path,
-        rel_path: path,
-        idf_path: "/out/regio.idf.json",
-        selection: regions.parse::<Selection>().unwrap_or_default(),
-        filter: &filter,
-        first_id: 1,
-    };
-    instrument(&input, form)
 }
 
 fn errors(src: &str, form: SourceForm) -> Vec<String> {
@@ -312,17 +293,8 @@ fn malformed_structure_is_an_error_with_a_position() {
 #[test]
 fn omp_only_matters_under_regions_omp() {
     // Without `omp` a malformed directive is the compiler's business.
-    let filter = Filter::default();
-    let input = SourceInput {
-        text: "subroutine s\n!$omp end do\nend subroutine s\n",
-        display_path: "t.f90",
-        rel_path: "t.f90",
-        idf_path: "/o",
-        selection: "functions".parse::<Selection>().unwrap_or_default(),
-        filter: &filter,
-        first_id: 1,
-    };
-    assert!(instrument(&input, SourceForm::Free).is_ok());
+    let src = "subroutine s\n!$omp end do\nend subroutine s\n";
+    assert!(run_with(src, SourceForm::Free, "functions").is_ok());
 }
 
 #[test]
@@ -515,7 +487,7 @@ fn taskloop_bodies_are_measured_unless_a_jump_would_skip_the_exit() {
 
 #[test]
 fn lock_tests_inside_expressions_are_measured_through_a_wrapper() {
-    let src = "program t\n  use omp_lib\n  integer(omp_lock_kind) :: l\n  logical :: ok\n  ok = omp_test_lock(l)\n  if (omp_test_lock(l)) then\n    call omp_unset_lock(l)\n  end if\n  do while (.not. omp_test_nest_lock(l))\n  end do\n  if (my_omp_test_lock(l)) ok = .true.\nend program t\n";
+    let src = "program t\n  use omp_lib\n  integer(omp_lock_kind) :: l\n  logical :: ok\n  ok = omp_test_lock(l)\n  if (omp_test_lock(l)) then\n    call omp_unset_lock(l)\n  end if\n  do while (.not. omp_test_nest_lock(l))\n  end do\n  if (my_omp_test_lock(l)) ok = .true.\n  ok = my_omp_test_lock(l)\nend program t\n";
     let out = run(src, SourceForm::Free).unwrap_or_else(|e| panic!("{e:?}"));
     let locks: Vec<(u32, &str)> = out
         .regions
@@ -546,6 +518,7 @@ fn lock_tests_inside_expressions_are_measured_through_a_wrapper() {
     );
     // Someone else's function whose name ends the same way is left alone.
     assert!(text.contains("if (my_omp_test_lock(l))"), "{text}");
+    assert!(text.contains("ok = my_omp_test_lock(l)"), "{text}");
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
 }
 

@@ -249,6 +249,8 @@ pub(crate) struct Planner<'a> {
     omp_device: HashSet<usize>,
     /// Lock tests inside expressions, measured through a wrapper call.
     lock_tests: Vec<LockTest>,
+    /// Each item's `!$omp` directive, parsed once.
+    omp_dirs: Vec<Option<omp::Directive>>,
 }
 
 /// `omp_test_lock(` / `omp_test_nest_lock(` inside an expression: the name
@@ -267,6 +269,23 @@ const LOCK_TESTS: [(&str, &str, bool); 2] = [
     ("OMP_TEST_LOCK(", "regio_tl", false),
     ("OMP_TEST_NEST_LOCK(", "regio_tnl", true),
 ];
+
+/// Where `pattern` (a `LOCK_TESTS` routine and its parenthesis) starts in
+/// `canon[span]` as a name of its own, not the end of a longer one
+/// (`my_omp_test_lock(`).
+fn lock_test_calls<'s>(
+    canon: &'s str,
+    span: Range<usize>,
+    pattern: &'s str,
+) -> impl Iterator<Item = usize> + 's {
+    canon[span.clone()]
+        .match_indices(pattern)
+        .map(move |(p, _)| p + span.start)
+        .filter(|&p| {
+            let before = canon[..p].chars().next_back();
+            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
 
 fn stmt(item: &Item) -> Option<&Stmt> {
     match item {
@@ -389,6 +408,13 @@ impl<'a> Planner<'a> {
             omp_quiet: Vec::new(),
             omp_device: HashSet::new(),
             lock_tests: Vec::new(),
+            omp_dirs: items
+                .iter()
+                .map(|it| match it {
+                    Item::Omp(o) => Some(omp::parse(&o.text)),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 
@@ -445,14 +471,7 @@ impl<'a> Planner<'a> {
         pre: &mut Vec<Pre>,
     ) {
         for (pattern, wrapper, nest) in LOCK_TESTS {
-            let mut from = span.start;
-            while let Some(p) = s.canon[from..span.end].find(pattern).map(|p| p + from) {
-                from = p + pattern.len();
-                // Not a longer name ending in the pattern (`my_omp_test_lock(`).
-                let before = s.canon[..p].chars().next_back();
-                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-                    continue;
-                }
+            for p in lock_test_calls(&s.canon, span.clone(), pattern) {
                 let range = s.orig_range(p..p + pattern.len());
                 let routine = orig_text(self.text(), s, p..p + pattern.len() - 1);
                 let line = self.index.pos(s.orig(p)).0;
@@ -615,10 +634,10 @@ impl<'a> Planner<'a> {
             if first_exec.is_some() {
                 break;
             }
-            if let Item::Omp(o) = &self.items[i] {
+            if let Some(d) = &self.omp_dirs[i] {
                 // Executable directives belong to the execution part: the
                 // declarations and the entry probe go before them.
-                if super::omp::parse(&o.text).is_specification() {
+                if d.is_specification() {
                     last_spec = Some(i);
                 } else {
                     first_exec = Some(i);
@@ -927,12 +946,10 @@ impl<'a> Planner<'a> {
                             omp::lock_kind(&callee.upper).map(|_| callee.canon.clone())
                         }
                         Kind::Assignment { .. } if sel.omp => {
-                            ["OMP_TEST_LOCK(", "OMP_TEST_NEST_LOCK("]
-                                .iter()
-                                .find_map(|f| {
-                                    let p = s.canon[at..].find(f)? + at;
-                                    Some(p..p + f.len() - 1)
-                                })
+                            LOCK_TESTS.iter().find_map(|&(f, _, _)| {
+                                let p = lock_test_calls(&s.canon, at..s.canon.len(), f).next()?;
+                                Some(p..p + f.len() - 1)
+                            })
                         }
                         _ => None,
                     };

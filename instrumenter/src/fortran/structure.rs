@@ -114,10 +114,6 @@ fn stmt(item: &Item) -> Option<&Stmt> {
     }
 }
 
-fn item_start(item: &Item) -> usize {
-    item.start()
-}
-
 impl Builder<'_> {
     fn error_at(&mut self, off: usize, msg: String) {
         let (l, c) = line_col(self.text, off);
@@ -125,7 +121,7 @@ impl Builder<'_> {
     }
 
     fn line_of(&self, item: usize) -> u32 {
-        line_col(self.text, item_start(&self.items[item])).0
+        line_col(self.text, self.items[item].start()).0
     }
 
     fn cur_unit(&self) -> Option<usize> {
@@ -539,7 +535,7 @@ impl Builder<'_> {
                         let has_exec = (first..self.items.len())
                             .any(|i| self.kinds[i].as_ref().is_some_and(|k| k.is_executable()));
                         if has_exec {
-                            let (l, c) = line_col(self.text, item_start(&self.items[first]));
+                            let (l, c) = line_col(self.text, self.items[first].start());
                             self.s.warnings.push(Diagnostic::warning(
                                 self.file,
                                 l,
@@ -551,12 +547,12 @@ impl Builder<'_> {
                     }
                     let first = self.s.units[u].first;
                     let what = self.unit_word(u);
-                    let at = item_start(&self.items[first]);
+                    let at = self.items[first].start();
                     self.error_at(at, format!("{what} has no END statement"));
                 }
                 Frame::Cons(c) | Frame::LabelDo(c, _) => {
                     let d = self.describe(c);
-                    let at = item_start(&self.items[self.s.cons[c].start]);
+                    let at = self.items[self.s.cons[c].start].start();
                     let msg = match f {
                         Frame::LabelDo(_, l) => {
                             format!("the {d} never reaches its terminal label {l}")

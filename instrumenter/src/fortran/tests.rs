@@ -27,7 +27,11 @@ fn run_with(
     instrument(&input, form)
 }
 
-fn run(src: &str, form: SourceForm, regions: &str) -> Result<Instrumented, Vec<Diagnostic>> {
+pub(super) fn run(
+    src: &str,
+    form: SourceForm,
+    regions: &str,
+) -> Result<Instrumented, Vec<Diagnostic>> {
     run_with(src, form, regions, &Filter::default())
 }
 

@@ -96,6 +96,12 @@ impl OmpCons {
         )
     }
 
+    /// Paired with its end directive, item `e`.
+    fn close(&mut self, e: usize, ed: Directive) {
+        self.end_dir = Some(e);
+        self.end_d = Some(ed);
+    }
+
     fn has_end_clause(&self, name: &str) -> bool {
         self.d.has_clause(name) || self.end_d.as_ref().is_some_and(|e| e.has_clause(name))
     }
@@ -146,10 +152,7 @@ fn names_in_clauses(d: &Directive, name: &str) -> bool {
 
 impl Planner<'_> {
     fn omp_directive(&self, i: usize) -> Option<Directive> {
-        match &self.items[i] {
-            Item::Omp(o) => Some(omp::parse(&o.text)),
-            _ => None,
-        }
+        self.omp_dirs[i].clone()
     }
 
     fn describe_dir(&self, i: usize, d: &Directive) -> String {
@@ -225,12 +228,9 @@ impl Planner<'_> {
                     if let Some(b) = block {
                         let end = self.st.cons[b].end;
                         c.last_stmt = Some(end);
-                        if let Some(e) = Self::next_in(&body, end) {
-                            if let Some(ed) = self.omp_directive(e).filter(|ed| d.is_ended_by(ed)) {
-                                c.end_dir = Some(e);
-                                c.end_d = Some(ed);
-                                claimed.insert(e);
-                            }
+                        if let Some((e, ed)) = self.end_after(&body, end, &d) {
+                            c.close(e, ed);
+                            claimed.insert(e);
                         }
                         self.omp.push(c);
                         continue;
@@ -301,12 +301,9 @@ impl Planner<'_> {
                         c.body_loop = Some(innermost);
                     }
                     c.last_stmt = Some(end);
-                    if let Some(e) = Self::next_in(&body, end) {
-                        if let Some(ed) = self.omp_directive(e).filter(|ed| d.is_ended_by(ed)) {
-                            c.end_dir = Some(e);
-                            c.end_d = Some(ed);
-                            claimed.insert(e);
-                        }
+                    if let Some((e, ed)) = self.end_after(&body, end, &d) {
+                        c.close(e, ed);
+                        claimed.insert(e);
                     }
                 }
                 Extent::Statement => {
@@ -324,21 +321,17 @@ impl Planner<'_> {
                     c.last_stmt = Some(s);
                     // `!$omp end atomic` after the statement (two for a
                     // capture); nothing may stand between them.
-                    let mut probe = Self::next_in(&body, s);
-                    for _ in 0..2 {
-                        let Some(e) = probe else { break };
-                        if let Some(ed) = self.omp_directive(e) {
-                            if d.is_ended_by(&ed) {
-                                c.end_dir = Some(e);
-                                c.end_d = Some(ed);
-                                claimed.insert(e);
-                            }
-                            break;
+                    let mut before_end = s;
+                    if d.has_clause("capture") {
+                        if let Some(n) =
+                            Self::next_in(&body, s).filter(|&n| self.omp_dirs[n].is_none())
+                        {
+                            before_end = n;
                         }
-                        if !d.has_clause("capture") {
-                            break;
-                        }
-                        probe = Self::next_in(&body, e);
+                    }
+                    if let Some((e, ed)) = self.end_after(&body, before_end, &d) {
+                        c.close(e, ed);
+                        claimed.insert(e);
                     }
                 }
             }
@@ -372,13 +365,21 @@ impl Planner<'_> {
         }
     }
 
+    /// The end directive of `d` right after item `after` in `body`.
+    fn end_after(&self, body: &[usize], after: usize, d: &Directive) -> Option<(usize, Directive)> {
+        let e = Self::next_in(body, after)?;
+        let ed = self.omp_directive(e).filter(|ed| d.is_ended_by(ed))?;
+        Some((e, ed))
+    }
+
     /// Whether a `declare target(...)` list anywhere in the file (a
     /// module's specification part, typically) names unit `u`.
     fn named_by_declare_target(&self, u: usize) -> bool {
         let name = self.unit_name(u).to_ascii_lowercase();
-        (0..self.items.len())
-            .filter_map(|i| self.omp_directive(i))
-            .any(|d| d.words == ["declare", "target"] && names_in_clauses(&d, &name))
+        self.omp_dirs
+            .iter()
+            .flatten()
+            .any(|d| d.words == ["declare", "target"] && names_in_clauses(d, &name))
     }
 
     /// Directives of the specification part: listed; `declare target`
@@ -454,8 +455,7 @@ impl Planner<'_> {
                     );
                 }
                 stack.pop();
-                self.omp[t].end_dir = Some(i);
-                self.omp[t].end_d = Some(d);
+                self.omp[t].close(i, d);
             }
             Some(t) => {
                 let what = self.describe_dir(self.omp[t].dir, &self.omp[t].d.clone());
@@ -761,6 +761,15 @@ impl Planner<'_> {
         }
     }
 
+    /// Closes a combined construct that is split: `closing` replaces its
+    /// end directive, or follows its loop when it has none.
+    fn rewrite_end(&mut self, c: &OmpCons, closing: Vec<Probe>) {
+        match c.end_dir {
+            Some(e) => self.edits[e].replace = Some(closing),
+            None => self.edits[c.last()].after.extend(closing),
+        }
+    }
+
     /// The taskloop body region: entered first and left last in each
     /// iteration of the innermost bound loop.
     fn taskloop_body(&mut self, c: &OmpCons) {
@@ -899,20 +908,12 @@ impl Planner<'_> {
                     }
                     closing.extend(barrier(ib));
                     closing.push(Probe::new(Op::OmpEnd(m, j)));
-                    match (c.construct, c.end_dir) {
-                        (Construct::Parallel, _) => {
-                            self.close_block(&c, closing, &[], vec![Probe::new(Op::OmpJoin(m))]);
-                        }
-                        (_, Some(e)) => {
-                            closing.push(dir("end parallel".into()));
-                            closing.push(Probe::new(Op::OmpJoin(m)));
-                            self.edits[e].replace = Some(closing);
-                        }
-                        (_, None) => {
-                            closing.push(dir("end parallel".into()));
-                            closing.push(Probe::new(Op::OmpJoin(m)));
-                            self.edits[last].after.extend(closing);
-                        }
+                    if c.construct == Construct::Parallel {
+                        self.close_block(&c, closing, &[], vec![Probe::new(Op::OmpJoin(m))]);
+                    } else {
+                        closing.push(dir("end parallel".into()));
+                        closing.push(Probe::new(Op::OmpJoin(m)));
+                        self.rewrite_end(&c, closing);
                     }
                 }
                 Construct::Worksharing(ws) => {
@@ -952,10 +953,7 @@ impl Planner<'_> {
                         exit(m),
                         dir(format!("end {mw}")),
                     ];
-                    match c.end_dir {
-                        Some(e) => self.edits[e].replace = Some(closing),
-                        None => self.edits[last].after.extend(closing),
-                    }
+                    self.rewrite_end(&c, closing);
                     self.taskloop_body(&c);
                 }
                 Construct::Taskloop { .. } | Construct::Around { .. } => {
