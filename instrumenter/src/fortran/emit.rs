@@ -149,7 +149,7 @@ impl<'a> Emitter<'a> {
             Op::Exit(Target::Var) => "call regio_exit(regio_u)".to_string(),
             Op::Disable => "call regio_disable()".to_string(),
             Op::Enable => "call regio_enable()".to_string(),
-            Op::Flush => "call regio_mpi_abort()".to_string(),
+            Op::MpiAbort => "call regio_mpi_abort()".to_string(),
             Op::MpiInitDone => "call regio_mpi_init_done()".to_string(),
             Op::Goto(l) => format!("go to {l}"),
             Op::Continue => "continue".to_string(),

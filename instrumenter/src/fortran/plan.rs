@@ -45,7 +45,7 @@ pub(crate) enum Op {
     Enable,
     /// `call regio_mpi_abort()`: before MPI_ABORT, which never returns (this
     /// rank and the others on its host write their profiles).
-    Flush,
+    MpiAbort,
     /// `call regio_mpi_init_done()`: after MPI_INIT, the runtime asks MPI
     /// for the rank.
     MpiInitDone,
@@ -1334,7 +1334,7 @@ impl<'a> Planner<'a> {
             if let Some(&r) = self.ids.get(&Key::Stmt(i)) {
                 if matches!(&k, Kind::Call { callee, .. } if callee.upper.eq_ignore_ascii_case("MPI_ABORT"))
                 {
-                    before.push(Probe::new(Op::Flush));
+                    before.push(Probe::new(Op::MpiAbort));
                     need("regio_mpi_abort", &mut used);
                 }
                 before.push(Probe::new(Op::Enter(r)));
