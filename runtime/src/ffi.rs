@@ -2,7 +2,9 @@
 //! by reference, trailing underscore, hidden CHARACTER lengths by value at
 //! the end as gfortran passes them).
 
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_void, CStr};
+
+use crate::dynsym::{find, Lazy};
 
 /// Enters region `id` on the calling thread.
 #[no_mangle]
@@ -279,8 +281,9 @@ pub unsafe extern "C" fn regio_omp_teams_end_(body: *const i32) {
 /// # Safety
 /// `id` must be readable; `lock` is passed on unchanged to the library.
 #[no_mangle]
-pub unsafe extern "C" fn regio_tl_(id: *const i32, lock: *mut std::ffi::c_void) -> i32 {
-    lock_test(id, lock, &OMP_TEST_LOCK, c"omp_test_lock_")
+pub unsafe extern "C" fn regio_tl_(id: *const i32, lock: *mut c_void) -> i32 {
+    static TEST: Lazy = Lazy::new(c"omp_test_lock_");
+    lock_test(id, lock, &TEST)
 }
 
 /// Fortran `regio_tnl(id, lock)`: the same for `omp_test_nest_lock`
@@ -289,25 +292,16 @@ pub unsafe extern "C" fn regio_tl_(id: *const i32, lock: *mut std::ffi::c_void) 
 /// # Safety
 /// As [`regio_tl_`].
 #[no_mangle]
-pub unsafe extern "C" fn regio_tnl_(id: *const i32, lock: *mut std::ffi::c_void) -> i32 {
-    lock_test(id, lock, &OMP_TEST_NEST_LOCK, c"omp_test_nest_lock_")
+pub unsafe extern "C" fn regio_tnl_(id: *const i32, lock: *mut c_void) -> i32 {
+    static TEST: Lazy = Lazy::new(c"omp_test_nest_lock_");
+    lock_test(id, lock, &TEST)
 }
 
-static OMP_TEST_LOCK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-static OMP_TEST_NEST_LOCK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-
-unsafe fn lock_test(
-    id: *const i32,
-    lock: *mut std::ffi::c_void,
-    cache: &std::sync::OnceLock<usize>,
-    symbol: &std::ffi::CStr,
-) -> i32 {
-    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name.
-    let f = *cache.get_or_init(|| libc::dlsym(libc::RTLD_DEFAULT, symbol.as_ptr()) as usize);
-    if f == 0 {
+unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy) -> i32 {
+    let Some(f) = test.get() else {
         return 0;
-    }
-    type Test = unsafe extern "C" fn(*mut std::ffi::c_void) -> i32;
+    };
+    type Test = unsafe extern "C" fn(*mut c_void) -> i32;
     // SAFETY: libgomp's Fortran lock tests take the lock argument's address
     // and return INTEGER(4)/LOGICAL(4).
     let test = std::mem::transmute::<usize, Test>(f);
@@ -362,35 +356,30 @@ pub unsafe extern "C" fn regio_mpi_rank_(rank: *const i32, size: *const i32) {
 /// stands.
 #[no_mangle]
 pub extern "C" fn regio_mpi_init_done() {
-    use std::ffi::c_void;
-    // SAFETY: dlsym with RTLD_DEFAULT and NUL-terminated names.
-    let sym = |name: &[u8]| unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr().cast()) };
-    let (rank_fn, size_fn) = (sym(b"PMPI_Comm_rank\0"), sym(b"PMPI_Comm_size\0"));
-    if rank_fn.is_null() || size_fn.is_null() {
+    let (Some(rank_fn), Some(size_fn)) = (find(c"PMPI_Comm_rank"), find(c"PMPI_Comm_size")) else {
         return;
-    }
+    };
     let (mut rank, mut size) = (-1i32, 0i32);
-    let ompi_world = sym(b"ompi_mpi_comm_world\0");
-    if !ompi_world.is_null() {
+    if let Some(ompi_world) = find(c"ompi_mpi_comm_world") {
         type F = unsafe extern "C" fn(*mut c_void, *mut i32) -> i32;
         // SAFETY: Open MPI's PMPI_Comm_rank/size take a communicator
         // pointer; `ompi_world` is MPI_COMM_WORLD.
         unsafe {
             let (r, s): (F, F) = (
-                std::mem::transmute::<*mut c_void, F>(rank_fn),
-                std::mem::transmute::<*mut c_void, F>(size_fn),
+                std::mem::transmute::<usize, F>(rank_fn),
+                std::mem::transmute::<usize, F>(size_fn),
             );
-            r(ompi_world, &mut rank);
-            s(ompi_world, &mut size);
+            r(ompi_world as *mut c_void, &mut rank);
+            s(ompi_world as *mut c_void, &mut size);
         }
-    } else if !sym(b"MPIR_Err_create_code\0").is_null() {
+    } else if find(c"MPIR_Err_create_code").is_some() {
         type F = unsafe extern "C" fn(i32, *mut i32) -> i32;
         const MPICH_COMM_WORLD: i32 = 0x4400_0000;
         // SAFETY: MPICH's ABI passes communicators as int handles.
         unsafe {
             let (r, s): (F, F) = (
-                std::mem::transmute::<*mut c_void, F>(rank_fn),
-                std::mem::transmute::<*mut c_void, F>(size_fn),
+                std::mem::transmute::<usize, F>(rank_fn),
+                std::mem::transmute::<usize, F>(size_fn),
             );
             r(MPICH_COMM_WORLD, &mut rank);
             s(MPICH_COMM_WORLD, &mut size);

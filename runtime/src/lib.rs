@@ -49,6 +49,7 @@
 mod childmap;
 pub mod clock;
 mod counters;
+mod dynsym;
 mod ffi;
 mod fork;
 mod idf;

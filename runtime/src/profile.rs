@@ -261,6 +261,8 @@ fn emit_counter_list(o: &mut Out) {
     let Some(cfg) = crate::counters::config() else {
         return;
     };
+    // A forked child's inherited events count the parent (`fork`).
+    let forked = crate::fork::forked();
     o.raw(b",\"counters\":[");
     for (i, s) in cfg.list.iter().enumerate() {
         o.raw(if i == 0 {
@@ -269,12 +271,11 @@ fn emit_counter_list(o: &mut Out) {
             b",{\"name\":"
         });
         o.string(s.name.as_bytes());
-        // A forked child's inherited events count the parent (`fork`).
-        let forked = crate::fork::forked();
+        let available = s.available && !forked;
         o.raw(b",\"available\":");
-        o.boolean(s.available && !forked);
+        o.boolean(available);
         o.raw(b",\"reason\":");
-        if s.available && !forked {
+        if available {
             o.raw(b"null");
         } else if s.available {
             o.string(b"forked process: its inherited events count the parent");

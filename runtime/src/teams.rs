@@ -12,8 +12,8 @@
 //! look up in the process (the runtime does not link an OpenMP library).
 
 use std::sync::atomic::{AtomicPtr, Ordering::*};
-use std::sync::OnceLock;
 
+use crate::dynsym::Lazy;
 use crate::region::{Kind, Region};
 
 /// Team numbers with a region of their own; higher ones share the last.
@@ -25,14 +25,10 @@ static TEAM_REGIONS: [AtomicPtr<Region>; MAX_TEAMS] =
 /// The calling thread's team number inside a teams region (0 without an
 /// OpenMP library, as outside teams).
 fn team_num() -> usize {
-    static GET: OnceLock<usize> = OnceLock::new();
-    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name.
-    let f = *GET.get_or_init(|| unsafe {
-        libc::dlsym(libc::RTLD_DEFAULT, c"omp_get_team_num".as_ptr()) as usize
-    });
-    if f == 0 {
+    static GET: Lazy = Lazy::new(c"omp_get_team_num");
+    let Some(f) = GET.get() else {
         return 0;
-    }
+    };
     // SAFETY: `omp_get_team_num` is `int (void)` in every OpenMP library.
     let get: extern "C" fn() -> i32 =
         unsafe { std::mem::transmute::<usize, extern "C" fn() -> i32>(f) };

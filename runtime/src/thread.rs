@@ -421,7 +421,7 @@ impl ThreadState {
         }
         let tc = self.counters;
         if !tc.is_null() {
-            (*tc).exit(d - 1, node, f.key.load(Relaxed) & 1 == 1);
+            (*tc).exit(d - 1, node, f.recursive());
         }
         node.open.store(node.open.load(Relaxed) - 1, Relaxed);
         bump(&(*stack.add(d - 2)).child, dur);

@@ -33,21 +33,21 @@ impl Run {
     /// The only profile of the run, parsed with the reader's own code.
     pub fn profile(&self) -> Profile {
         let (path, text) = self.profile_text();
-        Profile::from_json(&path.display().to_string(), &text).unwrap_or_else(|e| {
-            panic!("{e}\n--- text ---\n{text}\n--- stderr ---\n{}", self.stderr)
-        })
+        self.parse(&path, &text)
     }
 
     /// Every profile of the run (several processes), by file name.
     pub fn profiles(&self) -> Vec<Profile> {
         profile_files(&self.dir)
             .iter()
-            .map(|path| {
-                let text = std::fs::read_to_string(path).unwrap();
-                Profile::from_json(&path.display().to_string(), &text)
-                    .unwrap_or_else(|e| panic!("{e}\n--- text ---\n{text}"))
-            })
+            .map(|path| self.parse(path, &std::fs::read_to_string(path).unwrap()))
             .collect()
+    }
+
+    fn parse(&self, path: &Path, text: &str) -> Profile {
+        Profile::from_json(&path.display().to_string(), text).unwrap_or_else(|e| {
+            panic!("{e}\n--- text ---\n{text}\n--- stderr ---\n{}", self.stderr)
+        })
     }
 
     pub fn profile_text(&self) -> (PathBuf, String) {
