@@ -21,6 +21,7 @@ const IDF_PATH: &str = "/regio-out/regio.idf.json";
 /// Files that are also snapshotted with other selections.
 const EXTRA_SELECTIONS: &[(&str, &[&str])] = &[
     ("frontend/calls.c", &["all", "io", "calls"]),
+    ("frontend/casts.c", &["calls"]),
     ("frontend/exits.c", &["all"]),
     ("frontend/directives.c", &["calls"]),
 ];

@@ -240,6 +240,9 @@ pub(crate) fn plan<'t>(
 ) -> Option<Plan<'t>> {
     let call = *path.last()?;
     let callee = call.child_by_field_name("function")?;
+    if may_be_cast(callee) {
+        return None;
+    }
     let name = squashed(callee, src);
     let mpi = callee.kind() == "identifier" && name.starts_with("MPI_") && rules.want_mpi;
     let lock = (callee.kind() == "identifier" && rules.want_omp)
@@ -285,6 +288,29 @@ pub(crate) fn plan<'t>(
         Context::MaybeVoid => return None,
     };
     Some(Plan { kind, name, form })
+}
+
+/// Whether a callee may really be the type of a cast: without the
+/// declarations of every header, `(T)(x)` with a typedef name `T` reads
+/// exactly like a call through a parenthesised function name `(f)(x)`,
+/// and a cast chain `(T)(U)(x)` like a call of a call. Wrapping a cast
+/// breaks the expression, so these are never taken for calls (a call
+/// written `(f)(x)`, usually to avoid a macro, is left unmeasured).
+fn may_be_cast(callee: Node<'_>) -> bool {
+    match callee.kind() {
+        "parenthesized_expression" => {
+            let mut c = callee.walk();
+            let inner: Vec<Node> = callee
+                .named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            matches!(inner.as_slice(), [only] if matches!(only.kind(), "identifier" | "primitive_type" | "type_identifier"))
+        }
+        "call_expression" => callee
+            .child_by_field_name("function")
+            .is_some_and(may_be_cast),
+        _ => false,
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
