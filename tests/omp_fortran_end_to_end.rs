@@ -23,10 +23,10 @@ fn toolchain() -> bool {
     require_tool("gfortran", "gfortran")
 }
 
-/// Builds `file` of testdata/omp plain and instrumented; also returns the
-/// compiler's messages for the instrumented copy.
-fn build(file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, String) {
-    let (copy, out) = copy_and_instrument("omp", file, tmp.path());
+/// Builds `file` of testdata/`dir` plain and instrumented; also returns
+/// the compiler's messages for the instrumented copy.
+fn build(dir: &str, file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, String) {
+    let (copy, out) = copy_and_instrument(dir, file, tmp.path());
     let flags: Vec<String> = ["-fopenmp", "-Wall", "-O1"]
         .iter()
         .map(|s| s.to_string())
@@ -52,16 +52,22 @@ fn build(file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, String) {
 }
 
 fn check(file: &str) {
+    check_in("omp", file, 40);
+}
+
+/// `file` of testdata/`dir`, which has more than `min_expect` `expect`
+/// items: same output, the visits expected.
+fn check_in(dir: &str, file: &str, min_expect: usize) {
     let tmp = TestDir::new("omp-fortran");
-    let (plain, inst, warnings) = build(file, &tmp);
+    let (plain, inst, warnings) = build(dir, file, &tmp);
     assert_eq!(
         warnings.trim(),
         "",
         "{file}: instrumented copy has compiler warnings"
     );
-    let expect = expectations(&testdata().join("omp").join(file));
+    let expect = expectations(&testdata().join(dir).join(file));
     assert!(
-        expect.len() > 40,
+        expect.len() > min_expect,
         "{file}: expectations not found: {expect:?}"
     );
     let mut problems = Vec::new();
@@ -88,6 +94,16 @@ fn free_form_constructs_keep_output_and_are_visited_as_expected() {
 fn fixed_form_constructs_keep_output_and_are_visited_as_expected() {
     if toolchain() {
         check("constructs_fixed.f");
+    }
+}
+
+/// Directive names written without their optional blanks (`enddo
+/// nowait`, `endparalleldo`, fixed-form `C$OMP END PARALLELDO`, ...).
+#[test]
+fn blank_optional_directive_names_keep_output_and_are_visited_as_expected() {
+    if toolchain() {
+        check_in("fortran/omp", "blank_optional.f90", 30);
+        check_in("fortran/omp", "blank_optional_fixed.f", 15);
     }
 }
 

@@ -131,6 +131,20 @@ fn io_and_call_regions_as_recorded() {
     }
 }
 
+/// OpenMP programs of `testdata/fortran/omp` with `--regions
+/// omp,functions,loops` (directive names written without their optional
+/// blanks, in both source forms).
+#[test]
+fn openmp_programs_instrument_as_recorded() {
+    let files = sources("omp");
+    assert!(!files.is_empty(), "testdata/fortran/omp is missing");
+    for f in files {
+        let out = run(&f, "omp,functions,loops")
+            .unwrap_or_else(|e| panic!("{} failed:\n{e}", f.display()));
+        insta::assert_snapshot!(snapshot_name(&f, ""), out);
+    }
+}
+
 /// Only user directives: probes where the directives are, nothing else.
 #[test]
 fn user_regions_alone() {

@@ -316,6 +316,12 @@ impl<'a> Emitter<'a> {
             .iter()
             .find_map(|s| t.strip_prefix(s))?;
         let body = body.trim_start_matches(['&', '+']);
+        if t.get(1..5) == Some("$omp") {
+            // Words may be glued (`enddo`, `paralleldo`).
+            let d = omp::parse_form(body, self.fixed);
+            let end = d.end.then(|| "end".to_string());
+            return Some(end.into_iter().chain(d.words).collect());
+        }
         let head = body.split('(').next().unwrap_or("");
         Some(
             head.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')

@@ -104,8 +104,175 @@ fn group(item: &str) -> Option<&str> {
     clause_arg(item).map(str::trim)
 }
 
-/// Parses the joined text after the sentinel (`parallel do private(i)`).
+/// Where a directive name is while its words are read.
+#[derive(Debug, Clone, Copy)]
+enum NameAt {
+    /// Nothing read: `end` may come.
+    Start,
+    /// After `end`: any construct word.
+    AfterEnd,
+    /// After a construct word.
+    Word(&'static str),
+}
+
+impl NameAt {
+    fn takes(self, w: &str) -> bool {
+        match self {
+            NameAt::Start => w == "end" || CONSTRUCT_WORDS.contains(&w),
+            NameAt::AfterEnd => w != "end" && CONSTRUCT_WORDS.contains(&w),
+            NameAt::Word(p) => follows(p, w),
+        }
+    }
+
+    fn after(self, w: &'static str) -> NameAt {
+        match self {
+            NameAt::Start if w == "end" => NameAt::AfterEnd,
+            _ => NameAt::Word(w),
+        }
+    }
+}
+
+/// `word` (lower case) cut into construct words that may follow each
+/// other from `at` on (`enddo` -> `end do`, `paralleldosimd` -> `parallel
+/// do simd`, `taskloopsimd` -> `taskloop simd`): OpenMP lets blanks be
+/// omitted between the keywords of a directive name (free form, OpenMP
+/// 5.2 3.1.2), and fixed form never needs them. The longest words are
+/// tried first, with backtracking.
+fn glued(word: &str, at: NameAt) -> Option<Vec<&'static str>> {
+    if word.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut cands: Vec<&'static str> = CONSTRUCT_WORDS
+        .iter()
+        .copied()
+        .filter(|c| word.starts_with(c) && at.takes(c))
+        .collect();
+    cands.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    cands.into_iter().find_map(|c| {
+        let mut rest = glued(&word[c.len()..], at.after(c))?;
+        rest.insert(0, c);
+        Some(rest)
+    })
+}
+
+/// Fixed form: clause names that may follow a directive name without a
+/// blank (`c$omp paralleldoshared(a)`, `c$omp enddonowait`).
+const CLAUSE_WORDS: &[&str] = &[
+    "private",
+    "firstprivate",
+    "lastprivate",
+    "shared",
+    "default",
+    "reduction",
+    "copyin",
+    "copyprivate",
+    "schedule",
+    "collapse",
+    "ordered",
+    "nowait",
+    "num_threads",
+    "if",
+    "proc_bind",
+    "linear",
+    "aligned",
+    "safelen",
+    "simdlen",
+    "untied",
+    "mergeable",
+    "final",
+    "priority",
+    "depend",
+    "grainsize",
+    "num_tasks",
+    "nogroup",
+    "hint",
+    "filter",
+    "map",
+    "device",
+    "num_teams",
+    "thread_limit",
+    "dist_schedule",
+    "allocate",
+    "order",
+    "bind",
+    "in_reduction",
+    "task_reduction",
+];
+
+/// Splits an item whose name glues construct words (and, in fixed form, a
+/// clause name) together into one item per word; the item's group stays
+/// with the last part. None when `item` is not such an item.
+fn unglue(item: &str, at: NameAt, fixed: bool) -> Option<Vec<String>> {
+    let name = item_name(item);
+    let group = &item[name.len()..];
+    if name.is_empty() || at.takes(&name) {
+        return None;
+    }
+    let pieces = |words: Vec<&str>, tail: &str| -> Vec<String> {
+        let mut v: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        match v.last_mut() {
+            Some(l) if tail.is_empty() => l.push_str(group),
+            _ => v.push(format!("{tail}{group}")),
+        }
+        v
+    };
+    if let Some(w) = glued(&name, at).filter(|w| w.len() > 1) {
+        return Some(pieces(w, ""));
+    }
+    if !fixed {
+        return None;
+    }
+    // The longest directive name followed by a clause name.
+    (1..name.len()).rev().find_map(|k| {
+        let (head, tail) = name.split_at(k);
+        if !CLAUSE_WORDS.contains(&tail) {
+            return None;
+        }
+        let w = match construct_word(head).filter(|w| at.takes(w)) {
+            Some(w) => vec![w],
+            None => glued(head, at)?,
+        };
+        Some(pieces(w, tail))
+    })
+}
+
+/// The construct word `n` as a static string.
+fn construct_word(n: &str) -> Option<&'static str> {
+    CONSTRUCT_WORDS.iter().copied().find(|c| *c == n)
+}
+
+/// The items of a directive text with glued directive-name words split
+/// (`enddo nowait` -> `end`, `do`, `nowait`).
+fn name_items(text: &str, fixed: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = Some(NameAt::Start);
+    for item in items(text) {
+        let Some(cur) = at else {
+            out.push(item);
+            continue;
+        };
+        let parts = unglue(&item, cur, fixed).unwrap_or_else(|| vec![item]);
+        for p in parts {
+            at = at.and_then(|a| {
+                let w = construct_word(&item_name(&p))?;
+                (a.takes(w) && !p.starts_with('(')).then(|| a.after(w))
+            });
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Parses the joined text after the sentinel (`parallel do private(i)`)
+/// of a free-form directive.
+#[cfg(test)]
 pub(crate) fn parse(text: &str) -> Directive {
+    parse_form(text, false)
+}
+
+/// Parses the joined text after the sentinel; `fixed`: a fixed-form
+/// directive, whose words may be glued to clause names.
+pub(crate) fn parse_form(text: &str, fixed: bool) -> Directive {
     let mut d = Directive {
         end: false,
         words: Vec::new(),
@@ -113,7 +280,7 @@ pub(crate) fn parse(text: &str) -> Directive {
         clauses: Vec::new(),
     };
     let mut in_clauses = false;
-    for item in items(text) {
+    for item in name_items(text, fixed) {
         let n = item_name(&item);
         if !in_clauses {
             let starts = match d.words.last() {

@@ -554,3 +554,156 @@ fn a_declare_target_list_in_a_module_leaves_the_named_procedures_alone() {
         .unwrap_or(0)];
     assert!(!dev_body.contains("regio_"), "{dev_body}");
 }
+
+/// Every directive name whose blanks OpenMP makes optional (the free-form
+/// list of OpenMP 5.0 2.1.2, which 5.2 3.1.2 generalises to all adjacent
+/// keywords) parses the same without them; fixed form also with a clause
+/// glued on.
+#[test]
+fn blank_optional_directive_names() {
+    let names = [
+        "declare reduction",
+        "declare simd",
+        "declare target",
+        "distribute parallel do",
+        "distribute parallel do simd",
+        "distribute simd",
+        "do simd",
+        "end atomic",
+        "end critical",
+        "end distribute",
+        "end distribute parallel do",
+        "end distribute parallel do simd",
+        "end distribute simd",
+        "end do",
+        "end do simd",
+        "end master",
+        "end masked",
+        "end ordered",
+        "end parallel",
+        "end parallel do",
+        "end parallel do simd",
+        "end parallel sections",
+        "end parallel workshare",
+        "end parallel masked",
+        "end sections",
+        "end simd",
+        "end single",
+        "end target",
+        "end target data",
+        "end target parallel",
+        "end target parallel do",
+        "end target parallel do simd",
+        "end target simd",
+        "end target teams",
+        "end target teams distribute",
+        "end target teams distribute parallel do",
+        "end target teams distribute parallel do simd",
+        "end target teams distribute simd",
+        "end task",
+        "end taskgroup",
+        "end taskloop",
+        "end taskloop simd",
+        "end teams",
+        "end teams distribute",
+        "end teams distribute parallel do",
+        "end teams distribute parallel do simd",
+        "end teams distribute simd",
+        "end workshare",
+        "parallel do",
+        "parallel do simd",
+        "parallel sections",
+        "parallel workshare",
+        "target data",
+        "target enter data",
+        "target exit data",
+        "target parallel",
+        "target parallel do",
+        "target parallel do simd",
+        "target simd",
+        "target teams",
+        "target teams distribute",
+        "target teams distribute parallel do",
+        "target teams distribute parallel do simd",
+        "target teams distribute simd",
+        "target update",
+        "taskloop simd",
+        "teams distribute",
+        "teams distribute parallel do",
+        "teams distribute parallel do simd",
+        "teams distribute simd",
+        "cancellation point",
+        "masked taskloop simd",
+        "parallel masked taskloop",
+        "end declare target",
+    ];
+    for n in names {
+        let want = omp::parse(n);
+        assert!(!want.words.is_empty(), "{n}");
+        let glued = n.replace(' ', "");
+        for text in [glued.clone(), glued.to_ascii_uppercase()] {
+            assert_eq!(omp::parse(&text), want, "{text}");
+            assert_eq!(omp::parse_form(&text, true), want, "fixed: {text}");
+        }
+        // Partly glued: the first blank kept.
+        if let Some((a, b)) = n.split_once(' ') {
+            let part = format!("{a} {}", b.replace(' ', ""));
+            assert_eq!(omp::parse(&part), want, "{part}");
+        }
+    }
+    // Clauses and names stay apart.
+    let d = omp::parse("enddo nowait");
+    assert_eq!((d.end, d.words.clone()), (true, vec!["do".to_string()]));
+    assert!(d.has_clause("nowait"));
+    let c = omp::parse("endcritical(upd)");
+    assert!(omp::parse("critical (upd)").is_ended_by(&c));
+    assert!(omp::parse("taskwait").words == ["taskwait"]);
+    assert!(omp::parse("do simdlen(4)").has_clause("simdlen"));
+    assert!(omp::parse("atomic update").has_clause("update"));
+    // Fixed form: blanks are never significant, clause names may be glued.
+    let f = omp::parse_form("PARALLELDOSHARED(A,B,C)", true);
+    assert_eq!(f.words, ["parallel", "do"]);
+    assert!(f.has_clause("shared"));
+    let f = omp::parse_form("ENDDONOWAIT", true);
+    assert!(f.end && f.words == ["do"] && f.has_clause("nowait"));
+    let f = omp::parse_form("dosimdsimdlen(4)", true);
+    assert_eq!(f.words, ["do", "simd"]);
+    assert!(f.has_clause("simdlen"));
+    // Free form needs the blank before a clause.
+    assert!(omp::parse("enddonowait").words.is_empty());
+}
+
+/// `!$omp enddo nowait` and friends end their constructs: no end
+/// directive of Regio's own before them (which gfortran would reject as
+/// "Unexpected !$OMP END DO").
+#[test]
+fn one_word_end_directives_close_their_constructs() {
+    let free = "program p\n  integer :: i, s\n  s = 0\n!$omp paralleldo reduction(+:s)\n  do i = 1, 4\n    s = s + i\n  end do\n!$omp endparalleldo\n!$omp parallel\n!$omp do\n  do i = 1, 4\n  end do\n!$omp enddo nowait\n!$omp endparallel\nend program p\n";
+    let out = run(free, SourceForm::Free).unwrap_or_else(|e| panic!("{e:?}"));
+    // Two loops, the split `paralleldo`'s `end do nowait`, and the user's
+    // `enddo nowait` alone.
+    assert_eq!(out.text.matches("end do").count(), 3, "{}", out.text);
+    assert_eq!(
+        out.text.matches("!$omp end do nowait").count(),
+        1,
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        out.text.matches("!$omp enddo nowait").count(),
+        1,
+        "{}",
+        out.text
+    );
+    assert_eq!(
+        out.text.matches("!$omp endparallel").count(),
+        1,
+        "{}",
+        out.text
+    );
+    let fixed = "      PROGRAM P\n      INTEGER I\nC$OMP PARALLEL\nC$OMP DO\n      DO 10 I = 1, 4\n   10 CONTINUE\nC$OMP ENDDONOWAIT\nC$OMP END PARALLEL\nC$OMP PARALLELDO\n      DO 20 I = 1, 4\n   20 CONTINUE\nC$OMP END PARALLELDO\n      END\n";
+    let out = run(fixed, SourceForm::Fixed).unwrap_or_else(|e| panic!("{e:?}"));
+    let text = out.text.to_ascii_lowercase();
+    assert_eq!(text.matches("$omp end do").count(), 1, "{}", out.text);
+    assert_eq!(text.matches("$omp enddo").count(), 1, "{}", out.text);
+}

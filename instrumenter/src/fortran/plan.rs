@@ -411,7 +411,7 @@ impl<'a> Planner<'a> {
             omp_dirs: items
                 .iter()
                 .map(|it| match it {
-                    Item::Omp(o) => Some(omp::parse(&o.text)),
+                    Item::Omp(o) => Some(omp::parse_form(&o.text, o.fixed)),
                     _ => None,
                 })
                 .collect(),

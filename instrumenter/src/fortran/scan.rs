@@ -138,6 +138,8 @@ pub(crate) struct OmpLine {
     /// Offset past the last directive byte of the last line (where added
     /// clauses go).
     pub code_end: usize,
+    /// Fixed form: directive words may be glued to clause names.
+    pub fixed: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -849,6 +851,7 @@ impl Scanner<'_> {
                 start: sentinel,
                 text,
                 code_end,
+                fixed: self.fixed,
             }));
         }
         // Fixed form: continuation lines follow until a statement comes.
