@@ -707,3 +707,28 @@ fn one_word_end_directives_close_their_constructs() {
     assert_eq!(text.matches("$omp end do").count(), 1, "{}", out.text);
     assert_eq!(text.matches("$omp enddo").count(), 1, "{}", out.text);
 }
+
+/// `!$omp declare target` inside an interface body declares the
+/// interface's procedure, not the program around the interface block: the
+/// program is measured and registers its IDF (both source forms).
+#[test]
+fn declare_target_in_an_interface_body_leaves_the_program_measured() {
+    let free = "program p\n  implicit none\n  interface\n    subroutine dev(x)\n      !$omp declare target\n      integer :: x\n    end subroutine dev\n  end interface\n  integer :: i, s\n  s = 0\n  do i = 1, 3\n    s = s + i\n  end do\n  print *, s\nend program p\n";
+    let fixed = "      PROGRAM P\n      INTERFACE\n         SUBROUTINE DEV(X)\nC$OMP DECLARE TARGET\n         INTEGER X\n         END SUBROUTINE DEV\n      END INTERFACE\n      INTEGER I, S\n      S = 0\n      DO 10 I = 1, 3\n         S = S + I\n   10 CONTINUE\n      PRINT *, S\n      END\n";
+    for (src, form) in [(free, SourceForm::Free), (fixed, SourceForm::Fixed)] {
+        let out = run_with(src, form, "omp,functions,loops").unwrap_or_else(|e| panic!("{e:?}"));
+        let measured: Vec<String> = out
+            .regions
+            .iter()
+            .filter(|r| !r.aux.contains_key("not_measured"))
+            .map(|r| r.kind.to_string())
+            .collect();
+        assert_eq!(measured, ["program", "loop"], "{:?}", out.regions);
+        let t = out.text.to_ascii_lowercase();
+        assert!(t.contains("call regio_register_idf("), "{}", out.text);
+        assert!(t.contains("call regio_enter(1)"), "{}", out.text);
+        // The interface body is left as written.
+        let body = &t[t.find("interface").unwrap_or(0)..t.find("end interface").unwrap_or(0)];
+        assert!(!body.contains("regio"), "{body}");
+    }
+}

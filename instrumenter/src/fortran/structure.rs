@@ -179,7 +179,14 @@ impl Builder<'_> {
         for idx in 0..self.items.len() {
             self.s.unit_of.push(self.cur_unit());
             self.s.cons_of.push(self.cur_cons());
-            self.s.in_spec_block.push(false);
+            // Directives inside an interface body or a type definition
+            // belong to what is declared there (`!$omp declare target` of
+            // an interface's procedure), never to the enclosing unit.
+            let declared = matches!(
+                self.stack.last(),
+                Some(Frame::Interface | Frame::Type | Frame::Enum | Frame::Dec)
+            );
+            self.s.in_spec_block.push(declared);
             let Some(st) = stmt(&self.items[idx]) else {
                 continue;
             };
