@@ -19,6 +19,14 @@ pub fn key(parent: u32, region: u32) -> u64 {
     (parent as u64) << 32 | region as u64
 }
 
+/// Key under which the newest node of `region` is kept (the head of the
+/// region's list through `Node::next_same`). No node has index u32::MAX
+/// (the arena stops below it), so it never collides with a child key.
+#[inline]
+pub fn region_key(region: u32) -> u64 {
+    key(u32::MAX, region)
+}
+
 #[inline]
 fn slot(key: u64, mask: usize) -> usize {
     // Fibonacci hashing: the high bits of the product mix both halves.
@@ -54,6 +62,23 @@ impl ChildMap {
         }
     }
 
+    /// Sets the value of `key`, inserting it if needed.
+    pub fn set(&mut self, key: u64, value: *const Node) {
+        let mask = self.keys.len() - 1;
+        let mut i = slot(key, mask);
+        loop {
+            match self.keys[i] {
+                k if k == key => {
+                    self.values[i] = value;
+                    return;
+                }
+                EMPTY => break,
+                _ => i = (i + 1) & mask,
+            }
+        }
+        self.insert(key, value);
+    }
+
     /// Inserts a key that is not present yet.
     pub fn insert(&mut self, key: u64, value: *const Node) {
         debug_assert_ne!(key, EMPTY);
@@ -72,6 +97,16 @@ impl ChildMap {
         }
         self.keys[i] = key;
         self.values[i] = value;
+    }
+
+    /// Every (key, value) pair.
+    #[cfg(test)]
+    pub fn entries(&self) -> impl Iterator<Item = (u64, *const Node)> + '_ {
+        self.keys
+            .iter()
+            .zip(&self.values)
+            .filter(|(k, _)| **k != EMPTY)
+            .map(|(k, v)| (*k, *v))
     }
 
     fn grow(&mut self) {
@@ -106,6 +141,11 @@ mod tests {
         assert_eq!(m.get(key(50, 0)), None);
         assert_eq!(m.get(key(0, 40)), None);
         assert_eq!(m.len, 2000);
+        m.set(key(3, 4), fake(7));
+        m.set(region_key(4), fake(8));
+        assert_eq!(m.get(key(3, 4)), Some(fake(7)));
+        assert_eq!(m.get(region_key(4)), Some(fake(8)));
+        assert_eq!(m.len, 2001);
         assert!(m.keys.len() >= 4000);
     }
 }

@@ -63,6 +63,15 @@ pub struct Node {
     pub index: u32,
     pub parent: u32,
     pub region: u32,
+    /// Index of the next older node of the same region on this thread (the
+    /// root, 0, ends the list); the head is in the thread's child map. Set
+    /// at creation, read by the recursion-fold check only.
+    pub next_same: u32,
+    /// The profile writer's scratch (only the thread holding the writer
+    /// lock touches them): in the stack index numbered `scan_epoch`, the
+    /// lowest frame of this node is `scan_head` (see `thread::StackIndex`).
+    pub scan_epoch: AtomicU32,
+    pub scan_head: AtomicU32,
 }
 
 // SAFETY: the UnsafeCell fields are only accessed by the owning thread (see
@@ -71,7 +80,7 @@ pub struct Node {
 unsafe impl Sync for Node {}
 
 impl Node {
-    fn new(index: u32, parent: u32, region: u32) -> Node {
+    fn new(index: u32, parent: u32, region: u32, next_same: u32) -> Node {
         Node {
             cache_key: UnsafeCell::new(u64::MAX),
             cache_child: UnsafeCell::new(ptr::null()),
@@ -88,6 +97,9 @@ impl Node {
             index,
             parent,
             region,
+            next_same,
+            scan_epoch: AtomicU32::new(0),
+            scan_head: AtomicU32::new(0),
         }
     }
 
@@ -159,7 +171,7 @@ impl Arena {
             len: AtomicU32::new(0),
         };
         // SAFETY: the arena is not shared yet.
-        let root = unsafe { a.push(ROOT, ROOT_REGION) };
+        let root = unsafe { a.push(ROOT, ROOT_REGION, ROOT) };
         debug_assert!(root.is_some());
         a
     }
@@ -182,10 +194,11 @@ impl Arena {
     }
 
     /// Appends a node and publishes it; None when the index space is full.
+    /// `next_same`: the previous node of the same region (ROOT for none).
     ///
     /// # Safety
     /// Only the owning thread may append.
-    pub unsafe fn push(&self, parent: u32, region: u32) -> Option<&Node> {
+    pub unsafe fn push(&self, parent: u32, region: u32, next_same: u32) -> Option<&Node> {
         let index = self.len.load(Ordering::Relaxed);
         if index >= u32::MAX - 1 {
             return None;
@@ -200,7 +213,7 @@ impl Arena {
             self.chunks[k].store(chunk, Ordering::Release);
         }
         let slot = chunk.add(off);
-        slot.write(Node::new(index, parent, region));
+        slot.write(Node::new(index, parent, region, next_same));
         // Release: a reader that sees the new length sees the node's fields.
         self.len.store(index + 1, Ordering::Release);
         Some(&*slot)
@@ -228,7 +241,7 @@ mod tests {
         let first = a.get(ROOT) as *const Node;
         for i in 1..1000u32 {
             // SAFETY: single-threaded test owns the arena.
-            let n = unsafe { a.push(i - 1, i) }.map(|n| n as *const Node);
+            let n = unsafe { a.push(i - 1, i, ROOT) }.map(|n| n as *const Node);
             assert_eq!(n, Some(a.get(i) as *const Node));
         }
         assert_eq!(a.len(), 1000);

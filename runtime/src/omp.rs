@@ -280,7 +280,7 @@ impl crate::thread::Clock for At {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::thread::{totals, Clock};
+    use crate::thread::{totals, Clock, StackIndex};
     use std::cell::Cell;
 
     struct Fake(Cell<u64>);
@@ -299,6 +299,7 @@ mod tests {
     /// (path of regions, calls, inclusive, exclusive) of every node.
     fn nodes(t: &ThreadState) -> Vec<(Vec<u32>, u64, u64, u64)> {
         let (s, d) = t.stack_snapshot();
+        let index = unsafe { StackIndex::scanning(s, d) };
         (1..t.arena.len())
             .map(|i| {
                 let n = t.arena.get(i);
@@ -308,7 +309,7 @@ mod tests {
                     path.insert(0, t.arena.get(p).region);
                     p = t.arena.get(p).parent;
                 }
-                let tot = unsafe { totals(n, s, d, 0) };
+                let tot = totals(n, &index, 0);
                 (path, tot.calls, tot.inclusive, tot.exclusive)
             })
             .collect()

@@ -21,7 +21,7 @@ use crate::init::{self, Config};
 use crate::out::{warn, Cat, Out, W32, W64, WI32};
 use crate::registry;
 use crate::sys;
-use crate::thread::{totals, ThreadState};
+use crate::thread::{totals, StackIndex, ThreadState};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -42,6 +42,64 @@ static TEXT: Scratch<65536> = Scratch(UnsafeCell::new([0; 65536]));
 static DIR: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
 static FINAL: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
 static TEMP: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
+
+/// Scratch of the stack index (`thread::StackIndex`) for stacks up to this
+/// deep; deeper ones map their own, and without memory it scans.
+const SCAN_SLOTS: usize = 1 << 16;
+struct ScanScratch(UnsafeCell<[u32; SCAN_SLOTS]>);
+// SAFETY: accessed only by the thread holding WRITER.
+unsafe impl Sync for ScanScratch {}
+static SCAN: ScanScratch = ScanScratch(UnsafeCell::new([0; SCAN_SLOTS]));
+
+/// Scratch for a stack index of `depth` entries: the static one, or an
+/// anonymous mapping (no heap: this runs in signal handlers) released on
+/// drop; null when neither is available.
+struct ScanSpace {
+    ptr: *mut u32,
+    mapped: usize,
+}
+
+impl ScanSpace {
+    /// # Safety
+    /// Only the holder of the writer lock, one at a time.
+    unsafe fn new(depth: usize) -> ScanSpace {
+        if depth <= SCAN_SLOTS {
+            return ScanSpace {
+                ptr: SCAN.0.get().cast(),
+                mapped: 0,
+            };
+        }
+        let len = depth.saturating_mul(4);
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if p == libc::MAP_FAILED {
+            ScanSpace {
+                ptr: std::ptr::null_mut(),
+                mapped: 0,
+            }
+        } else {
+            ScanSpace {
+                ptr: p.cast(),
+                mapped: len,
+            }
+        }
+    }
+}
+
+impl Drop for ScanSpace {
+    fn drop(&mut self) {
+        if self.mapped > 0 {
+            // SAFETY: unmapping the mapping `new` made.
+            unsafe { libc::munmap(self.ptr.cast(), self.mapped) };
+        }
+    }
+}
 
 /// Threads written in number order through this table; numbers beyond it
 /// (more threads than slots) are found by walking the list.
@@ -345,6 +403,8 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         now
     };
     let (stack, depth) = t.stack_snapshot();
+    let space = ScanSpace::new(depth);
+    let index = StackIndex::new(stack, depth, space.ptr);
     // A forked child writes no counter values (`fork`).
     let counters = t.counters.as_ref().filter(|_| !crate::fork::forked());
     let live = counters.and_then(|c| c.live());
@@ -365,7 +425,7 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
     // Arena index 0 is the hidden root; written ids are arena index - 1.
     for i in 1..len {
         let node = t.arena.get(i);
-        let s = totals(node, stack, depth, end);
+        let s = totals(node, &index, end);
         if i > 1 {
             o.raw(b",");
         }
@@ -398,7 +458,7 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         o.raw(b",\"span_ns\":");
         o.uint(cal.to_ns(s.span), W64);
         if let Some(c) = counters {
-            if let Some(values) = c.node_totals(node, stack, depth, live.as_ref()) {
+            if let Some(values) = c.node_totals(node, &index, live.as_ref()) {
                 o.raw(b",\"counters\":[");
                 for (k, v) in values.iter().take(c.len()).enumerate() {
                     if k > 0 {

@@ -75,6 +75,8 @@ pub struct ThreadState {
     depth: AtomicU32,
     capacity: UnsafeCell<usize>,
     children: UnsafeCell<ChildMap>,
+    /// Virtual frames on the stack (see `push_virtual`).
+    virtual_frames: UnsafeCell<u32>,
     pub arena: Arena,
     /// Dense number in order of registration (set before publication).
     pub number: AtomicU32,
@@ -111,6 +113,7 @@ impl ThreadState {
             depth: AtomicU32::new(1),
             capacity: UnsafeCell::new(INITIAL_FRAMES),
             children: UnsafeCell::new(ChildMap::new()),
+            virtual_frames: UnsafeCell::new(0),
             arena,
             number: AtomicU32::new(0),
             os_tid,
@@ -181,6 +184,7 @@ impl ThreadState {
             }
         } else {
             self.depth.store(1, Release);
+            *self.virtual_frames.get() = 0;
             self.finished_at.store(now, Relaxed);
             self.finished.store(true, Release);
         }
@@ -208,6 +212,7 @@ impl ThreadState {
         f.node.store(node as *mut Node, Relaxed);
         f.child.store(0, Relaxed);
         f.start.store(start, Relaxed);
+        *self.virtual_frames.get() += 1;
         self.depth.store(d as u32 + 1, Release);
     }
 
@@ -223,6 +228,8 @@ impl ThreadState {
         }
         let n = &*f.node.load(Relaxed);
         n.open.store(n.open.load(Relaxed) - 1, Relaxed);
+        let v = &mut *self.virtual_frames.get();
+        *v = v.saturating_sub(1);
         self.depth.store(d as u32 - 1, Release);
         true
     }
@@ -235,7 +242,7 @@ impl ThreadState {
     pub unsafe fn child_of(&self, parent: &Node, region: u32) -> *const Node {
         let c = parent.cached_child(region);
         if c.is_null() {
-            self.child_slow(parent, region)
+            self.child_slow(parent, region, false)
         } else {
             c
         }
@@ -303,7 +310,7 @@ impl ThreadState {
         let parent = &*top.node.load(Relaxed);
         let mut child = parent.cached_child(region);
         if child.is_null() {
-            child = self.child_slow(parent, region);
+            child = self.child_slow(parent, region, true);
             if child.is_null() {
                 return 0;
             }
@@ -397,6 +404,10 @@ impl ThreadState {
         let depth = depth.max(1);
         let mut d = self.depth();
         while d > depth {
+            if self.frame(d - 1).key.load(Relaxed) == VIRTUAL_KEY {
+                let v = &mut *self.virtual_frames.get();
+                *v = v.saturating_sub(1);
+            }
             self.pop(d, now);
             d -= 1;
         }
@@ -430,20 +441,28 @@ impl ThreadState {
 
     /// Finds or creates the node of `region` under `parent`, folding
     /// recursion onto the innermost ancestor with the same region.
+    /// `on_top`: `parent` is the node of the innermost open frame.
     #[cold]
     #[inline(never)]
-    unsafe fn child_slow(&self, parent: &Node, region: u32) -> *const Node {
+    unsafe fn child_slow(&self, parent: &Node, region: u32, on_top: bool) -> *const Node {
         let map = &mut *self.children.get();
         let key = childmap::key(parent.index, region);
         let child = match map.get(key) {
             Some(c) => c,
             None => {
-                let c = match self.fold_target(parent, region) {
+                let newest = map.get(childmap::region_key(region));
+                let c = match self.fold_target(parent, region, newest, on_top) {
                     Some(a) => a as *const Node,
-                    None => match self.arena.push(parent.index, region) {
-                        Some(n) => n as *const Node,
-                        None => return ptr::null(),
-                    },
+                    None => {
+                        let next_same = newest.map_or(ROOT, |n| (*n).index);
+                        match self.arena.push(parent.index, region, next_same) {
+                            Some(n) => {
+                                map.set(childmap::region_key(region), n);
+                                n as *const Node
+                            }
+                            None => return ptr::null(),
+                        }
+                    }
                 };
                 map.insert(key, c);
                 c
@@ -454,16 +473,49 @@ impl ThreadState {
     }
 
     /// The innermost node on `parent`'s ancestor chain (itself included)
-    /// with `region`, if any.
-    fn fold_target<'a>(&'a self, parent: &'a Node, region: u32) -> Option<&'a Node> {
+    /// with `region`, if any; `newest` is the newest node of `region` on
+    /// this thread (none: no node can be an ancestor).
+    ///
+    /// Walks the ancestor chain and, in step with it, the region's own
+    /// nodes: when `parent` is the innermost frame's node and no virtual
+    /// frame is open, every ancestor of `parent` has a frame open, so if
+    /// every node of the region is closed none of them is an ancestor. The
+    /// cost is the smaller of the two walks, so a chain of N distinct
+    /// regions is built in O(N), not O(N^2), also when its regions have
+    /// nodes elsewhere.
+    unsafe fn fold_target<'a>(
+        &'a self,
+        parent: &'a Node,
+        region: u32,
+        newest: Option<*const Node>,
+        on_top: bool,
+    ) -> Option<&'a Node> {
+        let newest = newest?;
+        let mut candidate = if on_top && *self.virtual_frames.get() == 0 {
+            newest
+        } else {
+            ptr::null()
+        };
         let mut n = parent;
-        while n.index != ROOT {
+        loop {
+            if n.index == ROOT {
+                return None;
+            }
             if n.region == region {
                 return Some(n);
             }
             n = self.arena.get(n.parent);
+            if let Some(c) = candidate.as_ref() {
+                candidate = if c.open.load(Relaxed) != 0 {
+                    // Open: only the ancestor walk can tell.
+                    ptr::null()
+                } else if c.next_same == ROOT {
+                    return None;
+                } else {
+                    self.arena.get(c.next_same)
+                };
+            }
         }
-        None
     }
 
     #[cold]
@@ -499,16 +551,139 @@ pub struct NodeTotals {
     pub span: u64,
 }
 
-/// Figures of `node` with its frames still open on `stack[..depth]`
+/// Numbers the stack indexes of the profile writer (never 0, which new
+/// nodes carry).
+static SCAN_EPOCH: AtomicU32 = AtomicU32::new(0);
+
+/// A stack snapshot with the frames of each node found in one pass, so
+/// the figures of every open node are written in time linear in the stack
+/// depth: the writer would otherwise scan the whole stack once per open
+/// node, quadratic for a deep chain.
+///
+/// The frames of one node are chained from its lowest one (`Node::
+/// scan_head`, valid in this index's epoch) through `next`, a scratch
+/// array of `depth` entries the caller provides; without one, each query
+/// scans the stack.
+pub struct StackIndex {
+    stack: *const Frame,
+    depth: usize,
+    next: *mut u32,
+    epoch: u32,
+}
+
+impl StackIndex {
+    /// # Safety
+    /// `stack` must point to at least `depth` frames; `next` must be null
+    /// or point to `depth` writable entries, unused until the index is
+    /// dropped; only the holder of the writer lock may build an index with
+    /// `next` (it writes the nodes' scan fields).
+    pub unsafe fn new(stack: *const Frame, depth: usize, next: *mut u32) -> StackIndex {
+        let mut epoch = 0;
+        if !next.is_null() && depth <= u32::MAX as usize {
+            epoch = SCAN_EPOCH.fetch_add(1, Relaxed).wrapping_add(1);
+            if epoch == 0 {
+                epoch = SCAN_EPOCH.fetch_add(1, Relaxed).wrapping_add(1);
+            }
+            for i in (1..depth).rev() {
+                let node = &*(*stack.add(i)).node.load(Relaxed);
+                let higher = if node.scan_epoch.load(Relaxed) == epoch {
+                    node.scan_head.load(Relaxed)
+                } else {
+                    node.scan_epoch.store(epoch, Relaxed);
+                    0
+                };
+                *next.add(i) = higher;
+                node.scan_head.store(i as u32, Relaxed);
+            }
+        }
+        StackIndex {
+            stack,
+            depth,
+            next: if epoch == 0 { ptr::null_mut() } else { next },
+            epoch,
+        }
+    }
+
+    /// An index that scans the stack for every query (what a writer without
+    /// scratch space gets).
+    ///
+    /// # Safety
+    /// `stack` must point to at least `depth` frames.
+    #[cfg(test)]
+    pub unsafe fn scanning(stack: *const Frame, depth: usize) -> StackIndex {
+        StackIndex::new(stack, depth, ptr::null_mut())
+    }
+
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Frame `i` (below `depth`).
+    pub fn frame(&self, i: usize) -> &Frame {
+        debug_assert!(i < self.depth);
+        // SAFETY: `new` requires `depth` frames at `stack`.
+        unsafe { &*self.stack.add(i) }
+    }
+
+    /// Stack positions of the frames of `node`, lowest first.
+    pub fn frames_of<'a>(&'a self, node: &'a Node) -> FramesOf<'a> {
+        let at = if self.next.is_null() {
+            1
+        } else if node.scan_epoch.load(Relaxed) == self.epoch {
+            node.scan_head.load(Relaxed) as usize
+        } else {
+            0
+        };
+        FramesOf {
+            index: self,
+            node,
+            at,
+        }
+    }
+}
+
+/// Iterator of [`StackIndex::frames_of`].
+pub struct FramesOf<'a> {
+    index: &'a StackIndex,
+    node: *const Node,
+    /// Scanning: the next position to look at; chained: the next frame of
+    /// the node, 0 at the end.
+    at: usize,
+}
+
+impl Iterator for FramesOf<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        let x = self.index;
+        if x.next.is_null() {
+            while self.at < x.depth {
+                let i = self.at;
+                self.at += 1;
+                if ptr::eq(x.frame(i).node.load(Relaxed), self.node) {
+                    return Some(i);
+                }
+            }
+            return None;
+        }
+        let i = self.at;
+        if i == 0 || i >= x.depth {
+            return None;
+        }
+        // SAFETY: i < depth, the length of `next`; chains only go up.
+        let higher = unsafe { *x.next.add(i) } as usize;
+        self.at = if higher > i { higher } else { 0 };
+        Some(i)
+    }
+}
+
+/// Figures of `node` with its frames still open on the indexed stack
 /// accounted up to `end` as if they closed then (without closing them).
 ///
 /// An open frame's exclusive time ends where its open child frame began;
 /// its inclusive time (outermost frames only) runs to `end`, and that
 /// partial duration also takes part in min and max.
-///
-/// # Safety
-/// `stack` must point to at least `depth` frames.
-pub unsafe fn totals(node: &Node, stack: *const Frame, depth: usize, end: u64) -> NodeTotals {
+pub fn totals(node: &Node, stack: &StackIndex, end: u64) -> NodeTotals {
     let mut t = NodeTotals {
         calls: node.calls.load(Relaxed),
         recursive_calls: node.recursive_calls.load(Relaxed),
@@ -520,29 +695,23 @@ pub unsafe fn totals(node: &Node, stack: *const Frame, depth: usize, end: u64) -
         polls: node.polls.load(Relaxed),
         span: node.span.load(Relaxed),
     };
-    if node.open.load(Relaxed) != 0 {
-        let me = node as *const Node as *mut Node;
-        for i in 1..depth {
-            let f = &*stack.add(i);
-            if f.node.load(Relaxed) != me {
-                continue;
-            }
-            t.open += 1;
-            let start = f.start.load(Relaxed);
-            let next_start = if i + 1 < depth {
-                (*stack.add(i + 1)).start.load(Relaxed)
-            } else {
-                end
-            };
-            t.exclusive += next_start
-                .saturating_sub(start)
-                .saturating_sub(f.child.load(Relaxed));
-            if !f.recursive() {
-                let dur = end.saturating_sub(start);
-                t.inclusive += dur;
-                t.min = t.min.min(dur);
-                t.max = t.max.max(dur);
-            }
+    for i in stack.frames_of(node) {
+        let f = stack.frame(i);
+        t.open += 1;
+        let start = f.start.load(Relaxed);
+        let next_start = if i + 1 < stack.depth() {
+            stack.frame(i + 1).start.load(Relaxed)
+        } else {
+            end
+        };
+        t.exclusive += next_start
+            .saturating_sub(start)
+            .saturating_sub(f.child.load(Relaxed));
+        if !f.recursive() {
+            let dur = end.saturating_sub(start);
+            t.inclusive += dur;
+            t.min = t.min.min(dur);
+            t.max = t.max.max(dur);
         }
     }
     if t.min == u64::MAX {
@@ -571,10 +740,15 @@ mod tests {
 
     fn nodes(t: &ThreadState, end: u64) -> Vec<(u32, u32, NodeTotals)> {
         let (s, d) = t.stack_snapshot();
+        let scan = unsafe { StackIndex::scanning(s, d) };
+        let mut next = vec![0u32; d];
+        let index = unsafe { StackIndex::new(s, d, next.as_mut_ptr()) };
         (1..t.arena.len())
             .map(|i| {
                 let n = t.arena.get(i);
-                (n.parent, n.region, unsafe { totals(n, s, d, end) })
+                let tot = totals(n, &index, end);
+                assert_eq!(tot, totals(n, &scan, end), "index and scan agree");
+                (n.parent, n.region, tot)
             })
             .collect()
     }
@@ -663,6 +837,69 @@ mod tests {
         assert_eq!(n[0].2.inclusive, 2 * depth - 1);
         assert_eq!(n[1].2.inclusive, 2 * depth - 1 - 1 - 1);
         assert_eq!(n[0].2.exclusive + n[1].2.exclusive, n[0].2.inclusive);
+    }
+
+    #[test]
+    fn folds_match_the_ancestor_rule_on_random_walks() {
+        // Random enters and exits over few regions (so regions have nodes
+        // in many contexts, open and closed), some through child_of as the
+        // OpenMP attach path uses it: every child-map entry must be a new
+        // child or the innermost ancestor with the region, never another.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..20 {
+            let t = ThreadState::new(1);
+            let c = Fake(Cell::new(0));
+            let mut open: Vec<u32> = Vec::new();
+            for step in 0..2000u64 {
+                unsafe {
+                    match rand(10) {
+                        0..=5 => {
+                            let r = 1 + rand(6) as u32;
+                            t.enter(r, c.at(step));
+                            open.push(r);
+                        }
+                        6..=8 => {
+                            if let Some(r) = open.pop() {
+                                t.exit(r, c.at(step));
+                            }
+                        }
+                        _ => {
+                            let top = &*t.top_node();
+                            t.child_of(top, 1 + rand(6) as u32);
+                        }
+                    }
+                }
+            }
+            let map = unsafe { &*t.children.get() };
+            for (k, v) in map.entries() {
+                let (parent, region) = ((k >> 32) as u32, k as u32);
+                if parent == u32::MAX {
+                    continue;
+                }
+                let child = unsafe { &*v };
+                assert_eq!(child.region, region);
+                // The innermost ancestor-or-self of `parent` with `region`.
+                let mut fold = None;
+                let mut n = parent;
+                while n != ROOT {
+                    if t.arena.get(n).region == region {
+                        fold = Some(n);
+                        break;
+                    }
+                    n = t.arena.get(n).parent;
+                }
+                match fold {
+                    Some(a) => assert_eq!(child.index, a, "({parent}, {region})"),
+                    None => assert_eq!(child.parent, parent, "({parent}, {region})"),
+                }
+            }
+        }
     }
 
     #[test]

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use libc::c_int;
 
 use crate::node::{bump, Node};
-use crate::thread::Frame;
+use crate::thread::StackIndex;
 use events::{Entry, Event};
 
 /// Counters one process can measure at once.
@@ -395,16 +395,15 @@ impl ThreadCounters {
     }
 
     /// Totals of `node` (None if no counting frame ever entered it), with
-    /// its outermost frames still open on `stack[..depth]` counted up to
-    /// `live` as if they closed now.
+    /// its outermost frames still open on the indexed stack of this thread
+    /// counted up to `live` as if they closed now.
     ///
     /// # Safety
-    /// `stack` must point to at least `depth` frames of this thread.
+    /// `stack` must index a stack of this thread.
     pub unsafe fn node_totals(
         &self,
         node: &Node,
-        stack: *const Frame,
-        depth: usize,
+        stack: &StackIndex,
         live: Option<&[u64; MAX]>,
     ) -> Option<[u64; MAX]> {
         let totals = node.counters.load(Acquire);
@@ -415,12 +414,10 @@ impl ThreadCounters {
         for (k, x) in t.iter_mut().take(self.n).enumerate() {
             *x = (*totals.add(k)).load(Relaxed);
         }
-        if let (Some(live), true) = (live, node.open.load(Relaxed) != 0) {
+        if let Some(live) = live {
             let starts = self.starts.load(Acquire);
-            let me = node as *const Node as *mut Node;
-            for i in 1..depth {
-                let f = &*stack.add(i);
-                if f.node.load(Relaxed) != me || f.recursive() {
+            for i in stack.frames_of(node) {
+                if stack.frame(i).recursive() {
                     continue;
                 }
                 for (k, x) in t.iter_mut().take(self.n).enumerate() {
