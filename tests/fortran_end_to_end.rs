@@ -495,3 +495,108 @@ fn bad_input_is_rejected_without_output() {
         );
     }
 }
+
+/// Builds `src` (original and instrumented copy `inst`) with `flags` and
+/// the default line-length limits, runs both with OMP_NUM_THREADS=3, and
+/// requires no compiler warning, the same output and status, and a run
+/// directory holding the IDF the program registered. `label` names the
+/// case in messages.
+fn same_run_with_default_limits(label: &str, src: &Path, inst: &Path, flags: &[&str], dir: &Path) {
+    let flags: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+    let orig = dir.join("orig");
+    run_ok(
+        Command::new("gfortran")
+            .args(&flags)
+            .arg(src)
+            .arg("-o")
+            .arg(&orig),
+    );
+    let exe = dir.join("inst");
+    let build = run_ok(
+        Command::new("gfortran")
+            .args(&flags)
+            .args(instrument_flags("--fflags"))
+            .arg(inst)
+            .args(instrument_flags("--libs"))
+            .arg("-o")
+            .arg(&exe),
+    );
+    assert!(
+        !build.stderr.contains("Warning") && !build.stderr.contains("Error"),
+        "{label}: the instrumented build complains:\n{}",
+        build.stderr
+    );
+    // (exec takes paths: a team of three.)
+    let threads = Path::new("3");
+    let want = exec(&orig, dir, &[("OMP_NUM_THREADS", threads)]);
+    let run_dir = dir.join("run");
+    let _ = std::fs::remove_dir_all(&run_dir);
+    let got = exec(
+        &exe,
+        dir,
+        &[("REGIO_DIR", &run_dir), ("OMP_NUM_THREADS", threads)],
+    );
+    assert_eq!(got.stdout, want.stdout, "{label}: {}", got.describe());
+    assert_eq!(got.outcome(), want.outcome(), "{label}: exit status");
+    assert!(
+        run_dir.join("regio.idf.json").is_file(),
+        "{label}: no IDF in the run directory: {}",
+        got.describe()
+    );
+}
+
+/// Every line Regio writes fits 132 columns (free form) or 72 (fixed
+/// form): deeply indented programs of testdata/fortran/long instrumented
+/// with every region kind into an `--out` directory whose path is longer
+/// than 200 characters build with gfortran's default line-length limits
+/// (no -ffree-line-length-none), with and without -fopenmp, and run as the
+/// originals do.
+#[test]
+fn long_out_path_and_deep_indentation_fit_the_line_limits() {
+    if !toolchain() {
+        return;
+    }
+    let dir = TestDir::new("fortran-long");
+    let src_dir = dir.join("src");
+    std::fs::create_dir_all(&src_dir).expect("src dir");
+    let names = ["deep_indent.f90", "deep_indent_fixed.f"];
+    for name in names {
+        std::fs::copy(
+            testdata().join("fortran/long").join(name),
+            src_dir.join(name),
+        )
+        .expect("copy source");
+    }
+    let out = dir.join("o".repeat(120)).join("p".repeat(90));
+    assert!(out.to_string_lossy().len() > 200);
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src_dir)
+            .arg("--out")
+            .arg(&out)
+            .args(["--regions", "all"]),
+    );
+    for name in names {
+        let inst = out.join(name);
+        let text = std::fs::read_to_string(&inst).expect("instrumented copy");
+        let limit = if name.ends_with(".f") { 72 } else { 132 };
+        let long: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("# ") && l.len() > limit)
+            .collect();
+        assert!(
+            long.is_empty(),
+            "{name}: lines past column {limit}: {long:#?}"
+        );
+        for omp in [true, false] {
+            let mut flags = vec!["-Wall", "-Wline-truncation"];
+            if omp {
+                flags.push("-fopenmp");
+            }
+            let case = dir.join(format!("{name}-{omp}"));
+            std::fs::create_dir_all(&case).expect("case dir");
+            let label = format!("{name} (-fopenmp: {omp})");
+            same_run_with_default_limits(&label, &src_dir.join(name), &inst, &flags, &case);
+        }
+    }
+}

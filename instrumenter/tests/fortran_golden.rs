@@ -48,6 +48,11 @@ fn shown(p: &Path) -> String {
 }
 
 fn run(path: &Path, regions: &str) -> Result<String, String> {
+    run_at(path, regions, "/regio-out/regio.idf.json")
+}
+
+/// [`run`] with the IDF at `idf_path`.
+fn run_at(path: &Path, regions: &str, idf_path: &str) -> Result<String, String> {
     let text = std::fs::read_to_string(path).expect("testdata is readable");
     let display = shown(path);
     let form = form_for_path(path).expect("a Fortran suffix");
@@ -57,7 +62,7 @@ fn run(path: &Path, regions: &str) -> Result<String, String> {
         text: &text,
         display_path: &display,
         rel_path: &display,
-        idf_path: "/regio-out/regio.idf.json",
+        idf_path,
         selection,
         filter: &filter,
         first_id: 1,
@@ -141,6 +146,33 @@ fn openmp_programs_instrument_as_recorded() {
     for f in files {
         let out = run(&f, "omp,functions,loops")
             .unwrap_or_else(|e| panic!("{} failed:\n{e}", f.display()));
+        insta::assert_snapshot!(snapshot_name(&f, ""), out);
+    }
+}
+
+/// Deeply indented programs instrumented with every region kind for an
+/// IDF with a path of more than 200 characters: every line fits 132
+/// columns in free form and 72 in fixed form (line markers are not
+/// Fortran lines and may be longer).
+#[test]
+fn generated_lines_fit_the_line_limit() {
+    let idf = format!("/{}/{}/regio.idf.json", "o".repeat(120), "p'q".repeat(30));
+    let files = sources("long");
+    assert!(files.len() >= 2, "testdata/fortran/long is missing");
+    for f in files {
+        let out =
+            run_at(&f, "all", &idf).unwrap_or_else(|e| panic!("{} failed:\n{e}", f.display()));
+        let text = &out[out.find("--- text").unwrap_or(0)..];
+        let limit = match form_for_path(&f) {
+            Some(regio_instrumenter::fortran::SourceForm::Fixed) => 72,
+            _ => 132,
+        };
+        let long: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .filter(|l| !l.starts_with("# ") && l.len() > limit)
+            .collect();
+        assert!(long.is_empty(), "{}: {long:#?}", f.display());
         insta::assert_snapshot!(snapshot_name(&f, ""), out);
     }
 }

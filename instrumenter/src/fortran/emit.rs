@@ -98,6 +98,74 @@ fn chunks(s: &str, max: usize) -> Vec<String> {
     out
 }
 
+/// Free form: `indent` shortened so that a line of `indent` and `len`
+/// more bytes stays within 132 columns (deeply indented code).
+fn fit(indent: &str, len: usize) -> &str {
+    &indent[..indent.len().min(FREE_LIMIT.saturating_sub(len))]
+}
+
+/// Free form: `head` (`external :: `) and the comma list `names` on as
+/// many continued lines as the line limit needs.
+fn free_list(indent: &str, head: &str, names: &[&str]) -> Vec<String> {
+    let widest = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    let ind = fit(indent, head.len() + widest + 3);
+    let mut out = Vec::new();
+    let mut cur = format!("{ind}{head}");
+    // Nothing on the current line yet (`head` ends with a blank).
+    let mut fresh = true;
+    for (k, n) in names.iter().enumerate() {
+        // The name, and but for the last its comma and a continuation ` &`
+        // must fit.
+        let (sep, cont) = if k + 1 < names.len() {
+            (",", 2)
+        } else {
+            ("", 0)
+        };
+        if !fresh && cur.len() + 1 + n.len() + sep.len() + cont > FREE_LIMIT {
+            cur.push_str(" &");
+            out.push(std::mem::replace(&mut cur, format!("{ind}    & ")));
+            fresh = true;
+        }
+        if !fresh {
+            cur.push(' ');
+        }
+        cur.push_str(n);
+        cur.push_str(sep);
+        fresh = false;
+    }
+    out.push(cur);
+    out
+}
+
+/// Free form: `call regio_register_idf('<path>')`, the path cut into
+/// concatenated pieces that keep every line within 132 columns.
+fn free_register(indent: &str, lab: &str, path: &str) -> Vec<String> {
+    let head = format!("{lab}call regio_register_idf(");
+    let whole = format!("{head}'{}')", quoted(path));
+    if indent.len() + whole.len() <= FREE_LIMIT || whole.len() <= FREE_LIMIT / 2 {
+        return vec![format!("{}{whole}", fit(indent, whole.len()))];
+    }
+    // At least 40 bytes of the path per line.
+    let ind = fit(indent, head.len() + 1 + 40 + 5);
+    let cont = format!("{ind}    &'");
+    // `'// &` after each piece but the last, `')` after the last.
+    let budget = FREE_LIMIT - 5 - (ind.len() + head.len() + 1).max(cont.len());
+    let parts = chunks(path, budget);
+    let n = parts.len();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(k, part)| {
+            let close = if k + 1 == n { "')" } else { "'// &" };
+            if k == 0 {
+                format!("{ind}{head}'{part}{close}")
+            } else {
+                format!("{cont}{part}{close}")
+            }
+        })
+        .collect()
+}
+
 impl<'a> Emitter<'a> {
     fn stmt(&self, i: usize) -> Option<&'a Stmt> {
         match &self.items[i] {
@@ -230,26 +298,14 @@ impl<'a> Emitter<'a> {
             } else {
                 let lab = lab.map(|l| format!("{l} ")).unwrap_or_default();
                 match &p.op {
-                    Op::Register(path) => {
-                        let one = format!("{indent}{lab}{}", self.op_text(&p.op));
-                        if one.len() <= FREE_LIMIT {
-                            out.push(one);
-                            continue;
-                        }
-                        let parts = chunks(path, 100);
-                        let n = parts.len();
-                        for (k, part) in parts.iter().enumerate() {
-                            let close = if k + 1 == n { "')" } else { "'// &" };
-                            if k == 0 {
-                                out.push(format!(
-                                    "{indent}{lab}call regio_register_idf('{part}{close}"
-                                ));
-                            } else {
-                                out.push(format!("{indent}    &'{part}{close}"));
-                            }
-                        }
+                    Op::Register(path) => out.extend(free_register(indent, &lab, path)),
+                    Op::External(names) => {
+                        out.extend(free_list(indent, &format!("{lab}external :: "), names))
                     }
-                    op => out.push(format!("{indent}{lab}{}", self.op_text(op))),
+                    op => {
+                        let t = format!("{lab}{}", self.op_text(op));
+                        out.push(format!("{}{t}", fit(indent, t.len())));
+                    }
                 }
             }
         }

@@ -449,6 +449,10 @@ pub(crate) fn body(words: &str, clauses: &[String]) -> String {
 /// `&` at the end and `!$omp &` on the next line; fixed form: `!$omp&` in
 /// columns 1-6).
 pub(crate) fn lines(body: &str, fixed: bool, indent: &str, limit: usize) -> Vec<String> {
+    // Deeply indented code: less indentation where the text needs room
+    // (up to 60 columns of it).
+    let need = (body.trim().len() + "!$omp & ".len()).min(60);
+    let indent = &indent[..indent.len().min(limit.saturating_sub(need))];
     let (first, cont, tail) = if fixed {
         ("!$omp ".to_string(), "!$omp&".to_string(), "")
     } else {
