@@ -62,7 +62,13 @@ pub struct ProcessSummary {
 }
 
 /// One node of the merged DRG: a region in the context of its caller path.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A DRG can be as deep as the program's chain of distinct nested regions
+/// (100,000 and more), so everything that goes through the tree is
+/// iterative: `walk`, `clone` and `drop` (derived ones would recurse once
+/// per level and overflow the stack). `Debug` and `PartialEq` stay derived,
+/// for tests on small trees.
+#[derive(Debug, PartialEq)]
 pub struct Node {
     pub region: u32,
     pub info: RegionInfo,
@@ -175,26 +181,127 @@ impl Node {
     }
 
     /// This node and every descendant, depth first, parents before children.
+    /// Iterative: any depth.
     pub fn walk(&self, f: &mut dyn FnMut(&Node, &[&Node])) {
-        fn go<'a>(n: &'a Node, path: &mut Vec<&'a Node>, f: &mut dyn FnMut(&Node, &[&Node])) {
-            path.push(n);
-            f(n, path);
-            for c in &n.children {
-                go(c, path, f);
+        visit(std::slice::from_ref(self), &mut |e| {
+            if let Visit::Enter(n, path) = e {
+                f(n, path);
             }
-            path.pop();
+        });
+    }
+
+    /// A copy of everything but the children.
+    fn shallow_clone(&self) -> Node {
+        Node {
+            region: self.region,
+            info: self.info.clone(),
+            calls: self.calls,
+            recursive_calls: self.recursive_calls,
+            inclusive_ns: self.inclusive_ns,
+            exclusive_ns: self.exclusive_ns,
+            min_ns: self.min_ns,
+            max_ns: self.max_ns,
+            open: self.open,
+            polls: self.polls,
+            span_ns: self.span_ns,
+            counters: self.counters.clone(),
+            per_thread: self.per_thread.clone(),
+            threads: self.threads,
+            per_rank: self.per_rank.clone(),
+            ranks: self.ranks,
+            children: Vec::with_capacity(self.children.len()),
         }
-        go(self, &mut Vec::new(), f);
+    }
+}
+
+impl Clone for Node {
+    /// Iterative: copies the nodes in preorder, then attaches every node to
+    /// its parent from the last one back (a node's subtree is complete when
+    /// its turn comes).
+    fn clone(&self) -> Node {
+        let mut copies: Vec<Option<Node>> = Vec::new();
+        let mut parents: Vec<usize> = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
+        visit(std::slice::from_ref(self), &mut |e| match e {
+            Visit::Enter(n, _) => {
+                parents.push(open.last().copied().unwrap_or(usize::MAX));
+                open.push(copies.len());
+                copies.push(Some(n.shallow_clone()));
+            }
+            Visit::Leave(..) => {
+                open.pop();
+            }
+        });
+        for i in (1..copies.len()).rev() {
+            let Some(mut n) = copies[i].take() else {
+                continue;
+            };
+            // Children were pushed last first.
+            n.children.reverse();
+            if let Some(Some(p)) = copies.get_mut(parents[i]) {
+                p.children.push(n);
+            }
+        }
+        match copies.first_mut().and_then(Option::take) {
+            Some(mut root) => {
+                root.children.reverse();
+                root
+            }
+            None => self.shallow_clone(),
+        }
+    }
+}
+
+impl Drop for Node {
+    /// Iterative: the descendants are moved onto one list and dropped one
+    /// by one, each with no children left.
+    fn drop(&mut self) {
+        let mut pending = std::mem::take(&mut self.children);
+        while let Some(mut n) = pending.pop() {
+            pending.append(&mut n.children);
+        }
+    }
+}
+
+/// One step of [`visit`]: a node entered or left, with the path from its
+/// root (the node last).
+pub(crate) enum Visit<'a, 'p> {
+    Enter(&'a Node, &'p [&'a Node]),
+    Leave(&'a Node, &'p [&'a Node]),
+}
+
+/// Depth-first over `roots` and their descendants, children in order, with
+/// an explicit stack: any depth, linear time.
+pub(crate) fn visit<'a>(roots: &'a [Node], f: &mut dyn FnMut(Visit<'a, '_>)) {
+    let mut path: Vec<&'a Node> = Vec::new();
+    let mut stack: Vec<std::slice::Iter<'a, Node>> = vec![roots.iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(n) => {
+                path.push(n);
+                f(Visit::Enter(n, &path));
+                stack.push(n.children.iter());
+            }
+            None => {
+                stack.pop();
+                if let Some(&n) = path.last() {
+                    f(Visit::Leave(n, &path));
+                    path.pop();
+                }
+            }
+        }
     }
 }
 
 impl Report {
     /// Every node depth first; the slice is the path from a root to the node
-    /// (the node last).
+    /// (the node last). Iterative: any depth.
     pub fn walk(&self, f: &mut dyn FnMut(&Node, &[&Node])) {
-        for r in &self.roots {
-            r.walk(f);
-        }
+        visit(&self.roots, &mut |e| {
+            if let Visit::Enter(n, path) = e {
+                f(n, path);
+            }
+        });
     }
 }
 
@@ -277,14 +384,29 @@ impl Tree {
         t.exclusive_ns = t.exclusive_ns.saturating_add(n.exclusive_ns);
     }
 
-    fn build(&self, i: usize, regions: &RegionTable) -> Node {
-        let a = &self.nodes[i];
-        let mut children: Vec<Node> = a
-            .children
-            .values()
-            .map(|&c| self.build(c, regions))
-            .collect();
-        sort_nodes(&mut children);
+    /// The merged roots. Iterative: a child always comes after its parent
+    /// in the arena, so building from the last node back finds every
+    /// node's children built.
+    fn build(self, regions: &RegionTable) -> Vec<Node> {
+        let mut built: Vec<Option<Node>> = Vec::with_capacity(self.nodes.len());
+        built.resize_with(self.nodes.len(), || None);
+        for i in (0..self.nodes.len()).rev() {
+            let a = &self.nodes[i];
+            let mut children: Vec<Node> = a
+                .children
+                .values()
+                .filter_map(|&c| built.get_mut(c).and_then(Option::take))
+                .collect();
+            sort_nodes(&mut children);
+            if i == 0 {
+                return children;
+            }
+            built[i] = Some(Self::node(a, regions, children));
+        }
+        Vec::new()
+    }
+
+    fn node(a: &Acc, regions: &RegionTable, children: Vec<Node>) -> Node {
         let per_thread: Vec<ThreadStat> = a.per_thread.values().cloned().collect();
         let per_rank = per_rank(&per_thread);
         Node {
@@ -310,10 +432,20 @@ impl Tree {
 }
 
 /// Re-sorts every level (after figures changed, e.g. by compensation).
+/// Iterative: any depth.
 pub(crate) fn sort_tree(nodes: &mut [Node]) {
     sort_nodes(nodes);
-    for n in nodes {
-        sort_tree(&mut n.children);
+    let mut stack = vec![nodes.iter_mut()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(n) => {
+                sort_nodes(&mut n.children);
+                stack.push(n.children.iter_mut());
+            }
+            None => {
+                stack.pop();
+            }
+        }
     }
 }
 
@@ -410,20 +542,16 @@ pub(crate) fn summarize_ranks(per_rank: &[RankStat]) -> RankSummary {
 
 /// Time in outermost MPI regions per process.
 fn mpi_summary(roots: &[Node], processes: &[ProcessSummary]) -> Vec<RankMpi> {
-    fn go(n: &Node, acc: &mut BTreeMap<(u32, u32), u64>) {
+    let mut acc: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+    let mut pending: Vec<&Node> = roots.iter().collect();
+    while let Some(n) = pending.pop() {
         if n.info.kind.starts_with("mpi_") {
             for r in &n.per_rank {
                 *acc.entry((r.rank, r.pid)).or_default() += r.inclusive_ns;
             }
-            return; // nested MPI regions are already inside this one
+            continue; // nested MPI regions are already inside this one
         }
-        for c in &n.children {
-            go(c, acc);
-        }
-    }
-    let mut acc = BTreeMap::new();
-    for r in roots {
-        go(r, &mut acc);
+        pending.extend(n.children.iter());
     }
     if acc.is_empty() {
         return Vec::new();
@@ -475,8 +603,7 @@ pub fn merge(run: &RunDir) -> Report {
             }
         }
     }
-    let root = tree.build(0, &regions);
-    let roots = root.children;
+    let roots = tree.build(&regions);
 
     let mut undescribed = BTreeSet::new();
     for r in &roots {

@@ -322,3 +322,22 @@ fn formats_parse_by_name() {
         "unknown report format `xml` (expected text, json, csv, collapsed or html)"
     );
 }
+
+/// The JSON renderer writes node by node (issue 12 item 13: serde's
+/// serialiser recurses once per level); for trees of ordinary depth its
+/// text must be exactly what serde's pretty printer writes.
+#[test]
+fn json_is_byte_for_byte_what_serde_writes() {
+    let tmp = tempdir();
+    let dirs = runs(tmp.path(), &["threads", "procs", "empty", "no_idf", "rust"]);
+    fixtures::threads_run(&dirs[0]);
+    fixtures::procs_run(&dirs[1]);
+    fixtures::empty_run(&dirs[2]);
+    fixtures::no_idf_run(&dirs[3]);
+    fixtures::rust_ranks_run(&dirs[4]);
+    let all: Vec<Report> = dirs.iter().map(|d| report(d)).collect();
+    for reports in [&all[..], &all[..1], &all[2..3], &[]] {
+        let serde = serde_json::to_string_pretty(&JsonReport::new(reports)).unwrap() + "\n";
+        assert_eq!(render(reports, Format::Json), serde);
+    }
+}

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{path_key, Categories, PathKey};
+use super::{Categories, Flat};
 use crate::merge::{Node, Report, ThreadStat};
 
 /// The six SCALEA categories of temporal overhead.
@@ -173,8 +173,9 @@ const TASK_CLOCK: &str = "task-clock";
 /// the categories still add up to T_o.
 #[derive(Debug, Default)]
 pub struct Additional {
-    /// ns of wall time per node path, subtree included.
-    by_path: HashMap<PathKey, f64>,
+    /// ns of wall time per node of the run (preorder index), subtree
+    /// included; 0 in and below overhead regions.
+    by_node: Vec<f64>,
     total: f64,
     /// How the figure was obtained, or why it is 0.
     pub note: String,
@@ -188,7 +189,13 @@ struct Own {
 }
 
 impl Additional {
-    pub fn compute(baseline: &Report, run: &Report, p: f64) -> Additional {
+    pub(crate) fn compute(
+        baseline: &Report,
+        base_flat: &Flat,
+        run: &Report,
+        flat: &Flat,
+        p: f64,
+    ) -> Additional {
         let missing = [(baseline, "the baseline"), (run, "this run")]
             .iter()
             .find_map(|(r, which)| why_not_counted(r, which));
@@ -202,64 +209,45 @@ impl Additional {
             .counters
             .iter()
             .any(|c| c.name == TASK_CLOCK && c.available);
-        let mut base: HashMap<PathKey, Own> = HashMap::new();
-        baseline.walk(&mut |n, path| {
-            base.insert(path_key(path), own(n, clock));
-        });
+        let base: HashMap<u32, Own> = (0..base_flat.len())
+            .map(|i| (base_flat.path[i], own(base_flat.nodes[i], clock)))
+            .collect();
         let mut out = Additional {
             note: format!(
                 "additional computation: instructions at p beyond the baseline's, per region, at the region's {} per instruction at p",
                 if clock { "task-clock CPU time" } else { "inclusive time" }
             ),
+            by_node: vec![0.0; flat.len()],
             ..Additional::default()
         };
-        let mut path = Vec::new();
-        for r in &run.roots {
-            out.total += out.subtree(r, &mut path, &base, clock, p);
+        // Bottom-up: a node's figure is complete (its children added) when
+        // its turn comes. Overhead regions and what lies below them count 0.
+        for i in (0..flat.len()).rev() {
+            if flat.in_overhead[i] {
+                continue;
+            }
+            let at_p = own(flat.nodes[i], clock);
+            let at_1 = base.get(&flat.path[i]).copied().unwrap_or_default();
+            let extra = at_p.instructions - at_1.instructions;
+            if extra > 0.0 && at_p.instructions > 0.0 {
+                out.by_node[i] += extra * (at_p.time_ns / at_p.instructions) / p;
+            }
+            match flat.parent[i] {
+                Some(q) => out.by_node[q] += out.by_node[i],
+                None => out.total += out.by_node[i],
+            }
         }
         out
-    }
-
-    /// Adds the subtree of `n` (reached through `path`) and returns it.
-    fn subtree<'a>(
-        &mut self,
-        n: &'a Node,
-        path: &mut Vec<&'a Node>,
-        base: &HashMap<PathKey, Own>,
-        clock: bool,
-        p: f64,
-    ) -> f64 {
-        if classify(&n.info.kind).is_some() {
-            return 0.0;
-        }
-        path.push(n);
-        let key = path_key(path);
-        let at_p = own(n, clock);
-        let at_1 = base.get(&key).copied().unwrap_or_default();
-        let extra = at_p.instructions - at_1.instructions;
-        let mut ns = if extra > 0.0 && at_p.instructions > 0.0 {
-            extra * (at_p.time_ns / at_p.instructions) / p
-        } else {
-            0.0
-        };
-        for c in &n.children {
-            ns += self.subtree(c, path, base, clock, p);
-        }
-        path.pop();
-        self.by_path.insert(key, ns);
-        ns
     }
 
     pub fn total_ns(&self) -> i64 {
         self.total.round() as i64
     }
 
-    /// The figure of the node at the end of `path` (0 inside overhead
-    /// regions and where nothing was counted).
-    pub fn region_ns(&self, path: &[&Node]) -> i64 {
-        self.by_path
-            .get(&path_key(path))
-            .map_or(0, |ns| ns.round() as i64)
+    /// The figure of the run's node `i` (preorder index; 0 inside
+    /// overhead regions and where nothing was counted).
+    pub(crate) fn region_ns(&self, i: usize) -> i64 {
+        self.by_node.get(i).map_or(0, |ns| ns.round() as i64)
     }
 
     /// `c` with additional computation `ns`, taken from unidentified.

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use classify::{classify, Category};
 pub use compensate::compensate;
 
-use crate::merge::{Node, Report};
+use crate::merge::{visit, Node, Report, Visit};
 use crate::regions::{RegionInfo, RegionTable};
 use crate::RunDir;
 
@@ -111,7 +111,8 @@ pub struct RegionOverhead {
     pub kind: String,
     pub file: Option<String>,
     pub line: Option<u32>,
-    /// Names from the root, `;`-separated.
+    /// Names from the root, `;`-separated; deeper than 100 levels, the
+    /// first and last 50 around `...(N more)...`.
     pub path: String,
     /// T_p(r): the longest time one thread spent in the region.
     pub wall_ns: u64,
@@ -185,37 +186,130 @@ pub fn check_same_regions(baseline: &RunDir, run: &RunDir) -> Result<(), Overhea
 
 /// The overhead of each `(report, processors)` against `baseline`.
 pub fn overhead(baseline: &Report, runs: &[(&Report, u32)]) -> OverheadReport {
-    let base = base_of(baseline);
+    let mut paths = Paths::default();
+    let base_flat = Flat::of(baseline, &mut paths);
+    let base = base_of(baseline, &base_flat);
     OverheadReport {
         baseline: baseline.run_dir.display().to_string(),
         baseline_wall_ns: baseline.wall_ns,
         runs: runs
             .iter()
-            .map(|(r, p)| run_overhead(baseline, &base, r, (*p).max(1)))
+            .map(|(r, p)| {
+                let flat = Flat::of(r, &mut paths);
+                run_overhead(baseline, &base_flat, &base, r, &flat, (*p).max(1))
+            })
             .collect(),
     }
 }
-
-/// Path key of a node: the region keys from the root.
-type PathKey = Vec<RegionKey>;
 
 fn region_key(i: &RegionInfo) -> RegionKey {
     (i.kind.clone(), i.name.clone(), i.file.clone(), i.line)
 }
 
-/// The key of the node at the end of `path` (a `Report::walk` path).
-fn path_key(path: &[&Node]) -> PathKey {
-    path.iter().map(|n| region_key(&n.info)).collect()
+/// Ids of region paths (the region keys from a root), shared by the
+/// baseline and the runs so the same path gets the same id in each. A path
+/// is known by its parent path's id and its last region, so naming one
+/// costs the same at any depth.
+#[derive(Default)]
+pub(crate) struct Paths {
+    regions: HashMap<RegionKey, u32>,
+    paths: HashMap<(u32, u32), u32>,
 }
 
-/// The overhead found in the subtree of the node at the end of `path`.
-fn found_at(path: &[&Node], ctx: &Ctx) -> Found {
-    let Some((n, callers)) = path.split_last() else {
-        return Found::default();
-    };
-    let in_parallel = callers.iter().any(|q| q.info.kind == "omp_parallel");
-    let mut found = Found::default();
-    collect(n, in_parallel, ctx, &mut found);
+impl Paths {
+    fn id(&mut self, parent: Option<u32>, info: &RegionInfo) -> u32 {
+        let next = self.regions.len() as u32;
+        let region = *self.regions.entry(region_key(info)).or_insert(next);
+        let next = self.paths.len() as u32;
+        *self
+            .paths
+            .entry((parent.unwrap_or(u32::MAX), region))
+            .or_insert(next)
+    }
+}
+
+/// A report's DRG in preorder (parents before children), with what the
+/// analysis asks of every node's callers computed once on the way down:
+/// linear at any depth.
+pub(crate) struct Flat<'a> {
+    nodes: Vec<&'a Node>,
+    parent: Vec<Option<usize>>,
+    /// Path id (see [`Paths`]).
+    path: Vec<u32>,
+    /// Region names from the root, `;`-separated (elided when deep).
+    names: Vec<String>,
+    /// The node or one of its callers is an `omp_parallel` region.
+    in_parallel: Vec<bool>,
+    /// The node or one of its callers is classified overhead.
+    in_overhead: Vec<bool>,
+}
+
+impl<'a> Flat<'a> {
+    pub(crate) fn of(r: &'a Report, paths: &mut Paths) -> Flat<'a> {
+        let mut f = Flat {
+            nodes: Vec::new(),
+            parent: Vec::new(),
+            path: Vec::new(),
+            names: Vec::new(),
+            in_parallel: Vec::new(),
+            in_overhead: Vec::new(),
+        };
+        // Preorder index of every node of the current path.
+        let mut open: Vec<usize> = Vec::new();
+        visit(&r.roots, &mut |e| match e {
+            Visit::Enter(n, path) => {
+                let parent = open.last().copied();
+                let i = f.nodes.len();
+                f.nodes.push(n);
+                f.parent.push(parent);
+                f.path.push(paths.id(parent.map(|p| f.path[p]), &n.info));
+                f.names.push(crate::render::path_names(path));
+                let up = |v: &Vec<bool>| parent.is_some_and(|p| v[p]);
+                f.in_parallel
+                    .push(up(&f.in_parallel) || n.info.kind == "omp_parallel");
+                f.in_overhead
+                    .push(up(&f.in_overhead) || classify(&n.info.kind).is_some());
+                open.push(i);
+            }
+            Visit::Leave(..) => {
+                open.pop();
+            }
+        });
+        f
+    }
+
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Preorder indices of the roots.
+    fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).filter(|&i| self.parent[i].is_none())
+    }
+}
+
+/// What `collect` finds from every node: the overhead in its subtree, by
+/// preorder index. Bottom-up, from the last node back (a node's subtree
+/// is complete when its turn comes).
+fn found_all(flat: &Flat, ctx: &Ctx) -> Vec<Found> {
+    let mut found: Vec<Found> = (0..flat.len()).map(|_| Found::default()).collect();
+    for i in (0..flat.len()).rev() {
+        let n = flat.nodes[i];
+        let mut f = std::mem::take(&mut found[i]);
+        if let Some((cat, sub)) = classify(&n.info.kind) {
+            // Nothing below a classified region counts again.
+            f = Found::default();
+            let ns = i64::try_from(n.inclusive_ns).unwrap_or(i64::MAX);
+            *f.by_kind.get_mut(cat) += ns;
+            *f.sub.entry((cat, sub)).or_default() += ns;
+        } else {
+            own_loss(n, flat.in_parallel[i], ctx, &mut f);
+        }
+        if let Some(p) = flat.parent[i] {
+            found[p].add(&f);
+        }
+        found[i] = f;
+    }
     found
 }
 
@@ -227,21 +321,22 @@ struct BaseRegion {
     own: Categories,
 }
 
-/// The baseline's figures, whole and by region path.
+/// The baseline's figures, whole and by region path (id).
 struct Base {
     own: Categories,
     sub: BTreeMap<(Category, String), i64>,
-    regions: HashMap<PathKey, BaseRegion>,
+    regions: HashMap<u32, BaseRegion>,
 }
 
-fn base_of(r: &Report) -> Base {
+fn base_of(r: &Report, flat: &Flat) -> Base {
     let threads = r.processes.iter().map(|q| q.threads).max().unwrap_or(1);
     let p = (r.processes.len() * threads).max(1) as u32;
     let ctx = Ctx::of(r, p);
-    let omp = has_parallel(r);
+    let omp = flat.in_parallel.iter().any(|&b| b);
+    let found = found_all(flat, &ctx);
     let mut whole = Found::default();
-    for root in &r.roots {
-        collect(root, false, &ctx, &mut whole);
+    for i in flat.roots() {
+        whole.add(&found[i]);
     }
     let own = categories_of(&whole, &ctx, 0, omp, None);
     let sub = subcategories_of(&whole, &ctx, omp)
@@ -249,15 +344,15 @@ fn base_of(r: &Report) -> Base {
         .flat_map(|(c, m)| m.into_iter().map(move |(s, v)| ((c, s), v)))
         .collect();
     let mut regions = HashMap::new();
-    r.walk(&mut |n, path| {
+    for (i, f) in found.iter().enumerate() {
         regions.insert(
-            path_key(path),
+            flat.path[i],
             BaseRegion {
-                wall: longest_thread(n),
-                own: categories_of(&found_at(path, &ctx), &ctx, 0, omp, None),
+                wall: longest_thread(flat.nodes[i]),
+                own: categories_of(f, &ctx, 0, omp, None),
             },
         );
-    });
+    }
     Base { own, sub, regions }
 }
 
@@ -278,6 +373,19 @@ struct Found {
     /// Loss of parallelism in wall time (already per process).
     loss_seq: f64,
     loss_one: f64,
+}
+
+impl Found {
+    fn add(&mut self, o: &Found) {
+        for c in Category::ALL {
+            *self.by_kind.get_mut(c) += o.by_kind.get(c);
+        }
+        for (k, v) in &o.sub {
+            *self.sub.entry(*k).or_default() += v;
+        }
+        self.loss_seq += o.loss_seq;
+        self.loss_one += o.loss_one;
+    }
 }
 
 struct Ctx {
@@ -306,20 +414,15 @@ impl Ctx {
     }
 }
 
-fn collect(n: &Node, in_parallel: bool, ctx: &Ctx, f: &mut Found) {
-    if let Some((cat, sub)) = classify(&n.info.kind) {
-        let ns = i64::try_from(n.inclusive_ns).unwrap_or(i64::MAX);
-        *f.by_kind.get_mut(cat) += ns;
-        *f.sub.entry((cat, sub)).or_default() += ns;
-        return;
-    }
+/// Loss of parallelism in an unclassified node itself; `in_parallel`: the
+/// node or one of its callers is a parallel region.
+fn own_loss(n: &Node, in_parallel: bool, ctx: &Ctx, f: &mut Found) {
     if classify::is_one_thread_body(&n.info.kind) {
         for t in &n.per_thread {
             f.loss_one += t.inclusive_ns as f64 * ctx.idle_share(t.rank, t.pid);
         }
     }
-    let parallel = n.info.kind == "omp_parallel";
-    if !in_parallel && !parallel {
+    if !in_parallel {
         // Master-thread time in this node outside any parallel region:
         // its exclusive time plus children that are not parallel regions
         // are accounted when the walk reaches them, so only exclusive.
@@ -327,15 +430,6 @@ fn collect(n: &Node, in_parallel: bool, ctx: &Ctx, f: &mut Found) {
             f.loss_seq += t.exclusive_ns as f64 * ctx.idle_share(t.rank, t.pid);
         }
     }
-    for c in &n.children {
-        collect(c, in_parallel || parallel, ctx, f);
-    }
-}
-
-fn has_parallel(r: &Report) -> bool {
-    let mut found = false;
-    r.walk(&mut |n, _| found |= n.info.kind == "omp_parallel");
-    found
 }
 
 /// The categories of `found` in wall time; with `base`, each identified
@@ -396,17 +490,25 @@ fn subcategories_of(
     out
 }
 
-fn run_overhead(baseline: &Report, base: &Base, run: &Report, p: u32) -> RunOverhead {
+fn run_overhead(
+    baseline: &Report,
+    base_flat: &Flat,
+    base: &Base,
+    run: &Report,
+    flat: &Flat,
+    p: u32,
+) -> RunOverhead {
     let pf = f64::from(p);
     let ctx = Ctx::of(run, p);
-    let omp = has_parallel(run);
+    let omp = flat.in_parallel.iter().any(|&b| b);
     let t_o = run.wall_ns as i64 - (baseline.wall_ns as f64 / pf).round() as i64;
 
+    let found = found_all(flat, &ctx);
     let mut whole = Found::default();
-    for r in &run.roots {
-        collect(r, false, &ctx, &mut whole);
+    for i in flat.roots() {
+        whole.add(&found[i]);
     }
-    let extra = classify::Additional::compute(baseline, run, pf);
+    let extra = classify::Additional::compute(baseline, base_flat, run, flat, pf);
     let categories = classify::Additional::apply(
         categories_of(&whole, &ctx, t_o, omp, Some(&base.own)),
         extra.total_ns(),
@@ -437,36 +539,28 @@ fn run_overhead(baseline: &Report, base: &Base, run: &Report, p: u32) -> RunOver
         ));
     }
 
-    let mut regions = Vec::new();
-    run.walk(&mut |n, path| {
+    let mut regions = Vec::with_capacity(flat.len());
+    for (i, found) in found.iter().enumerate() {
+        let n = flat.nodes[i];
         let wall = longest_thread(n);
-        let b = base
-            .regions
-            .get(&path_key(path))
-            .copied()
-            .unwrap_or_default();
+        let b = base.regions.get(&flat.path[i]).copied().unwrap_or_default();
         let total = wall as i64 - (b.wall as f64 / pf).round() as i64;
-        let found = found_at(path, &ctx);
         regions.push(RegionOverhead {
             region: n.region,
             name: n.info.name.clone(),
             kind: n.info.kind.clone(),
             file: n.info.file.clone(),
             line: n.info.line,
-            path: path
-                .iter()
-                .map(|q| q.info.name.as_str())
-                .collect::<Vec<_>>()
-                .join(";"),
+            path: flat.names[i].clone(),
             wall_ns: wall,
             baseline_ns: b.wall,
             total_overhead_ns: total,
             categories: classify::Additional::apply(
-                categories_of(&found, &ctx, total, omp, Some(&b.own)),
-                extra.region_ns(path),
+                categories_of(found, &ctx, total, omp, Some(&b.own)),
+                extra.region_ns(i),
             ),
         });
-    });
+    }
 
     let speedup = if run.wall_ns == 0 {
         0.0

@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::DEEP;
+use crate::merge::{visit, Node, Visit};
 use crate::Report;
 
 pub(super) fn render(reports: &[Report]) -> String {
@@ -11,23 +13,41 @@ pub(super) fn render(reports: &[Report]) -> String {
         let labels = frame_labels(r);
         // With several runs each gets its own tower under its directory.
         let prefix = (reports.len() > 1).then(|| sanitize(&r.run_dir.display().to_string()));
-        r.walk(&mut |n, path| {
-            if n.exclusive_ns == 0 {
-                return;
-            }
+        let line = |out: &mut String, path: &[&Node], last: Option<&str>, ns: u64| {
             let mut frames: Vec<&str> = prefix.iter().map(String::as_str).collect();
             frames.extend(
                 path.iter()
                     .map(|p| labels.get(&p.region).map_or("", String::as_str)),
             );
+            frames.extend(last);
             out.push_str(&frames.join(";"));
             out.push(' ');
-            out.push_str(&n.exclusive_ns.to_string());
+            out.push_str(&ns.to_string());
             out.push('\n');
+        };
+        // Stacks keep DEEP frames: the exclusive time of the nodes below
+        // goes to one `[deeper]` frame under their ancestor at that depth.
+        let mut deeper: u64 = 0;
+        visit(&r.roots, &mut |e| match e {
+            Visit::Enter(n, path) if path.len() <= DEEP => {
+                if n.exclusive_ns > 0 {
+                    line(&mut out, path, None, n.exclusive_ns);
+                }
+            }
+            Visit::Enter(n, _) => deeper = deeper.saturating_add(n.exclusive_ns),
+            Visit::Leave(_, path) => {
+                if path.len() == DEEP && deeper > 0 {
+                    line(&mut out, path, Some(DEEPER_FRAME), deeper);
+                    deeper = 0;
+                }
+            }
         });
     }
     out
 }
+
+/// The frame that stands for every region below [`DEEP`] frames.
+const DEEPER_FRAME: &str = "[deeper]";
 
 /// Frame text per region id: the name, plus `@file:line` when distinct
 /// regions of the run share that name (plus `#id` if even that is shared).

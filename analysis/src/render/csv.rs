@@ -40,11 +40,10 @@ fn write(reports: &[Report]) -> Result<String, Box<dyn std::error::Error>> {
             if result.is_err() {
                 return;
             }
-            let names: Vec<&str> = path.iter().map(|p| p.info.name.as_str()).collect();
             let t = &n.threads;
             result = w.write_record([
                 run.clone(),
-                names.join(";"),
+                super::path_names(path),
                 (path.len() - 1).to_string(),
                 n.region.to_string(),
                 n.info.name.clone(),

@@ -6,7 +6,8 @@
 
 use std::fmt::Write as _;
 
-use crate::merge::{Node, ProcessSummary, Report};
+use super::DEEP;
+use crate::merge::{visit, Node, ProcessSummary, Report, Visit};
 use crate::units::{human_ns, percent};
 
 use super::words::{
@@ -218,9 +219,23 @@ fn drg(out: &mut String, r: &Report) {
         let _ = write!(out, "<span class=\"ctr\">{}</span>", escape(c));
     }
     out.push_str("<span class=\"pct\">% of wall</span></div>\n");
-    for n in &r.roots {
-        node(out, n, &layout);
-    }
+    // Iterative: any depth. Nodes deeper than DEEP are not nested further
+    // (browsers flatten deep markup anyway): they follow each other inside
+    // their ancestor at that depth, each with its depth before the name.
+    visit(&r.roots, &mut |e| match e {
+        Visit::Enter(n, path) => {
+            let depth = path.len() - 1;
+            node(out, n, depth, &layout);
+            if depth >= DEEP || n.children.is_empty() {
+                out.push_str("</details>\n");
+            }
+        }
+        Visit::Leave(n, path) => {
+            if path.len() <= DEEP && !n.children.is_empty() {
+                out.push_str("</details>\n");
+            }
+        }
+    });
     out.push_str("</div>\n");
     let mut notes = vec![
         "inclusive and exclusive times are summed over threads; % is of the wall time \
@@ -234,9 +249,17 @@ fn drg(out: &mut String, r: &Report) {
     }
 }
 
-fn node(out: &mut String, n: &Node, l: &Layout) {
+/// The opening tag and the row of one node; its children and the closing
+/// tag are the caller's.
+fn node(out: &mut String, n: &Node, depth: usize, l: &Layout) {
     let pct = n.percent(l.wall_ns);
-    let leaf = n.children.is_empty();
+    let flat = depth >= DEEP;
+    let leaf = n.children.is_empty() || flat;
+    let name = if flat {
+        format!("({depth}) {}", n.info.name)
+    } else {
+        n.info.name.clone()
+    };
     let class = if leaf { "leaf" } else { "node" };
     let open = if !leaf && pct >= OPEN_PERCENT {
         " open"
@@ -253,7 +276,7 @@ fn node(out: &mut String, n: &Node, l: &Layout) {
         "<summary><span class=\"row\"><span class=\"tw\"></span><span class=\"name\">{}</span>\
 <span class=\"kind\">{}</span><span class=\"loc\">{}</span><span class=\"calls\">{}</span>\
 <span class=\"t\" title=\"{} ns\">{}</span><span class=\"t\" title=\"{} ns\">{}</span>",
-        escape(&n.info.name),
+        escape(&name),
         escape(&n.info.kind),
         escape(&n.info.location()),
         escape(&calls(n)),
@@ -285,10 +308,6 @@ fn node(out: &mut String, n: &Node, l: &Layout) {
         let _ = write!(out, "<span class=\"extra\">{line}</span>");
     }
     out.push_str("</summary>\n");
-    for c in &n.children {
-        node(out, c, l);
-    }
-    out.push_str("</details>\n");
 }
 
 /// The lines under a node's row, as already escaped HTML: spread over

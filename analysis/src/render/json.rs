@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 use regio_idf::rundir::CounterInfo;
 use serde::{Deserialize, Serialize};
 
+use super::DEEP;
 use crate::merge::{
-    Node, ProcessSummary, RankMpi, RankStat, RankSummary, Report, ThreadStat, ThreadSummary,
+    visit, Node, ProcessSummary, RankMpi, RankStat, RankSummary, Report, ThreadStat, ThreadSummary,
+    Visit,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -60,6 +62,9 @@ pub struct JsonProcess {
     pub counters: Vec<CounterInfo>,
 }
 
+/// A node of the report. Reading one back with serde_json is limited to
+/// serde_json's nesting limit (128 levels, some 60 nodes deep) unless the
+/// reader lifts it; deeper reports are for streaming readers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonNode {
     /// IDF id (or Rust descriptor id).
@@ -93,6 +98,16 @@ pub struct JsonNode {
     pub children: Vec<JsonNode>,
 }
 
+impl Drop for JsonNode {
+    /// Iterative, like `Node`'s: any depth.
+    fn drop(&mut self) {
+        let mut pending = std::mem::take(&mut self.children);
+        while let Some(mut n) = pending.pop() {
+            pending.append(&mut n.children);
+        }
+    }
+}
+
 /// Async regions (Rust futures) only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonAsync {
@@ -116,6 +131,13 @@ impl JsonReport {
 
 impl JsonRun {
     pub fn new(r: &Report) -> JsonRun {
+        let mut run = JsonRun::header(r);
+        run.drg = drg(r);
+        run
+    }
+
+    /// Everything but the DRG (`drg` empty).
+    fn header(r: &Report) -> JsonRun {
         JsonRun {
             run_dir: r.run_dir.display().to_string(),
             complete: r.complete,
@@ -131,9 +153,28 @@ impl JsonRun {
             per_process: r.processes.iter().map(process).collect(),
             mpi: r.mpi.clone(),
             counters: r.counters.clone(),
-            drg: r.roots.iter().map(|n| node(n, r.wall_ns)).collect(),
+            drg: Vec::new(),
         }
     }
+}
+
+/// The DRG as JSON nodes. Iterative: a node is complete when it is left,
+/// and then joins its parent (the node below it on the stack).
+fn drg(r: &Report) -> Vec<JsonNode> {
+    let mut roots = Vec::new();
+    let mut open: Vec<JsonNode> = Vec::new();
+    visit(&r.roots, &mut |e| match e {
+        Visit::Enter(n, _) => open.push(node(n, r.wall_ns)),
+        Visit::Leave(..) => {
+            if let Some(done) = open.pop() {
+                match open.last_mut() {
+                    Some(parent) => parent.children.push(done),
+                    None => roots.push(done),
+                }
+            }
+        }
+    });
+    roots
 }
 
 fn process(p: &ProcessSummary) -> JsonProcess {
@@ -150,6 +191,7 @@ fn process(p: &ProcessSummary) -> JsonProcess {
     }
 }
 
+/// One node without its children.
 fn node(n: &Node, wall_ns: u64) -> JsonNode {
     JsonNode {
         region: n.region,
@@ -176,18 +218,140 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
             busy_ns: n.inclusive_ns,
             wait_ns,
         }),
-        children: n.children.iter().map(|c| node(c, wall_ns)).collect(),
+        children: Vec::new(),
     }
 }
 
 pub(super) fn render(reports: &[Report]) -> String {
-    match serde_json::to_string_pretty(&JsonReport::new(reports)) {
-        Ok(mut text) => {
-            text.push('\n');
-            text
-        }
+    match write(reports) {
+        Ok(text) => text,
         // Plain structs with string keys and finite numbers always
         // serialise; keep the output JSON all the same.
         Err(e) => format!("{{\"error\": {:?}}}\n", e.to_string()),
     }
+}
+
+/// What `serde_json::to_string_pretty(&JsonReport::new(reports))` writes,
+/// written node by node without recursion (serde's serialiser recurses once
+/// per level): each node's fields are serialised by serde and its children
+/// are spliced into its empty `children` array. Nodes deeper than
+/// [`DEEP`] are written compactly, one per line, so the indentation does
+/// not make the output grow with the square of the depth.
+fn write(reports: &[Report]) -> Result<String, serde_json::Error> {
+    if reports.is_empty() {
+        return Ok("{\n  \"runs\": []\n}\n".into());
+    }
+    let mut out = String::from("{\n  \"runs\": [\n");
+    for (i, r) in reports.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        write_run(&mut out, r)?;
+    }
+    out.push_str("\n  ]\n}\n");
+    Ok(out)
+}
+
+/// `text`, every line indented by `indent` blanks.
+fn push_indented(out: &mut String, text: &str, indent: usize) {
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.extend(std::iter::repeat_n(' ', indent));
+        out.push_str(line);
+    }
+}
+
+fn malformed(what: &str) -> serde_json::Error {
+    <serde_json::Error as serde::ser::Error>::custom(format!(
+        "{what} does not end in an empty array"
+    ))
+}
+
+/// Runs are items of `runs` (4 blanks), roots items of `drg` (8 blanks).
+fn write_run(out: &mut String, r: &Report) -> Result<(), serde_json::Error> {
+    let head = serde_json::to_string_pretty(&JsonRun::header(r))?;
+    if r.roots.is_empty() {
+        push_indented(out, &head, 4);
+        return Ok(());
+    }
+    let open = head
+        .strip_suffix("[]\n}")
+        .ok_or_else(|| malformed("a run"))?;
+    push_indented(out, open, 4);
+    out.push_str("[\n");
+    let mut result = Ok(());
+    visit(&r.roots, &mut |e| {
+        if result.is_ok() {
+            result = match e {
+                Visit::Enter(n, path) => enter(out, r, n, path),
+                Visit::Leave(n, path) => {
+                    leave(out, n, path.len() - 1);
+                    Ok(())
+                }
+            };
+        }
+    });
+    result?;
+    out.push_str("\n      ]\n    }");
+    Ok(())
+}
+
+/// Indentation of a node `depth` levels below a root.
+fn indent(depth: usize) -> usize {
+    8 + 4 * depth
+}
+
+fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), serde_json::Error> {
+    let depth = path.len() - 1;
+    let siblings = match path.len() {
+        1 => &r.roots,
+        k => &path[k - 2].children,
+    };
+    let first = siblings.first().is_some_and(|f| std::ptr::eq(f, n));
+    if !first {
+        out.push_str(",\n");
+    }
+    let head = node(n, r.wall_ns);
+    if depth >= DEEP {
+        let text = serde_json::to_string(&head)?;
+        if n.children.is_empty() {
+            out.push_str(&text);
+        } else {
+            out.push_str(
+                text.strip_suffix("[]}")
+                    .ok_or_else(|| malformed("a node"))?,
+            );
+            out.push_str("[\n");
+        }
+        return Ok(());
+    }
+    let text = serde_json::to_string_pretty(&head)?;
+    if n.children.is_empty() {
+        push_indented(out, &text, indent(depth));
+    } else {
+        let open = text
+            .strip_suffix("[]\n}")
+            .ok_or_else(|| malformed("a node"))?;
+        push_indented(out, open, indent(depth));
+        out.push_str("[\n");
+    }
+    Ok(())
+}
+
+/// Closes the children array and the object of a node that has children.
+fn leave(out: &mut String, n: &Node, depth: usize) {
+    if n.children.is_empty() {
+        return;
+    }
+    if depth >= DEEP {
+        out.push_str("\n]}");
+        return;
+    }
+    out.push('\n');
+    out.extend(std::iter::repeat_n(' ', indent(depth) + 2));
+    out.push_str("]\n");
+    out.extend(std::iter::repeat_n(' ', indent(depth)));
+    out.push('}');
 }

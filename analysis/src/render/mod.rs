@@ -10,7 +10,33 @@ mod words;
 
 use std::str::FromStr;
 
+use crate::merge::Node;
 use crate::Report;
+
+/// Nesting shown in full. A DRG is as deep as the program's chain of
+/// distinct nested regions, and output that indents or repeats the path
+/// per node grows with the square of that depth (100,000 levels: gigabytes).
+/// Below this depth the text and HTML reports stop indenting and show the
+/// depth before the name, JSON nodes are written compactly one per line,
+/// CSV and overhead paths keep the first and last names around a
+/// `...(N more)...` mark, and folded stacks end in a `[deeper]` frame that
+/// holds the exclusive time of everything below. README "Reports" says so.
+pub(crate) const DEEP: usize = 100;
+
+/// Names from the root, `;`-separated (a `walk` path, the node last); a
+/// path deeper than [`DEEP`] keeps its first and last DEEP / 2 names, so
+/// the text is bounded whatever the depth.
+pub(crate) fn path_names(path: &[&Node]) -> String {
+    let names = |p: &[&Node]| -> Vec<String> { p.iter().map(|n| n.info.name.clone()).collect() };
+    if path.len() <= DEEP {
+        return names(path).join(";");
+    }
+    let half = DEEP / 2;
+    let mut parts = names(&path[..half]);
+    parts.push(format!("...({} more)...", path.len() - 2 * half));
+    parts.extend(names(&path[path.len() - half..]));
+    parts.join(";")
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 use crate::merge::{Node, Report};
 use crate::units::{human_ns, percent};
 
+use super::DEEP;
+
 use super::words::{
     by_rank, calls, counter_columns, counter_list, counter_value, mpi_percent, region_source,
     slowest_thread, status, COUNTERS_NOTE,
@@ -178,6 +180,16 @@ fn tree(out: &mut String, r: &Report) {
     }
 }
 
+/// Two blanks per level; deeper than [`DEEP`] the indentation stays and
+/// the depth is written before the name.
+fn indented_name(name: &str, depth: usize) -> String {
+    if depth < DEEP {
+        format!("{}{name}", "  ".repeat(depth))
+    } else {
+        format!("{}({depth}) {name}", "  ".repeat(DEEP))
+    }
+}
+
 const RANKS_COLUMN: &str = "ranks: min / mean / max inclusive";
 
 fn rank_spread(n: &Node) -> String {
@@ -227,7 +239,7 @@ fn row(n: &Node, depth: usize, wall_ns: u64, by_rank: bool) -> Vec<String> {
         let _ = write!(threads, "[{} frame(s) still open]", n.open);
     }
     vec![
-        format!("{}{}", "  ".repeat(depth), n.info.name),
+        indented_name(&n.info.name, depth),
         n.info.kind.clone(),
         n.info.location(),
         calls(n),
