@@ -39,6 +39,7 @@ fn build(base: &Path) -> (PathBuf, PathBuf) {
         filter_path: None,
         form_overrides: Vec::new(),
         rust_regio: Default::default(),
+        exclude: Default::default(),
     })
     .expect("instrument calls.c");
     assert_eq!(outcome.failed, 0);

@@ -81,6 +81,7 @@ fn throughput(c: &mut Criterion) {
         filter_path: None,
         form_overrides: Vec::new(),
         rust_regio: Default::default(),
+        exclude: Default::default(),
     };
     let mut group = c.benchmark_group("instrumenter");
     group.sample_size(10);

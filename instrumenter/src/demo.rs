@@ -74,6 +74,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         filter_path: None,
         form_overrides: Vec::new(),
         rust_regio: Default::default(),
+        exclude: Default::default(),
     })?;
     for d in &outcome.diagnostics {
         eprintln!("{d}");

@@ -10,7 +10,8 @@ pub enum Severity {
 }
 
 /// One problem at one place in a user's file. Lines and columns are 1-based
-/// and refer to the original source.
+/// and refer to the original source; line 0 means the whole file (a file
+/// that cannot be read has no position), printed as `file: error: message`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
@@ -55,6 +56,9 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
+        if self.line == 0 {
+            return write!(f, "{}: {}: {}", self.file, sev, self.message);
+        }
         write!(
             f,
             "{}:{}:{}: {}: {}",
@@ -84,6 +88,11 @@ mod tests {
         assert_eq!(
             d.to_string(),
             "src/a.c:3:7: error: unbalanced `#pragma regio end`"
+        );
+        let whole = Diagnostic::error("src/b.c", 0, 0, "cannot read this file: denied");
+        assert_eq!(
+            whole.to_string(),
+            "src/b.c: error: cannot read this file: denied"
         );
     }
 

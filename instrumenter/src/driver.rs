@@ -2,14 +2,23 @@
 //! language front end, mirrors everything into `--out`, and writes the IDF.
 //!
 //! The driver owns files and ids; front ends own languages. Invariants kept
-//! here: user sources are only ever read; every output file is written to a
-//! temporary name and renamed, so a failed or interrupted run never leaves a
-//! half-written file; a file that failed to instrument has no output at all
-//! (a stale copy from an earlier run is removed).
+//! here:
+//! - user sources are only ever read; nothing is written through a symbolic
+//!   link inside `--out` (a linked directory there is refused), and every
+//!   output replaces its file by a rename, so a hard link between a source
+//!   and an output keeps the source's content;
+//! - the output tree is consistent: a run first writes everything into a
+//!   private staging directory inside `--out`, then renames the files into
+//!   place and writes the IDF last. A failure while staging (a full disk)
+//!   leaves `--out` exactly as it was; a file that could not be read or
+//!   instrumented has no output (a stale one from an earlier run is
+//!   removed) and the IDF describes every instrumented file that is there;
+//! - version control, build products and Regio's own run and output
+//!   directories are not copied (see [`SkipReason`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use regio_idf::idf::{line_stats, FORMAT_VERSION};
@@ -35,6 +44,9 @@ pub struct Options {
     pub form_overrides: Vec<FormOverride>,
     /// The `regio` dependency added to Cargo.toml files that lack one.
     pub rust_regio: crate::rust::cargo_toml::RegioDependency,
+    /// `--exclude GLOB`: files and directories of the input trees that are
+    /// neither instrumented nor copied.
+    pub exclude: Exclude,
 }
 
 /// One `--fixed`/`--free` option.
@@ -44,19 +56,52 @@ pub struct FormOverride {
     pub form: crate::fortran::SourceForm,
 }
 
+/// A path glob relative to the instrumented root; a glob without `/` also
+/// matches a name anywhere in the tree.
+fn tree_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
+    let pattern = if glob.contains('/') {
+        glob.trim_start_matches("./").to_string()
+    } else {
+        format!("**/{glob}")
+    };
+    globset::Glob::new(&pattern)
+}
+
 impl FormOverride {
     /// `--fixed 'legacy/**'` matches paths relative to the instrumented root;
     /// a glob without `/` also matches a file's name anywhere in the tree.
     pub fn new(glob: &str, form: crate::fortran::SourceForm) -> Result<Self, globset::Error> {
-        let pattern = if glob.contains('/') {
-            glob.to_string()
-        } else {
-            format!("**/{glob}")
-        };
         Ok(FormOverride {
-            glob: globset::Glob::new(&pattern)?.compile_matcher(),
+            glob: tree_glob(glob)?.compile_matcher(),
             form,
         })
+    }
+}
+
+/// The `--exclude` globs, matched against paths relative to the
+/// instrumented root (`build/**`, `*.o`, `docs`); an excluded directory is
+/// not entered.
+#[derive(Debug, Clone, Default)]
+pub struct Exclude {
+    set: Option<globset::GlobSet>,
+}
+
+impl Exclude {
+    pub fn new<S: AsRef<str>>(globs: &[S]) -> Result<Self, globset::Error> {
+        if globs.is_empty() {
+            return Ok(Exclude::default());
+        }
+        let mut b = globset::GlobSetBuilder::new();
+        for g in globs {
+            b.add(tree_glob(g.as_ref())?);
+        }
+        Ok(Exclude {
+            set: Some(b.build()?),
+        })
+    }
+
+    fn matches(&self, rel: &str) -> bool {
+        self.set.as_ref().is_some_and(|s| s.is_match(rel))
     }
 }
 
@@ -66,6 +111,43 @@ fn language_for(rel: &str, path: &Path, overrides: &[FormOverride]) -> Option<La
         return Some(Language::Fortran(o.form));
     }
     language_of(path)
+}
+
+/// Why a file or directory of an input tree was neither instrumented nor
+/// copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// `.git`, `.hg`, `.svn`, `.bzr`, `_darcs`, `CVS`.
+    VersionControl,
+    /// A Cargo `target/` directory or any directory tagged as a cache
+    /// (`CACHEDIR.TAG`).
+    BuildOutput,
+    /// A run directory written by an instrumented program.
+    RegioRun,
+    /// The `--out` directory of an earlier `instrument` run.
+    RegioOutput,
+    /// Matched an `--exclude` glob.
+    Excluded,
+}
+
+impl SkipReason {
+    fn word(self) -> &'static str {
+        match self {
+            SkipReason::VersionControl => "version control",
+            SkipReason::BuildOutput => "build output",
+            SkipReason::RegioRun => "Regio run",
+            SkipReason::RegioOutput => "earlier Regio output",
+            SkipReason::Excluded => "--exclude",
+        }
+    }
+}
+
+/// A file or directory left out of the copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Relative to the instrumented root.
+    pub rel: String,
+    pub reason: SkipReason,
 }
 
 /// What happened, for the summary line and the exit status.
@@ -80,17 +162,48 @@ pub struct Outcome {
     pub cargo_manifests: usize,
     /// Warnings of successful files and errors of failed ones, in file order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Directories and files of the inputs left out, in walk order.
+    pub skipped: Vec<Skipped>,
     pub idf_path: PathBuf,
+}
+
+impl Outcome {
+    /// `skipped .git (version control), target (build output), 2 by
+    /// --exclude`, or nothing when nothing was skipped.
+    pub fn skipped_summary(&self) -> Option<String> {
+        if self.skipped.is_empty() {
+            return None;
+        }
+        const SHOWN: usize = 4;
+        let named: Vec<&Skipped> = self
+            .skipped
+            .iter()
+            .filter(|s| s.reason != SkipReason::Excluded)
+            .collect();
+        let mut parts: Vec<String> = named
+            .iter()
+            .take(SHOWN)
+            .map(|s| format!("{} ({})", s.rel, s.reason.word()))
+            .collect();
+        if named.len() > SHOWN {
+            parts.push(format!("{} more", named.len() - SHOWN));
+        }
+        let excluded = self.skipped.len() - named.len();
+        if excluded > 0 {
+            parts.push(format!("{excluded} by --exclude"));
+        }
+        Some(format!("skipped {}", parts.join(", ")))
+    }
 }
 
 /// Problems with the invocation itself (not with one user file).
 #[derive(Debug, thiserror::Error)]
 pub enum DriverError {
-    #[error("{path}: error: {source}")]
+    #[error("{path}: error: {what}: {err}")]
     Io {
         path: String,
-        #[source]
-        source: std::io::Error,
+        what: &'static str,
+        err: std::io::Error,
     },
     #[error("{0}: error: no such file or directory")]
     Missing(String),
@@ -102,14 +215,32 @@ pub enum DriverError {
     },
     #[error("error: the output directory `{0}` is an input or contains one; choose another --out")]
     OutIsInput(String),
+    #[error("{link}: error: is a symbolic link (to `{target}`) inside the output directory; Regio never writes through links there (it could overwrite your sources): remove it or choose another --out")]
+    LinkInOut { link: String, target: String },
+    #[error("{path}: error: cannot write: {err}; nothing in `{out}` was changed")]
+    Staging {
+        path: String,
+        out: String,
+        err: std::io::Error,
+    },
+    #[error("{path}: error: cannot move into place: {err}; `{out}` is incomplete and has no IDF: run again")]
+    Commit {
+        path: String,
+        out: String,
+        err: std::io::Error,
+    },
     #[error("internal error: the IDF we built is invalid: {0}")]
     InvalidIdf(String),
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DriverError + '_ {
-    move |source| DriverError::Io {
+fn io_err<'a>(
+    path: &'a Path,
+    what: &'static str,
+) -> impl FnOnce(std::io::Error) -> DriverError + 'a {
+    move |err| DriverError::Io {
         path: path.display().to_string(),
-        source,
+        what,
+        err,
     }
 }
 
@@ -146,14 +277,64 @@ fn rel_string(p: &Path) -> String {
         .join("/")
 }
 
+const VCS_DIRS: [&str; 5] = [".git", ".hg", ".svn", ".bzr", "_darcs"];
+/// The first line of a cache directory tag (https://bford.info/cachedir/).
+const CACHEDIR_SIGNATURE: &[u8] = b"Signature: 8a477f597d28d172789f06886806bc55";
+/// Prefix of the staging directory a run writes into (see [`run`]).
+const STAGING_PREFIX: &str = ".regio-staging.";
+/// Infix of the temporary names of [`write_atomically`].
+const TMP_INFIX: &str = ".regio-tmp.";
+
+/// Why a directory (never a top-level input) is left out, by its name and
+/// a look at its content.
+fn skip_dir(path: &Path, name: &str) -> Option<SkipReason> {
+    if VCS_DIRS.contains(&name) || (name == "CVS" && path.join("Entries").is_file()) {
+        return Some(SkipReason::VersionControl);
+    }
+    // Cargo tags its target directory; so do other tools for their caches.
+    let tagged = fs::File::open(path.join("CACHEDIR.TAG")).is_ok_and(|mut f| {
+        let mut head = [0u8; CACHEDIR_SIGNATURE.len()];
+        f.read_exact(&mut head).is_ok() && head == CACHEDIR_SIGNATURE
+    });
+    // Older Cargo wrote no tag: its target directory has these instead.
+    let cargo_target = name == "target"
+        && (path.join(".rustc_info.json").is_file()
+            || path.join("debug/.fingerprint").is_dir()
+            || path.join("release/.fingerprint").is_dir());
+    if tagged || cargo_target {
+        return Some(SkipReason::BuildOutput);
+    }
+    let profiles = || {
+        fs::read_dir(path).is_ok_and(|rd| {
+            rd.flatten().any(|e| {
+                let n = e.file_name();
+                let n = n.to_string_lossy();
+                n.starts_with("profile-r") && n.ends_with(".json")
+            })
+        })
+    };
+    if name.starts_with("regio-run-") || profiles() {
+        return Some(SkipReason::RegioRun);
+    }
+    if path.join(IDF_FILE_NAME).is_file() {
+        return Some(SkipReason::RegioOutput);
+    }
+    None
+}
+
 /// Directory arguments are mirrored by content into the output root; file
 /// arguments land at the root under their own name.
-fn collect_inputs(paths: &[PathBuf], out_abs: &Path) -> Result<Vec<InputFile>, DriverError> {
+fn collect_inputs(
+    paths: &[PathBuf],
+    out_abs: &Path,
+    exclude: &Exclude,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Vec<InputFile>, DriverError> {
     let mut by_rel: BTreeMap<String, InputFile> = BTreeMap::new();
     for root in paths {
         let meta =
             fs::metadata(root).map_err(|_| DriverError::Missing(root.display().to_string()))?;
-        let root_abs = fs::canonicalize(root).map_err(io_err(root))?;
+        let root_abs = fs::canonicalize(root).map_err(io_err(root, "cannot resolve"))?;
         if root_abs.starts_with(out_abs) {
             return Err(DriverError::OutIsInput(out_abs.display().to_string()));
         }
@@ -163,20 +344,45 @@ fn collect_inputs(paths: &[PathBuf], out_abs: &Path) -> Result<Vec<InputFile>, D
                 .sort_by_file_name()
                 .into_iter()
                 .filter_entry(|e| {
-                    // Never descend into our own output (`instrument . --out
-                    // regio-out`) or into version-control metadata.
+                    if e.depth() == 0 {
+                        return true;
+                    }
                     let name = e.file_name().to_string_lossy();
-                    if e.depth() > 0 && e.file_type().is_dir() && name == ".git" {
+                    let rel = rel_string(e.path().strip_prefix(root).unwrap_or(e.path()));
+                    let is_dir = e.file_type().is_dir();
+                    // Our own temporary and staging names, and our own
+                    // output (`instrument . --out regio-out`): silently.
+                    if name.contains(TMP_INFIX) || (is_dir && name.starts_with(STAGING_PREFIX)) {
                         return false;
                     }
-                    fs::canonicalize(e.path()).map_or(true, |p| p != out_abs)
+                    if is_dir && fs::canonicalize(e.path()).is_ok_and(|p| p == out_abs) {
+                        return false;
+                    }
+                    let reason = if exclude.matches(&rel) {
+                        Some(SkipReason::Excluded)
+                    } else if name == ".git" {
+                        // Also the `.git` file of a submodule or worktree.
+                        Some(SkipReason::VersionControl)
+                    } else if is_dir {
+                        skip_dir(e.path(), &name)
+                    } else {
+                        None
+                    };
+                    match reason {
+                        Some(reason) => {
+                            skipped.push(Skipped { rel, reason });
+                            false
+                        }
+                        None => true,
+                    }
                 });
             for entry in walker {
                 let entry = entry.map_err(|e| DriverError::Io {
                     path: e
                         .path()
                         .map_or_else(|| root.display().to_string(), |p| p.display().to_string()),
-                    source: e.into(),
+                    what: "cannot read directory",
+                    err: e.into(),
                 })?;
                 if !entry.file_type().is_file() {
                     continue;
@@ -217,49 +423,67 @@ fn collect_inputs(paths: &[PathBuf], out_abs: &Path) -> Result<Vec<InputFile>, D
     Ok(by_rel.into_values().collect())
 }
 
+/// Refuses an output path whose directories (below `out_abs`) include a
+/// symbolic link: renaming a file into a linked directory would write
+/// wherever the link points, which may be the sources. The file itself may
+/// be a link: the rename replaces the link, not what it points to.
+fn check_no_links(
+    out_abs: &Path,
+    rel: &str,
+    checked: &mut HashSet<PathBuf>,
+) -> Result<(), DriverError> {
+    let mut dir = out_abs.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        dir.push(part);
+        if checked.contains(&dir) {
+            continue;
+        }
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = fs::read_link(&dir)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_else(|_| "?".into());
+                return Err(DriverError::LinkInOut {
+                    link: dir.display().to_string(),
+                    target,
+                });
+            }
+            Ok(_) => {
+                checked.insert(dir.clone());
+            }
+            // Not there yet: created by this run, so no link below it.
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
 /// Write `bytes` to `dest` through a temporary file in the same directory,
 /// so a failure (ours or the disk's) never leaves a half-written file under
-/// the real name. No fsync: the output is derived data that the next run
-/// remakes, and syncing every file of a tree made small runs several times
-/// slower; the rename alone already keeps readers from a partial file.
+/// the real name, and a hard link to `dest` keeps its old content. No
+/// fsync: the output is derived data that the next run remakes, and syncing
+/// every file of a tree made small runs several times slower; the rename
+/// alone already keeps readers from a partial file.
 pub fn write_atomically(dest: &Path, bytes: &[u8]) -> Result<(), DriverError> {
     let dir = dest.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    fs::create_dir_all(dir).map_err(io_err(dir, "cannot create directory"))?;
     let name = dest
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.regio-tmp.{}", std::process::id()));
+    let tmp = dir.join(format!(".{name}{TMP_INFIX}{}", std::process::id()));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         fs::rename(&tmp, dest)
     })();
-    if let Err(source) = result {
+    if let Err(err) = result {
         let _ = fs::remove_file(&tmp);
         return Err(DriverError::Io {
             path: dest.display().to_string(),
-            source,
-        });
-    }
-    Ok(())
-}
-
-/// Copy through a temporary name too, keeping permissions (scripts in the
-/// tree must stay executable for the user's build).
-fn copy_atomically(src: &Path, dest: &Path) -> Result<(), DriverError> {
-    let dir = dest.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.regio-tmp.{}", std::process::id()));
-    if let Err(source) = fs::copy(src, &tmp).and_then(|_| fs::rename(&tmp, dest)) {
-        let _ = fs::remove_file(&tmp);
-        return Err(DriverError::Io {
-            path: dest.display().to_string(),
-            source,
+            what: "cannot write",
+            err,
         });
     }
     Ok(())
@@ -275,8 +499,84 @@ fn sha256_hex(bytes: &[u8]) -> String {
     s
 }
 
+/// A source file's text as the front ends see it, and how to turn their
+/// output back into bytes of the file's own encoding and line endings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SourceText {
+    text: String,
+    /// Not UTF-8: every byte was decoded as the Latin-1 character of the
+    /// same number, so each original byte is one character of `text`.
+    latin1: bool,
+    /// Lines ended by CR alone (no LF anywhere): each CR became an LF.
+    cr_only: bool,
+}
+
+impl SourceText {
+    /// Bytes of the instrumented text, in the source's encoding and line
+    /// endings. Front ends only insert ASCII, apart from paths of the user's
+    /// files; in a Latin-1 file, a character above U+00FF (possible only in
+    /// such a path) is written as UTF-8.
+    fn encode(&self, out: &str) -> Vec<u8> {
+        let out = if self.cr_only {
+            std::borrow::Cow::Owned(out.replace('\n', "\r"))
+        } else {
+            std::borrow::Cow::Borrowed(out)
+        };
+        if !self.latin1 {
+            return out.into_owned().into_bytes();
+        }
+        let mut bytes = Vec::with_capacity(out.len());
+        for c in out.chars() {
+            match u8::try_from(c as u32) {
+                Ok(b) => bytes.push(b),
+                Err(_) => bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+        }
+        bytes
+    }
+
+    /// The 1-based byte column in the original file of a 1-based byte
+    /// column of `self.text` (they differ after a Latin-1 character).
+    fn original_col(&self, line_starts: &[usize], line: u32, col: u32) -> u32 {
+        if !self.latin1 || line == 0 {
+            return col;
+        }
+        let Some(&start) = line_starts.get(line as usize - 1) else {
+            return col;
+        };
+        let mut end = (start + col.saturating_sub(1) as usize).min(self.text.len());
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text[start..end].chars().count() as u32 + 1
+    }
+
+    /// Line and longest-line figures of the original file.
+    fn line_stats(&self) -> (u32, u32) {
+        if self.latin1 {
+            let same_width: String = self
+                .text
+                .chars()
+                .map(|c| if c.is_ascii() { c } else { '?' })
+                .collect();
+            line_stats(&same_width)
+        } else {
+            line_stats(&self.text)
+        }
+    }
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
 /// Text of a source file, or the diagnostic that says why it is not text.
-fn source_text(display: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
+/// C and Fortran files that are not UTF-8 are read as Latin-1 (old codes
+/// have such comments and strings) and written back byte for byte; Rust
+/// sources must be UTF-8, as for rustc.
+fn source_text(display: &str, bytes: Vec<u8>, lang: Language) -> Result<SourceText, Diagnostic> {
     if bytes.contains(&0) {
         return Err(Diagnostic::error(
             display,
@@ -285,11 +585,31 @@ fn source_text(display: &str, bytes: Vec<u8>) -> Result<String, Diagnostic> {
             "not a text file (contains NUL bytes)",
         ));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        let text = String::from_utf8_lossy(&e.as_bytes()[..offset]).into_owned();
-        let (line, col) = crate::diag::line_col(&text, offset);
-        Diagnostic::error(display, line, col, "not a UTF-8 text file")
+    let (text, latin1) = match String::from_utf8(bytes) {
+        Ok(t) => (t, false),
+        Err(e) if lang == Language::Rust => {
+            let offset = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(&e.as_bytes()[..offset]).into_owned();
+            let (line, col) = crate::diag::line_col(&text, offset);
+            return Err(Diagnostic::error(
+                display,
+                line,
+                col,
+                "not a UTF-8 text file",
+            ));
+        }
+        Err(e) => (e.as_bytes().iter().map(|&b| char::from(b)).collect(), true),
+    };
+    let cr_only = !text.contains('\n') && text.contains('\r');
+    let text = if cr_only {
+        text.replace('\r', "\n")
+    } else {
+        text
+    };
+    Ok(SourceText {
+        text,
+        latin1,
+        cr_only,
     })
 }
 
@@ -301,71 +621,294 @@ fn run_front_end(lang: Language, input: &SourceInput) -> FrontendResult {
     }
 }
 
+/// How far a run is, for a progress display.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// The inputs are known: this many files will be handled.
+    Start { files: usize },
+    /// This file (relative to the output root) is being handled.
+    File { rel: &'a str },
+    /// Every file is handled; what is left is moving them into place.
+    Done,
+}
+
+/// The private directory a run writes into before anything in `--out`
+/// changes; removed when dropped unless the run got through.
+struct Staging {
+    dir: PathBuf,
+    out: PathBuf,
+    /// Relative paths written, in order.
+    files: Vec<String>,
+}
+
+impl Staging {
+    fn new(out_abs: &Path) -> Result<Staging, DriverError> {
+        let dir = out_abs.join(format!("{STAGING_PREFIX}{}", std::process::id()));
+        if fs::symlink_metadata(&dir).is_ok() {
+            // Left by an earlier run that was killed and had our pid.
+            let _ = fs::remove_dir_all(&dir);
+        }
+        fs::create_dir(&dir).map_err(|err| DriverError::Staging {
+            path: dir.display().to_string(),
+            out: out_abs.display().to_string(),
+            err,
+        })?;
+        Ok(Staging {
+            dir,
+            out: out_abs.to_path_buf(),
+            files: Vec::new(),
+        })
+    }
+
+    fn staging_err(&self, rel: &str) -> impl FnOnce(std::io::Error) -> DriverError {
+        let path = self.out.join(rel).display().to_string();
+        let out = self.out.display().to_string();
+        move |err| DriverError::Staging { path, out, err }
+    }
+
+    /// The staged path of `rel`, its directory created.
+    fn path_for(&self, rel: &str) -> Result<PathBuf, DriverError> {
+        let path = self.dir.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(self.staging_err(rel))?;
+        }
+        Ok(path)
+    }
+
+    fn write(&mut self, rel: &str, bytes: &[u8]) -> Result<(), DriverError> {
+        let path = self.path_for(rel)?;
+        fail_point(rel).map_err(self.staging_err(rel))?;
+        fs::write(&path, bytes).map_err(self.staging_err(rel))?;
+        self.files.push(rel.to_string());
+        Ok(())
+    }
+
+    /// Copies `src` with its permissions (scripts in the tree must stay
+    /// executable for the user's build). `Ok(Err(e))`: `src` could not be
+    /// read, which is that file's failure, not the run's.
+    fn copy(&mut self, rel: &str, src: &Path) -> Result<Result<(), std::io::Error>, DriverError> {
+        // A FIFO or device named like a file would block or never end.
+        match fs::metadata(src) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return Ok(Err(std::io::Error::other("not a regular file"))),
+            Err(e) => return Ok(Err(e)),
+        }
+        let mut from = match fs::File::open(src).and_then(|f| Ok((f.metadata()?.permissions(), f)))
+        {
+            Ok((perms, f)) => (perms, f),
+            Err(e) => return Ok(Err(e)),
+        };
+        let path = self.path_for(rel)?;
+        fail_point(rel).map_err(self.staging_err(rel))?;
+        let mut to = fs::File::create(&path).map_err(self.staging_err(rel))?;
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match from.1.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    drop(to);
+                    let _ = fs::remove_file(&path);
+                    return Ok(Err(e));
+                }
+            };
+            to.write_all(&buf[..n]).map_err(self.staging_err(rel))?;
+        }
+        to.set_permissions(from.0).map_err(self.staging_err(rel))?;
+        self.files.push(rel.to_string());
+        Ok(Ok(()))
+    }
+
+    /// Moves every staged file into place, the IDF last. Before the first
+    /// move the old IDF goes, so no IDF ever describes files it does not
+    /// match; if a move fails, the files moved so far are removed too.
+    fn commit(mut self, removed: &[String]) -> Result<(), DriverError> {
+        let out = self.out.clone();
+        let commit_err = |rel: &str| {
+            let path = out.join(rel).display().to_string();
+            let out = out.display().to_string();
+            move |err| DriverError::Commit { path, out, err }
+        };
+        let idf = out.join(IDF_FILE_NAME);
+        if fs::symlink_metadata(&idf).is_ok() {
+            fs::remove_file(&idf).map_err(commit_err(IDF_FILE_NAME))?;
+        }
+        let mut moved: Vec<PathBuf> = Vec::new();
+        let result = (|| {
+            for rel in removed {
+                let dest = out.join(rel);
+                if fs::symlink_metadata(&dest).is_ok() {
+                    fs::remove_file(&dest).map_err(commit_err(rel))?;
+                }
+            }
+            for rel in &self.files {
+                let dest = out.join(rel);
+                if let Some(parent) = dest.parent() {
+                    fs::create_dir_all(parent).map_err(commit_err(rel))?;
+                }
+                fs::rename(self.dir.join(rel), &dest).map_err(commit_err(rel))?;
+                moved.push(dest);
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            for m in &moved {
+                let _ = fs::remove_file(m);
+            }
+        }
+        self.files.clear();
+        result
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Test hook: staging the file with this relative path fails with
+    /// ENOSPC, as on a full disk.
+    static FAIL_STAGING: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+#[cfg(test)]
+fn fail_point(rel: &str) -> std::io::Result<()> {
+    FAIL_STAGING.with(|f| match f.borrow().as_deref() {
+        Some(r) if r == rel => Err(std::io::Error::from_raw_os_error(28)),
+        _ => Ok(()),
+    })
+}
+
+#[cfg(not(test))]
+fn fail_point(_rel: &str) -> std::io::Result<()> {
+    Ok(())
+}
+
 /// Instrument every input into `opts.out` and write the IDF.
 pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
-    fs::create_dir_all(&opts.out).map_err(io_err(&opts.out))?;
-    let out_abs = fs::canonicalize(&opts.out).map_err(io_err(&opts.out))?;
+    run_with_progress(opts, &mut |_| {})
+}
+
+/// [`run`], telling `progress` how far it is.
+pub fn run_with_progress(
+    opts: &Options,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Outcome, DriverError> {
+    fs::create_dir_all(&opts.out).map_err(io_err(&opts.out, "cannot create directory"))?;
+    let out_abs = fs::canonicalize(&opts.out).map_err(io_err(&opts.out, "cannot resolve"))?;
     let idf_path = out_abs.join(IDF_FILE_NAME);
     let idf_path_text = idf_path.display().to_string();
-    let inputs = collect_inputs(&opts.paths, &out_abs)?;
-
     let mut outcome = Outcome {
         idf_path: idf_path.clone(),
         ..Outcome::default()
     };
+    let inputs = collect_inputs(&opts.paths, &out_abs, &opts.exclude, &mut outcome.skipped)?;
+    // Every output place is checked before anything is written.
+    let mut checked = HashSet::new();
+    check_no_links(&out_abs, IDF_FILE_NAME, &mut checked)?;
+    for input in &inputs {
+        check_no_links(&out_abs, &input.rel, &mut checked)?;
+    }
+
+    let mut staging = Staging::new(&out_abs)?;
+    let mut removed: Vec<String> = Vec::new();
     let mut files = Vec::new();
     let mut regions: Vec<Region> = Vec::new();
     let mut next_id: u32 = 1;
+    progress(Progress::Start {
+        files: inputs.len(),
+    });
 
     for input in &inputs {
-        let dest = out_abs.join(&input.rel);
+        progress(Progress::File { rel: &input.rel });
         if input.rel == IDF_FILE_NAME {
             // An IDF from an earlier run in the input tree is replaced below.
             continue;
         }
+        let cannot_read = |e: std::io::Error| {
+            Diagnostic::error(&input.display, 0, 0, format!("cannot read this file: {e}"))
+        };
+        let mut fail = |outcome: &mut Outcome, diags: Vec<Diagnostic>| {
+            // Nothing may be left for a failed file: not even an output
+            // from an earlier, successful run that no longer matches.
+            removed.push(input.rel.clone());
+            outcome.failed += 1;
+            outcome.diagnostics.extend(diags);
+        };
         let lang = language_for(&input.rel, &input.source, &opts.form_overrides)
             .filter(|_| opts.filter.allows_file(&input.rel));
         let Some(lang) = lang else {
             if input.rel.rsplit('/').next() == Some("Cargo.toml") {
-                let text = fs::read_to_string(&input.source).map_err(io_err(&input.source))?;
+                let text = match fs::read_to_string(&input.source) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        fail(&mut outcome, vec![cannot_read(e)]);
+                        continue;
+                    }
+                };
                 match crate::rust::cargo_toml::with_regio(&text, &input.display, &opts.rust_regio) {
                     Ok(Some(new)) => {
-                        write_atomically(&dest, new.as_bytes())?;
+                        staging.write(&input.rel, new.as_bytes())?;
                         outcome.cargo_manifests += 1;
                         continue;
                     }
                     Ok(None) => {}
                     Err(d) => {
-                        outcome.failed += 1;
-                        outcome.diagnostics.push(d);
+                        fail(&mut outcome, vec![d]);
                         continue;
                     }
                 }
             }
-            copy_atomically(&input.source, &dest)?;
-            outcome.copied += 1;
+            match staging.copy(&input.rel, &input.source)? {
+                Ok(()) => outcome.copied += 1,
+                Err(e) => fail(&mut outcome, vec![cannot_read(e)]),
+            }
             continue;
         };
-        let bytes = fs::read(&input.source).map_err(io_err(&input.source))?;
+        let bytes = match fs::read(&input.source) {
+            Ok(b) => b,
+            Err(e) => {
+                fail(&mut outcome, vec![cannot_read(e)]);
+                continue;
+            }
+        };
         let hash = sha256_hex(&bytes);
-        let result = source_text(&input.display, bytes)
-            .map_err(|d| vec![d])
-            .and_then(|text| {
-                let source = SourceInput {
-                    text: &text,
-                    display_path: &input.display,
-                    rel_path: &input.rel,
-                    idf_path: &idf_path_text,
-                    selection: opts.selection,
-                    filter: &opts.filter,
-                    first_id: next_id,
-                };
-                run_front_end(lang, &source).map(|done| (text.clone(), done))
-            });
+        let decoded = match source_text(&input.display, bytes, lang) {
+            Ok(d) => d,
+            Err(d) => {
+                fail(&mut outcome, vec![d]);
+                continue;
+            }
+        };
+        let source = SourceInput {
+            text: &decoded.text,
+            display_path: &input.display,
+            rel_path: &input.rel,
+            idf_path: &idf_path_text,
+            selection: opts.selection,
+            filter: &opts.filter,
+            first_id: next_id,
+        };
+        let result = run_front_end(lang, &source);
+        // Positions in the original bytes, where a Latin-1 character is one
+        // column.
+        let starts = if decoded.latin1 {
+            line_starts(&decoded.text)
+        } else {
+            Vec::new()
+        };
+        let fix_diag = |mut d: Diagnostic| {
+            d.col = decoded.original_col(&starts, d.line, d.col);
+            d
+        };
         match result {
-            Ok((text, done)) => {
-                write_atomically(&dest, done.text.as_bytes())?;
-                let (lines, max_line_len) = line_stats(&text);
+            Ok(mut done) => {
+                staging.write(&input.rel, &decoded.encode(&done.text))?;
+                let (lines, max_line_len) = decoded.line_stats();
                 files.push(SourceFile {
                     path: input.rel.clone(),
                     original: input.display.clone(),
@@ -373,25 +916,25 @@ pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
                     lines,
                     max_line_len,
                 });
-                if done.regions.is_empty() && done.text == text {
+                if done.regions.is_empty() && done.text == decoded.text {
                     outcome.unchanged_sources += 1;
                 } else {
                     outcome.instrumented += 1;
                 }
+                if decoded.latin1 {
+                    for r in &mut done.regions {
+                        r.start.col = decoded.original_col(&starts, r.start.line, r.start.col);
+                        r.end.col = decoded.original_col(&starts, r.end.line, r.end.col);
+                    }
+                }
                 next_id += done.regions.len() as u32;
                 outcome.regions += done.regions.len();
                 regions.extend(done.regions);
-                outcome.diagnostics.extend(done.warnings);
+                outcome
+                    .diagnostics
+                    .extend(done.warnings.into_iter().map(fix_diag));
             }
-            Err(diags) => {
-                // Nothing may be left for a failed file: not even an output
-                // from an earlier, successful run that no longer matches.
-                if dest.exists() {
-                    fs::remove_file(&dest).map_err(io_err(&dest))?;
-                }
-                outcome.failed += 1;
-                outcome.diagnostics.extend(diags);
-            }
+            Err(diags) => fail(&mut outcome, diags.into_iter().map(fix_diag).collect()),
         }
     }
 
@@ -432,23 +975,24 @@ pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
                 .join("; "),
         )
     })?;
-    write_atomically(&idf_path, idf.to_json().as_bytes())?;
+    staging.write(IDF_FILE_NAME, idf.to_json().as_bytes())?;
+    progress(Progress::Done);
+    staging.commit(&removed)?;
     Ok(outcome)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn non_text_sources_are_diagnosed_at_their_first_bad_byte() {
-        let d = source_text("x.c", b"int a;\n\0".to_vec()).unwrap_err();
+        let d = source_text("x.c", b"int a;\n\0".to_vec(), Language::C).unwrap_err();
         assert_eq!(
             d.to_string(),
             "x.c:1:1: error: not a text file (contains NUL bytes)"
         );
-        let d = source_text("x.c", b"int a;\nin\xfft".to_vec()).unwrap_err();
-        assert_eq!(d.to_string(), "x.c:2:3: error: not a UTF-8 text file");
+        let d = source_text("x.rs", b"fn a(){}\nfn \xff(){}".to_vec(), Language::Rust).unwrap_err();
+        assert_eq!(d.to_string(), "x.rs:2:4: error: not a UTF-8 text file");
     }
 
     #[test]
@@ -464,6 +1008,133 @@ mod tests {
         assert_eq!(lang("new/b.f90"), Some(Language::Fortran(Free)));
         assert_eq!(lang("x.f"), Some(Language::Fortran(Fixed)));
         assert_eq!(lang("x.c"), Some(Language::C));
+    }
+
+    fn options(src: &Path, out: &Path) -> Options {
+        Options {
+            paths: vec![src.to_path_buf()],
+            out: out.to_path_buf(),
+            selection: "functions".parse().expect("selection"),
+            filter: Filter::default(),
+            filter_path: None,
+            form_overrides: Vec::new(),
+            rust_regio: Default::default(),
+            exclude: Exclude::default(),
+        }
+    }
+
+    /// Every file under `dir`, relative, with its bytes.
+    fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let rel = rel_string(e.path().strip_prefix(dir).expect("below"));
+                (rel, fs::read(e.path()).expect("read"))
+            })
+            .collect()
+    }
+
+    /// A full disk while writing (ENOSPC, injected at the third file):
+    /// `--out` keeps exactly what the earlier run left, IDF included, and
+    /// no staging directory remains.
+    #[test]
+    fn a_write_failure_leaves_the_earlier_output_as_it_was() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, out) = (t.path().join("src"), t.path().join("out"));
+        for name in ["a.c", "b.c", "c.c", "d.txt"] {
+            let path = src.join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, format!("int {}(void){{return 1;}}\n", &name[..1])).unwrap();
+        }
+        run(&options(&src, &out)).expect("first run");
+        let before = snapshot(&out);
+        assert!(before.contains_key(IDF_FILE_NAME) && before.contains_key("c.c"));
+        // The sources change, then the disk fills up during the next run.
+        for name in ["a.c", "b.c", "c.c"] {
+            fs::write(src.join(name), "int changed(void){return 2;}\n").unwrap();
+        }
+        FAIL_STAGING.with(|f| *f.borrow_mut() = Some("c.c".into()));
+        let err = run(&options(&src, &out)).expect_err("ENOSPC fails the run");
+        FAIL_STAGING.with(|f| *f.borrow_mut() = None);
+        let text = err.to_string();
+        assert!(text.contains("c.c: error: cannot write:"), "{text}");
+        assert_eq!(text.matches("os error 28").count(), 1, "{text}");
+        assert!(text.contains("nothing in"), "{text}");
+        assert_eq!(snapshot(&out), before, "the earlier output is untouched");
+        let left: Vec<_> = fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(STAGING_PREFIX))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+        // The same on a first run: nothing half-usable appears.
+        let fresh = t.path().join("fresh");
+        FAIL_STAGING.with(|f| *f.borrow_mut() = Some("d.txt".into()));
+        let err = run(&options(&src, &fresh));
+        FAIL_STAGING.with(|f| *f.borrow_mut() = None);
+        assert!(err.is_err());
+        assert!(snapshot(&fresh).is_empty());
+    }
+
+    /// A failed file leaves no output, also none from an earlier run; the
+    /// IDF lists the files that are there.
+    #[test]
+    fn a_failed_file_removes_its_stale_output() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, out) = (t.path().join("src"), t.path().join("out"));
+        fs::create_dir_all(&src).unwrap();
+        fs::write(src.join("a.c"), "int a(void){return 1;}\n").unwrap();
+        fs::write(src.join("b.c"), "int b(void){return 1;}\n").unwrap();
+        run(&options(&src, &out)).expect("first run");
+        fs::write(src.join("b.c"), "int b(void){\0}\n").unwrap();
+        let outcome = run(&options(&src, &out)).expect("second run");
+        assert_eq!(outcome.failed, 1);
+        assert!(!out.join("b.c").exists());
+        let idf = Idf::from_json("idf", &fs::read_to_string(out.join(IDF_FILE_NAME)).unwrap())
+            .expect("IDF");
+        let files: Vec<_> = idf.header.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(files, ["a.c"]);
+    }
+
+    #[test]
+    fn latin1_and_cr_only_round_trip() {
+        let bytes = b"/* \xe9t\xe9 */\rint x;\r".to_vec();
+        let d = source_text("x.c", bytes.clone(), Language::C).expect("text");
+        assert!(d.latin1 && d.cr_only);
+        assert_eq!(d.text, "/* \u{e9}t\u{e9} */\nint x;\n");
+        assert_eq!(d.encode(&d.text), bytes);
+        assert_eq!(d.encode("/* probe */\n"), b"/* probe */\r");
+        // Columns count original bytes: `int` of line 2 and `*/` of line 1.
+        let starts = line_starts(&d.text);
+        assert_eq!(d.original_col(&starts, 1, 11), 9);
+        assert_eq!(d.original_col(&starts, 2, 1), 1);
+        assert_eq!(d.line_stats(), (2, 9));
+        // UTF-8 and LF files are left alone.
+        let d = source_text("y.c", "/* été */\n".into(), Language::C).expect("text");
+        assert!(!d.latin1 && !d.cr_only);
+        assert_eq!(d.encode(&d.text), "/* été */\n".as_bytes());
+    }
+
+    #[test]
+    fn skipped_summary_names_a_few_and_counts_the_rest() {
+        let skip = |rel: &str, reason| Skipped {
+            rel: rel.into(),
+            reason,
+        };
+        let mut o = Outcome::default();
+        assert_eq!(o.skipped_summary(), None);
+        o.skipped = vec![
+            skip(".git", SkipReason::VersionControl),
+            skip("x.o", SkipReason::Excluded),
+            skip("target", SkipReason::BuildOutput),
+        ];
+        assert_eq!(
+            o.skipped_summary().as_deref(),
+            Some("skipped .git (version control), target (build output), 1 by --exclude")
+        );
     }
 
     #[test]

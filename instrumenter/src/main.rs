@@ -54,6 +54,13 @@ struct InstrumentArgs {
     /// sources, else its version).
     #[arg(long, value_name = "SPEC")]
     rust_regio: Option<String>,
+    /// Neither instrument nor copy files or directories matching GLOB,
+    /// relative to the input tree (`build/**`, `*.o`; a GLOB without `/`
+    /// matches a name anywhere). Repeatable. Version control, Cargo
+    /// `target/` and Regio's run and output directories are always left
+    /// out.
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -100,6 +107,13 @@ struct FlagsArgs {
 }
 
 fn main() -> ExitCode {
+    // Like every Unix filter, die quietly when the reader of our output
+    // goes away (`instrument report RUN | head`): Rust ignores SIGPIPE, and
+    // print! then panics on EPIPE.
+    // SAFETY: no other thread runs yet; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Report(args)) => report(args),
@@ -115,7 +129,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // Our error values already carry `file:line:col: error:` or
             // `error:`; anyhow context adds the outer story.
-            let text = format!("{e:#}");
+            let text = error_text(&e);
             if text.contains("error:") {
                 eprintln!("{text}");
             } else {
@@ -126,13 +140,47 @@ fn main() -> ExitCode {
     }
 }
 
+/// The error and its causes on one line, `outer: inner`, leaving out a
+/// cause whose text the line already holds (error values that print their
+/// source, e.g. an io::Error, would otherwise show it twice).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if part.is_empty() || text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
+/// A progress bar on stderr while a tree is instrumented, only when stderr
+/// is a terminal (nothing in logs and pipes).
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    let style = indicatif::ProgressStyle::with_template(
+        "instrumenting {bar:30} {pos}/{len} files  {wide_msg}",
+    )
+    .ok()?;
+    bar.set_style(style);
+    Some(bar)
+}
+
 fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
     let selection: Selection = args.regions.parse()?;
     let (filter, filter_path) = match &args.filter {
         None => (Filter::default(), None),
         Some(p) => {
             let text = std::fs::read_to_string(p)
-                .with_context(|| format!("{}: cannot read filter file", p.display()))?;
+                .with_context(|| format!("{}: error: cannot read filter file", p.display()))?;
             let shown = p.display().to_string();
             (Filter::parse(&shown, &text)?, Some(shown))
         }
@@ -158,6 +206,8 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("error: --rust-regio `{spec}`: {e}"))?,
         None => Default::default(),
     };
+    let exclude = driver::Exclude::new(&args.exclude)
+        .map_err(|e| anyhow::anyhow!("error: bad glob for --exclude: {e}"))?;
     let opts = driver::Options {
         paths: args.paths,
         out: args.out,
@@ -166,8 +216,24 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
         filter_path,
         form_overrides,
         rust_regio,
+        exclude,
     };
-    let outcome = driver::run(&opts)?;
+    let bar = progress_bar();
+    let outcome = driver::run_with_progress(&opts, &mut |p| {
+        let Some(bar) = &bar else { return };
+        match p {
+            driver::Progress::Start { files } => bar.set_length(files as u64),
+            driver::Progress::File { rel } => {
+                bar.inc(1);
+                bar.set_message(rel.to_string());
+            }
+            driver::Progress::Done => bar.finish_and_clear(),
+        }
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let outcome = outcome?;
     for d in &outcome.diagnostics {
         eprintln!("{d}");
     }
@@ -175,8 +241,11 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
         0 => String::new(),
         n => format!(", {n} Cargo.toml given a regio dependency"),
     };
+    let skipped = outcome
+        .skipped_summary()
+        .map_or(String::new(), |s| format!(", {s}"));
     eprintln!(
-        "instrument: {} file(s) instrumented, {} source(s) without regions, {} copied{manifests}, {} failed; {} region(s); IDF: {}",
+        "instrument: {} file(s) instrumented, {} source(s) without regions, {} copied{manifests}{skipped}, {} failed; {} region(s); IDF: {}",
         outcome.instrumented,
         outcome.unchanged_sources,
         outcome.copied,
@@ -203,13 +272,19 @@ fn report(args: ReportArgs) -> Result<ExitCode> {
 }
 
 fn flags(args: FlagsArgs) -> Result<ExitCode> {
-    let rt = regio_instrumenter::runtime_locator::locate()?;
+    use regio_instrumenter::runtime_locator;
     let mut parts = Vec::new();
-    if args.cflags || args.fflags {
-        parts.push(rt.cflags());
-    }
     if args.libs {
+        let rt = runtime_locator::locate()?;
+        if args.cflags || args.fflags {
+            parts.push(rt.cflags());
+        }
         parts.push(rt.libs());
+    } else if args.cflags || args.fflags {
+        // The compiler needs the header only; no library has to exist yet.
+        parts.push(runtime_locator::cflags_for(
+            &runtime_locator::locate_include()?,
+        ));
     }
     if parts.is_empty() {
         anyhow::bail!("error: say which flags: --cflags, --fflags and/or --libs");
