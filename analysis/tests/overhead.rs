@@ -154,3 +154,33 @@ fn the_baselines_own_overhead_is_netted_out() {
         .unwrap();
     assert_eq!(par.categories.synchronization, 110);
 }
+
+/// Issue 12 item 15: a baseline with more processors than a run made
+/// "efficiency 481 %"; it is refused, and runs are taken by processor
+/// count (the same count in the order given).
+#[test]
+fn runs_are_ordered_by_processors_and_a_larger_baseline_is_refused() {
+    use regio_analysis::overhead::{order_runs, OverheadError};
+    let runs = |ps: &[(&str, u32)]| -> Vec<(String, u32)> {
+        ps.iter().map(|(n, p)| (n.to_string(), *p)).collect()
+    };
+    assert_eq!(
+        order_runs(
+            "t1",
+            1,
+            &runs(&[("t4", 4), ("t2", 2), ("r2", 2), ("t8", 8)])
+        )
+        .unwrap(),
+        [1, 2, 0, 3]
+    );
+    assert_eq!(order_runs("t2", 2, &runs(&[("r2", 2)])).unwrap(), [0]);
+    let e = order_runs("t4", 4, &runs(&[("t2", 2), ("t1", 1), ("t8", 8)])).unwrap_err();
+    assert!(
+        matches!(&e, OverheadError::BaselineNotSmallest { run, run_p: 1, baseline_p: 4, .. } if run == "t1"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "the baseline t4 ran on 4 processors, more than t1 (1): give the run with the fewest processors (the sequential one) first, as the baseline"
+    );
+}

@@ -23,7 +23,10 @@ pub struct ExperimentArgs {
     #[arg(long, value_delimiter = ',')]
     pub ranks: Vec<u32>,
     /// How to start N ranks; `{n}` is replaced by the rank count.
-    #[arg(long, default_value = "mpirun -np {n}")]
+    // clap turns every `{n}` of a help text into a line break, so the help
+    // is given with a zero-width style reset inside the placeholder (see
+    // `launcher_help`); the doc comment above is for readers of the code.
+    #[arg(long, default_value = "mpirun -np {n}", help = launcher_help())]
     pub launcher: String,
     /// Runs per configuration; the one with the median wall time is kept.
     #[arg(long, default_value_t = 1)]
@@ -43,6 +46,15 @@ pub struct ExperimentArgs {
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub command: Vec<String>,
+}
+
+/// The help of `--launcher`. clap replaces `{n}` in help texts by a line
+/// break and has no escape for it; a style reset between `{` and `n`
+/// keeps the text from matching, and clap strips it again where no colour
+/// is written (and a terminal shows nothing for it).
+fn launcher_help() -> clap::builder::StyledStr {
+    let reset = clap::builder::styling::Reset;
+    format!("How to start N ranks; `{{{reset}n}}` is replaced by the rank count").into()
 }
 
 /// One point of the experiment.
@@ -86,7 +98,7 @@ fn configs(threads: &[u32], ranks: &[u32]) -> Result<Vec<Config>> {
     if threads.is_empty() && ranks.is_empty() {
         bail!("error: say what to scale: --threads LIST and/or --ranks LIST");
     }
-    Ok(rs
+    let mut all: Vec<Config> = rs
         .iter()
         .flat_map(|&r| {
             ts.iter().map(move |&t| Config {
@@ -94,7 +106,11 @@ fn configs(threads: &[u32], ranks: &[u32]) -> Result<Vec<Config>> {
                 ranks: r,
             })
         })
-        .collect())
+        .collect();
+    // The first configuration is the baseline (T_s): the one with the
+    // fewest processors, whatever order the lists were given in.
+    all.sort_by_key(|c| c.processors());
+    Ok(all)
 }
 
 /// The command line of one run: the launcher (for ranks) then the program.
@@ -164,6 +180,13 @@ fn median_index(runs: &[(f64, PathBuf)]) -> usize {
 pub fn run(mut args: ExperimentArgs) -> Result<ExitCode> {
     let json = overhead_cmd::check_format(&args.format)?;
     let configs = configs(&args.threads, &args.ranks)?;
+    if !args.threads.is_sorted() || !args.ranks.is_sorted() {
+        let labels: Vec<String> = configs.iter().map(|c| c.label()).collect();
+        eprintln!(
+            "note: configurations run in order of processor count ({}); the first is the baseline",
+            labels.join(", ")
+        );
+    }
     if !args.ranks.is_empty() && !args.launcher.contains("{n}") {
         bail!(
             "error: --launcher `{}` has no `{{n}}` where the rank count goes",
@@ -227,12 +250,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn launcher_help_shows_the_placeholder() {
+        use clap::Args as _;
+        let mut cmd = ExperimentArgs::augment_args(clap::Command::new("experiment"));
+        let help = cmd.render_help().to_string();
+        assert!(
+            help.contains("How to start N ranks; `{n}` is replaced by the rank count"),
+            "{help}"
+        );
+        assert!(help.contains("[default: \"mpirun -np {n}\"]"), "{help}");
+        assert!(!help.contains('\u{1b}'), "{help:?}");
+        // The long help (--help) as well.
+        let long = cmd.render_long_help().to_string();
+        assert!(
+            long.contains("`{n}` is replaced by the rank count"),
+            "{long}"
+        );
+    }
+
+    #[test]
     fn configurations_combine_threads_and_ranks() {
         let c = configs(&[1, 2], &[1, 4]).unwrap();
         let labels: Vec<String> = c.iter().map(|c| c.label()).collect();
         assert_eq!(labels, ["t1-r1", "t2-r1", "t1-r4", "t2-r4"]);
         assert_eq!(c[3].processors(), 8);
         assert!(configs(&[], &[]).is_err());
+        // The baseline comes first whatever the order given (issue 12
+        // item 15: `--threads 4,1` measured against 4 threads).
+        let c = configs(&[4, 1, 2], &[]).unwrap();
+        let labels: Vec<String> = c.iter().map(|c| c.label()).collect();
+        assert_eq!(labels, ["t1", "t2", "t4"]);
         assert!(configs(&[0], &[]).is_err());
     }
 

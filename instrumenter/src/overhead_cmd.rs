@@ -82,7 +82,7 @@ pub fn analyse(
     let base = regio_analysis::load_run(baseline, None)?;
     let mut base_report = regio_analysis::merge(&base);
     overhead::compensate(&mut base_report, probe_ns);
-    let mut reports = Vec::new();
+    let mut loaded = Vec::new();
     for (dir, p) in runs {
         let run = regio_analysis::load_run(dir, None)?;
         overhead::check_same_regions(&base, &run)?;
@@ -93,9 +93,35 @@ pub fn analyse(
         if p == 0 {
             return Err(overhead::OverheadError::NoProcessors(dir.display().to_string()).into());
         }
-        let mut report = regio_analysis::merge(&run);
+        loaded.push((run, p));
+    }
+    // Runs are analysed by processor count; a baseline larger than a run
+    // is refused (README "Overhead analysis").
+    let named: Vec<(String, u32)> = loaded
+        .iter()
+        .map(|(run, p)| (run.path.display().to_string(), *p))
+        .collect();
+    let order = overhead::order_runs(
+        &baseline.display().to_string(),
+        overhead::processors_of(&base),
+        &named,
+    )?;
+    if order.iter().enumerate().any(|(k, &i)| k != i) {
+        let shown: Vec<String> = order
+            .iter()
+            .map(|&i| format!("p={} {}", named[i].1, named[i].0))
+            .collect();
+        eprintln!(
+            "note: runs taken in order of processor count: {}",
+            shown.join(", ")
+        );
+    }
+    let mut reports = Vec::new();
+    for i in order {
+        let (run, p) = &loaded[i];
+        let mut report = regio_analysis::merge(run);
         overhead::compensate(&mut report, probe_ns);
-        reports.push((report, p));
+        reports.push((report, *p));
     }
     let pairs: Vec<(&regio_analysis::Report, u32)> = reports.iter().map(|(r, p)| (r, *p)).collect();
     let result = overhead::overhead(&base_report, &pairs);

@@ -43,3 +43,108 @@ fn report_of_a_100k_deep_chain_in_every_format() {
     drop(report);
     assert!(Path::new(dir).exists());
 }
+
+/// A run of region 1 (`f1`) on `threads` threads, `wall_ns` long.
+fn threads_run(dir: &Path, threads: u32, wall_ns: u64) {
+    use regio_idf::rundir::{profile_file_name, Profile, ThreadProfile};
+    std::fs::create_dir_all(dir).unwrap();
+    deep_chain::write_chain(dir, 1);
+    let file = dir.join(profile_file_name(0, 4242));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut p = Profile::from_json("p", &text).unwrap();
+    p.duration_ns = wall_ns;
+    let mut node = p.threads[0].nodes[0].clone();
+    node.inclusive_ns = wall_ns;
+    node.exclusive_ns = wall_ns;
+    p.threads = (0..threads)
+        .map(|t| ThreadProfile {
+            thread: t,
+            os_tid: 4242 + u64::from(t),
+            finished: false,
+            nodes: vec![node.clone()],
+        })
+        .collect();
+    std::fs::write(&file, serde_json::to_string(&p).unwrap()).unwrap();
+}
+
+/// Item 15: `instrument overhead RUN-4 RUN-1` printed an efficiency of
+/// 481 %; a baseline with more processors than a run is refused.
+#[test]
+fn overhead_refuses_a_baseline_larger_than_a_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (t4, t1) = (tmp.path().join("t4"), tmp.path().join("t1"));
+    threads_run(&t4, 4, 100_000_000);
+    threads_run(&t1, 1, 380_000_000);
+    let out = instrument(&[
+        "overhead",
+        "--no-compensation",
+        &t4.display().to_string(),
+        &t1.display().to_string(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: the baseline {} ran on 4 processors, more than {} (1): give the run with the fewest processors (the sequential one) first, as the baseline\n",
+            t4.display(),
+            t1.display()
+        )
+    );
+}
+
+/// Item 15: runs given out of order are taken by processor count, and
+/// the command says so.
+#[test]
+fn overhead_takes_runs_by_processor_count_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<_> = ["t1", "t4", "t2"]
+        .iter()
+        .map(|n| tmp.path().join(n))
+        .collect();
+    threads_run(&dirs[0], 1, 400_000_000);
+    threads_run(&dirs[1], 4, 110_000_000);
+    threads_run(&dirs[2], 2, 210_000_000);
+    let args: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    let out = instrument(&[
+        "overhead",
+        "--no-compensation",
+        &args[0],
+        &args[1],
+        &args[2],
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "note: runs taken in order of processor count: p=2 {}, p=4 {}\n",
+            args[2], args[1]
+        )
+    );
+    let p2 = stdout.find(&format!("p = 2    {}", args[2])).unwrap();
+    let p4 = stdout.find(&format!("p = 4    {}", args[1])).unwrap();
+    assert!(p2 < p4, "{stdout}");
+    assert!(stdout.contains("efficiency"), "{stdout}");
+    for line in stdout.lines().filter(|l| l.starts_with("efficiency")) {
+        assert_eq!(
+            line.split_whitespace().collect::<Vec<_>>(),
+            ["efficiency", "100%", "95%", "91%"]
+        );
+    }
+}
+
+/// Item 16: clap makes every `{n}` of a help text a line break; the
+/// `--launcher` help must show the placeholder.
+#[test]
+fn experiment_help_shows_the_launcher_placeholder() {
+    let out = instrument(&["experiment", "--help"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        stdout.contains("How to start N ranks; `{n}` is replaced by the rank count"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+}

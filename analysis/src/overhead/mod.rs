@@ -134,6 +134,36 @@ pub enum OverheadError {
         "{0}: the run measured no threads, so its processor count is unknown (give it explicitly)"
     )]
     NoProcessors(String),
+    #[error("the baseline {baseline} ran on {baseline_p} processors, more than {run} ({run_p}): give the run with the fewest processors (the sequential one) first, as the baseline")]
+    BaselineNotSmallest {
+        baseline: String,
+        baseline_p: u32,
+        run: String,
+        run_p: u32,
+    },
+}
+
+/// The order in which to analyse `runs` (name, processors) against a
+/// baseline on `baseline_p` processors: by processor count, runs with the
+/// same count in the order given. A baseline with more processors than a
+/// run is refused: T_s / p assumes the baseline is the sequential run, and
+/// the other way round the table reads nonsense (an efficiency of 481 %).
+pub fn order_runs(
+    baseline: &str,
+    baseline_p: u32,
+    runs: &[(String, u32)],
+) -> Result<Vec<usize>, OverheadError> {
+    if let Some((run, p)) = runs.iter().filter(|r| r.1 < baseline_p).min_by_key(|r| r.1) {
+        return Err(OverheadError::BaselineNotSmallest {
+            baseline: baseline.to_string(),
+            baseline_p,
+            run: run.clone(),
+            run_p: *p,
+        });
+    }
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by_key(|&i| runs[i].1);
+    Ok(order)
 }
 
 /// Processors of a run: ranks times the most threads any process measured.
