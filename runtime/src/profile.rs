@@ -420,6 +420,10 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
     o.uint(t.os_tid, W64);
     o.raw(b",\"finished\":");
     o.boolean(finished);
+    // Region entries a signal handler made while it interrupted a probe
+    // of this thread: not recorded (thread::ThreadState::busy).
+    o.raw(b",\"dropped_calls\":");
+    o.uint(t.dropped.load(Relaxed), W64);
     o.raw(b",\"nodes\":[");
     let len = t.arena.len();
     // Arena index 0 is the hidden root; written ids are arena index - 1.

@@ -6,7 +6,7 @@
 
 use std::cell::UnsafeCell;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::atomic::{compiler_fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::*};
 
 use crate::childmap::{self, ChildMap};
 use crate::node::{bump, Arena, Node, ROOT};
@@ -77,6 +77,15 @@ pub struct ThreadState {
     children: UnsafeCell<ChildMap>,
     /// Virtual frames on the stack (see `push_virtual`).
     virtual_frames: UnsafeCell<u32>,
+    /// Set while a probe of this thread runs. A probe that finds it set
+    /// was made by a signal handler that interrupted a probe halfway: it
+    /// must not touch the half-updated frame stack and nodes, so it is
+    /// dropped (and, if it entered a region, counted in `dropped`).
+    /// Handlers that interrupt the program between probes are measured
+    /// like any call, under the region they interrupted.
+    busy: AtomicBool,
+    /// Region entries dropped because they interrupted a probe.
+    pub dropped: AtomicU64,
     pub arena: Arena,
     /// Dense number in order of registration (set before publication).
     pub number: AtomicU32,
@@ -114,6 +123,8 @@ impl ThreadState {
             capacity: UnsafeCell::new(INITIAL_FRAMES),
             children: UnsafeCell::new(ChildMap::new()),
             virtual_frames: UnsafeCell::new(0),
+            busy: AtomicBool::new(false),
+            dropped: AtomicU64::new(0),
             arena,
             number: AtomicU32::new(0),
             os_tid,
@@ -123,6 +134,26 @@ impl ThreadState {
             omp: crate::omp::OmpState::new(),
             counters: ptr::null(),
         }
+    }
+
+    /// Claims the thread's state for one probe; false if a probe is already
+    /// running on it (this one interrupted it from a signal handler).
+    #[inline(always)]
+    fn begin_probe(&self) -> bool {
+        if self.busy.load(Relaxed) {
+            return false;
+        }
+        self.busy.store(true, Relaxed);
+        // A signal handler runs on this thread: only the compiler could
+        // move the probe's stores before the flag is set.
+        compiler_fence(SeqCst);
+        true
+    }
+
+    #[inline(always)]
+    fn end_probe(&self) {
+        compiler_fence(SeqCst);
+        self.busy.store(false, Relaxed);
     }
 
     /// Open frames, the root frame included.
@@ -166,6 +197,7 @@ impl ThreadState {
         for i in 0..self.arena.len() {
             self.arena.get(i).clear(running);
         }
+        self.dropped.store(0, Relaxed);
         if running {
             // The open regions are entered anew at the fork, as far as the
             // child is concerned (virtual frames count nothing).
@@ -201,6 +233,9 @@ impl ThreadState {
     /// # Safety
     /// Only the owning thread may call this; `node` must be in its arena.
     pub unsafe fn push_virtual(&self, node: *const Node, start: u64) {
+        if !self.begin_probe() {
+            return;
+        }
         let d = self.depth();
         if d == *self.capacity.get() {
             self.grow();
@@ -214,6 +249,7 @@ impl ThreadState {
         f.start.store(start, Relaxed);
         *self.virtual_frames.get() += 1;
         self.depth.store(d as u32 + 1, Release);
+        self.end_probe();
     }
 
     /// Pops the top frame if it is a virtual one; says whether it did.
@@ -221,9 +257,13 @@ impl ThreadState {
     /// # Safety
     /// Only the owning thread may call this.
     pub unsafe fn pop_virtual(&self) -> bool {
+        if !self.begin_probe() {
+            return false;
+        }
         let d = self.depth();
         let f = self.frame(d - 1);
         if d < 2 || f.key.load(Relaxed) != VIRTUAL_KEY {
+            self.end_probe();
             return false;
         }
         let n = &*f.node.load(Relaxed);
@@ -231,6 +271,7 @@ impl ThreadState {
         let v = &mut *self.virtual_frames.get();
         *v = v.saturating_sub(1);
         self.depth.store(d as u32 - 1, Release);
+        self.end_probe();
         true
     }
 
@@ -240,6 +281,15 @@ impl ThreadState {
     /// # Safety
     /// Only the owning thread may call this; `parent` must be in its arena.
     pub unsafe fn child_of(&self, parent: &Node, region: u32) -> *const Node {
+        if !self.begin_probe() {
+            return ptr::null();
+        }
+        let c = self.child_of_locked(parent, region);
+        self.end_probe();
+        c
+    }
+
+    unsafe fn child_of_locked(&self, parent: &Node, region: u32) -> *const Node {
         let c = parent.cached_child(region);
         if c.is_null() {
             self.child_slow(parent, region, false)
@@ -254,8 +304,17 @@ impl ThreadState {
     /// # Safety
     /// Only the owning thread may call this.
     pub unsafe fn record_child(&self, region: u32, start: u64, end: u64) {
+        if !self.begin_probe() {
+            bump(&self.dropped, 1);
+            return;
+        }
+        self.record_child_locked(region, start, end);
+        self.end_probe();
+    }
+
+    unsafe fn record_child_locked(&self, region: u32, start: u64, end: u64) {
         let top = self.frame(self.depth() - 1);
-        let child = self.child_of(&*top.node.load(Relaxed), region);
+        let child = self.child_of_locked(&*top.node.load(Relaxed), region);
         if child.is_null() {
             return;
         }
@@ -279,7 +338,10 @@ impl ThreadState {
     /// # Safety
     /// Only the owning thread may call this.
     pub unsafe fn add_child_time(&self, dur: u64) {
-        bump(&self.frame(self.depth() - 1).child, dur);
+        if self.begin_probe() {
+            bump(&self.frame(self.depth() - 1).child, dur);
+            self.end_probe();
+        }
     }
 
     /// Records a poll of an async region: a frame like any entry, counted
@@ -301,6 +363,17 @@ impl ThreadState {
         calls: u64,
         polls: u64,
     ) -> u64 {
+        if !self.begin_probe() {
+            bump(&self.dropped, calls);
+            return 0;
+        }
+        let start = self.enter_locked(region, clock, calls, polls);
+        self.end_probe();
+        start
+    }
+
+    #[inline(always)]
+    unsafe fn enter_locked<C: Clock>(&self, region: u32, clock: &C, calls: u64, polls: u64) -> u64 {
         let d = self.depth();
         if d == *self.capacity.get() {
             self.grow();
@@ -353,6 +426,9 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline]
     pub unsafe fn exit_poll<C: Clock>(&self, region: u32, clock: &C, first_poll: Option<u64>) {
+        if !self.begin_probe() {
+            return;
+        }
         let now = clock.now();
         let d = self.depth();
         let top = self.frame(d - 1);
@@ -364,6 +440,7 @@ impl ThreadState {
         } else {
             self.exit_search(region, now);
         }
+        self.end_probe();
     }
 
     /// Records exit from `region`: pops the top frame if it is `region`,
@@ -374,6 +451,9 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn exit<C: Clock>(&self, region: u32, clock: &C) {
+        if !self.begin_probe() {
+            return;
+        }
         let now = clock.now();
         let d = self.depth();
         if self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64 {
@@ -381,6 +461,7 @@ impl ThreadState {
         } else {
             self.exit_search(region, now);
         }
+        self.end_probe();
     }
 
     #[cold]
@@ -391,7 +472,7 @@ impl ThreadState {
             .rev()
             .find(|&i| self.frame(i).key.load(Relaxed) >> 1 == region as u64);
         if let Some(i) = found {
-            self.pop_to(i, now);
+            self.pop_to_locked(i, now);
         }
     }
 
@@ -401,6 +482,13 @@ impl ThreadState {
     /// # Safety
     /// Only the owning thread may call this.
     pub unsafe fn pop_to(&self, depth: usize, now: u64) {
+        if self.begin_probe() {
+            self.pop_to_locked(depth, now);
+            self.end_probe();
+        }
+    }
+
+    unsafe fn pop_to_locked(&self, depth: usize, now: u64) {
         let depth = depth.max(1);
         let mut d = self.depth();
         while d > depth {
@@ -900,6 +988,79 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A clock whose reads at chosen moments run a "signal handler" that
+    /// enters and leaves region 99 on the same thread, in the middle of
+    /// the probe reading the clock.
+    struct Interrupting<'a> {
+        t: &'a ThreadState,
+        now: Cell<u64>,
+        reads: Cell<u64>,
+        every: u64,
+    }
+    impl Clock for Interrupting<'_> {
+        fn now(&self) -> u64 {
+            let n = self.reads.get() + 1;
+            self.reads.set(n);
+            if n.is_multiple_of(self.every) {
+                let inner = Fake(Cell::new(self.now.get()));
+                unsafe {
+                    self.t.enter(99, &inner);
+                    self.t.exit(99, &inner);
+                }
+            }
+            self.now.get()
+        }
+    }
+
+    #[test]
+    fn probes_interrupting_a_probe_are_dropped_and_counted() {
+        let t = ThreadState::new(1);
+        let c = Interrupting {
+            t: &t,
+            now: Cell::new(0),
+            reads: Cell::new(0),
+            every: 3,
+        };
+        unsafe {
+            for i in 0..30u64 {
+                c.now.set(10 * i);
+                t.enter(1, &c);
+                c.now.set(10 * i + 2);
+                t.enter(2, &c);
+                c.now.set(10 * i + 5);
+                t.exit(2, &c);
+                c.now.set(10 * i + 9);
+                t.exit(1, &c);
+            }
+        }
+        // 120 clock reads, every third interrupted: 40 handler entries,
+        // all inside a probe, so none is recorded and the graph is exact.
+        assert_eq!(t.depth(), 1);
+        assert_eq!(t.dropped.load(Relaxed), 40);
+        let n = nodes(&t, 300);
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert_eq!(n[0].2, tot(30, 0, 270, 180, 9, 9));
+        assert_eq!(n[1].2, tot(30, 0, 90, 90, 3, 3));
+    }
+
+    #[test]
+    fn a_handler_between_probes_nests_under_the_interrupted_region() {
+        let t = ThreadState::new(1);
+        let c = Fake(Cell::new(0));
+        unsafe {
+            t.enter(1, c.at(0));
+            // The handler runs while region 1's code runs, not in a probe.
+            t.enter(99, c.at(4));
+            t.exit(99, c.at(6));
+            t.exit(1, c.at(10));
+        }
+        assert_eq!(t.dropped.load(Relaxed), 0);
+        let n = nodes(&t, 10);
+        assert_eq!((n[1].0, n[1].1), (1, 99));
+        assert_eq!(n[0].2, tot(1, 0, 10, 8, 10, 10));
+        assert_eq!(n[1].2, tot(1, 0, 2, 2, 2, 2));
     }
 
     #[test]

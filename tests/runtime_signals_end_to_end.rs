@@ -1,0 +1,199 @@
+//! End to end for the runtime under signals (issue 12, items 11 and 12):
+//! instrumented C programs from testdata/c/ built against the runtime.
+//!
+//! - `sigalrm/`: a SIGALRM handler every 50 us calls an instrumented
+//!   function while the main loop runs instrumented functions. The DRG must
+//!   stay exact: the main loop's calls equal the program's own counters,
+//!   children never exceed their parents, every handler invocation is
+//!   either recorded (under the region it interrupted) or counted as
+//!   dropped, and the handler's share of the run is sane.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{cc, compile, instrument_bin, instrument_flags, require_tool, run, testdata, TestDir};
+use serde_json::Value;
+
+const FLAGS: &[&str] = &["-O2", "-g", "-Wall", "-Wextra", "-Werror"];
+
+fn have_c_toolchain() -> bool {
+    require_tool(&cc(), "a C compiler (gcc)")
+}
+
+/// Builds testdata/c/NAME/NAME.c as it is and instrumented (functions).
+fn build(name: &str, tmp: &TestDir) -> (PathBuf, PathBuf) {
+    let file = testdata().join("c").join(name).join(format!("{name}.c"));
+    let inst = tmp.join("inst");
+    let r = run(Command::new(instrument_bin())
+        .arg(&file)
+        .arg("--out")
+        .arg(&inst)
+        .args(["--regions", "functions"]));
+    assert!(r.status.success(), "instrumenting failed: {}", r.describe());
+    let flags: Vec<String> = FLAGS.iter().map(|s| s.to_string()).collect();
+    let plain = tmp.join(format!("{name}-plain"));
+    compile(&cc(), &flags, &[file], &[], &plain);
+    let mut iflags = flags;
+    iflags.extend(instrument_flags("--cflags"));
+    let bin = tmp.join(format!("{name}-instrumented"));
+    compile(
+        &cc(),
+        &iflags,
+        &[inst.join(format!("{name}.c"))],
+        &instrument_flags("--libs"),
+        &bin,
+    );
+    (plain, bin)
+}
+
+fn command(bin: &Path, cwd: &Path) -> Command {
+    let mut c = Command::new(bin);
+    c.current_dir(cwd);
+    for var in ["REGIO_DIR", "REGIO_MODE", "REGIO_DISABLE"] {
+        c.env_remove(var);
+    }
+    c
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The only profile in `dir`, parsed.
+fn profile(dir: &Path) -> Value {
+    let names: Vec<String> = files(dir)
+        .into_iter()
+        .filter(|n| n.starts_with("profile-") && n.ends_with(".json"))
+        .collect();
+    assert_eq!(names.len(), 1, "{:?}", files(dir));
+    let text = std::fs::read_to_string(dir.join(&names[0])).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("profile is not JSON: {e}"))
+}
+
+/// Region id -> function name, from the run directory's IDF.
+fn region_names(dir: &Path) -> BTreeMap<u64, String> {
+    let text = std::fs::read_to_string(dir.join("regio.idf.json")).unwrap();
+    let idf: Value = serde_json::from_str(&text).unwrap();
+    idf["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_u64().unwrap(),
+                r["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn num(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no unsigned `{key}` in {v}"))
+}
+
+/// `word N` in the program's output line.
+fn counter(stdout: &str, word: &str) -> u64 {
+    let mut it = stdout.split_whitespace();
+    while let Some(w) = it.next() {
+        if w == word {
+            return it.next().unwrap().parse().unwrap();
+        }
+    }
+    panic!("no `{word}` in {stdout:?}")
+}
+
+#[test]
+fn a_signal_handler_with_regions_leaves_the_drg_exact() {
+    if !have_c_toolchain() {
+        return;
+    }
+    let tmp = TestDir::new("sigalrm");
+    let (_, bin) = build("sigalrm", &tmp);
+    let dir = tmp.join("run");
+    let r = run(command(&bin, tmp.path())
+        .arg("200000")
+        .env("REGIO_DIR", &dir));
+    assert!(r.status.success(), "{}", r.describe());
+    let (work, step, ticks) = (
+        counter(&r.stdout, "work"),
+        counter(&r.stdout, "step"),
+        counter(&r.stdout, "ticks"),
+    );
+    assert_eq!((work, step), (200_000, 800_000));
+    assert!(ticks > 0, "no SIGALRM arrived: {}", r.describe());
+
+    let names = region_names(&dir);
+    let p = profile(&dir);
+    assert_eq!(p["complete"], Value::Bool(true));
+    let duration = num(&p, "duration_ns");
+    let threads = p["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 1);
+    let t = &threads[0];
+    let dropped = num(t, "dropped_calls");
+    let nodes = t["nodes"].as_array().unwrap();
+
+    let mut calls: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut recursive: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut handler_inclusive = 0;
+    for n in nodes {
+        let name = names[&num(n, "region")].as_str();
+        *calls.entry(name).or_default() += num(n, "calls");
+        *recursive.entry(name).or_default() += num(n, "recursive_calls");
+        let (incl, excl) = (num(n, "inclusive_ns"), num(n, "exclusive_ns"));
+        assert!(excl <= incl + 1, "{n}");
+        assert!(
+            incl <= duration + duration / 100,
+            "{n} in a run of {duration} ns"
+        );
+        if let Some(parent) = n["parent"].as_u64() {
+            let par = &nodes[parent as usize];
+            assert!(
+                incl <= num(par, "inclusive_ns") + 1,
+                "child {n}\nexceeds parent {par}"
+            );
+        }
+        if name == "handler" {
+            handler_inclusive += incl;
+        }
+    }
+    let summary =
+        format!("calls {calls:?} recursive {recursive:?} dropped {dropped} ticks {ticks}");
+    // The main loop's figures are exact.
+    assert_eq!(calls["main"], 1, "{summary}");
+    assert_eq!(calls["work"], work, "{summary}");
+    assert_eq!(calls["step"], step, "{summary}");
+    for f in ["main", "work", "step"] {
+        assert_eq!(recursive[f], 0, "{f}: {summary}");
+    }
+    // Every handler invocation enters `handler` and `on_tick`: recorded
+    // together, or both dropped (it interrupted a probe).
+    let recorded = calls.get("handler").copied().unwrap_or(0);
+    assert_eq!(
+        calls.get("on_tick").copied().unwrap_or(0),
+        recorded,
+        "{summary}"
+    );
+    assert_eq!(recorded * 2 + dropped, 2 * ticks, "{summary}");
+    assert_eq!(
+        recursive.get("handler").copied().unwrap_or(0),
+        0,
+        "{summary}"
+    );
+    // The handler took a part of the run, not a multiple of it.
+    assert!(
+        handler_inclusive < duration,
+        "handler {handler_inclusive} ns of {duration} ns: {summary}"
+    );
+}
