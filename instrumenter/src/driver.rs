@@ -644,9 +644,19 @@ struct Staging {
 impl Staging {
     fn new(out_abs: &Path) -> Result<Staging, DriverError> {
         let dir = out_abs.join(format!("{STAGING_PREFIX}{}", std::process::id()));
-        if fs::symlink_metadata(&dir).is_ok() {
-            // Left by an earlier run that was killed and had our pid.
-            let _ = fs::remove_dir_all(&dir);
+        // Staging directories of runs that were killed: their process is
+        // gone (or it is us, reusing the pid).
+        for entry in fs::read_dir(out_abs).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(STAGING_PREFIX)) else {
+                continue;
+            };
+            let gone = pid.parse::<u32>().is_ok_and(|pid| {
+                pid == std::process::id() || !Path::new("/proc").join(pid.to_string()).exists()
+            });
+            if gone && Path::new("/proc/self").exists() {
+                let _ = fs::remove_dir_all(entry.path());
+            }
         }
         fs::create_dir(&dir).map_err(|err| DriverError::Staging {
             path: dir.display().to_string(),
@@ -1097,6 +1107,27 @@ mod tests {
             .expect("IDF");
         let files: Vec<_> = idf.header.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(files, ["a.c"]);
+    }
+
+    /// A run that was killed leaves its staging directory; the next run
+    /// removes it, and no walk ever takes it as input.
+    #[test]
+    fn staging_directories_of_dead_runs_are_removed() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, out) = (t.path().join("src"), t.path().join("out"));
+        fs::create_dir_all(&src).unwrap();
+        fs::write(src.join("a.c"), "int a(void){return 1;}\n").unwrap();
+        let dead = out.join(format!("{STAGING_PREFIX}999999999"));
+        fs::create_dir_all(dead.join("sub")).unwrap();
+        fs::write(dead.join("sub/x.c"), "int x;\n").unwrap();
+        run(&options(&src, &out)).expect("run");
+        assert!(!dead.exists());
+        let names: Vec<_> = fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "a.c and the IDF only: {names:?}");
     }
 
     #[test]
