@@ -107,6 +107,71 @@ fn blank_optional_directive_names_keep_output_and_are_visited_as_expected() {
     }
 }
 
+/// The `Warning:` lines of a compiler's messages, sorted.
+fn warnings_of(stderr: &str) -> Vec<String> {
+    let mut v: Vec<String> = stderr
+        .lines()
+        .filter(|l| l.contains("Warning:"))
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+/// Conditional-compilation lines (`!$ `; fixed form also `c$`, `*$` in
+/// columns 1-2): an `!$omp do` binds to a DO loop written on them, their
+/// calls are measured and their jumps leave regions through exit probes
+/// on such lines. With -fopenmp the visits are as expected at 1, 2 and 3
+/// threads; without, those lines are comments, and the instrumented copy
+/// builds with the original's warnings and prints what it prints.
+#[test]
+fn conditional_compilation_lines_work_with_and_without_openmp() {
+    if !toolchain() {
+        return;
+    }
+    for file in ["conditional.f90", "conditional_fixed.f"] {
+        check_in("fortran/omp", file, 5);
+        let tmp = TestDir::new("omp-fortran-off");
+        let (copy, out) = copy_and_instrument("fortran/omp", file, tmp.path());
+        let flags: Vec<String> = vec!["-Wall".into(), "-O1".into()];
+        let plain = tmp.join("plain");
+        let p = compile("gfortran", &flags, &[copy], &[], &plain);
+        let mut iflags = flags.clone();
+        iflags.extend(instrument_flags("--fflags"));
+        let inst = tmp.join("instrumented");
+        let i = compile(
+            "gfortran",
+            &iflags,
+            &[out.join(file)],
+            &instrument_flags("--libs"),
+            &inst,
+        );
+        let strip = |w: Vec<String>| -> Vec<String> {
+            w.into_iter()
+                .map(|l| l[l.find("Warning:").unwrap_or(0)..].to_string())
+                .collect()
+        };
+        assert_eq!(
+            strip(warnings_of(&i.stderr)),
+            strip(warnings_of(&p.stderr)),
+            "{file} without -fopenmp: other warnings than the original's"
+        );
+        let want = common::omp::exec(&plain, 1, None);
+        let run_dir = tmp.join("run");
+        let got = common::omp::exec(&inst, 1, Some(&run_dir));
+        assert_eq!(want.outcome(), "exit 0", "{file}: {}", want.describe());
+        assert_eq!(got.outcome(), want.outcome(), "{file}: {}", got.describe());
+        assert_eq!(
+            got.stdout, want.stdout,
+            "{file} without -fopenmp: stdout differs"
+        );
+        assert!(
+            run_dir.join("regio.idf.json").is_file(),
+            "{file} without -fopenmp: no run directory"
+        );
+    }
+}
+
 /// OPARI2 region descriptions of `file` (run in `dir`).
 fn opari(opari: &Path, file: &str, dir: &Path) -> Vec<(String, u64)> {
     let out = match file.rsplit_once('.') {

@@ -254,12 +254,48 @@ impl<'a> Emitter<'a> {
 
     /// Probes as whole lines. `label` goes on the first line.
     fn block(&self, probes: &[Probe], indent: &str, mut label: Option<u32>) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out: Vec<String> = Vec::new();
         for p in probes {
+            let first = out.len();
+            self.probe_lines(p, indent, &mut label, &mut out);
+            if p.cond {
+                for l in &mut out[first..] {
+                    *l = self.conditional(l);
+                }
+            }
+        }
+        out
+    }
+
+    /// A probe line made a conditional-compilation line: the sentinel in
+    /// place of its first two blanks (fixed form: columns 1-2).
+    fn conditional(&self, line: &str) -> String {
+        match line.strip_prefix("  ") {
+            Some(rest) if self.fixed || rest.starts_with(' ') => format!("!${rest}"),
+            _ if self.fixed => format!("!${line}"),
+            _ => format!("!$ {}", line.trim_start()),
+        }
+    }
+
+    /// Blanks up to 1-based column `col` on a continuation of line `li`'s
+    /// statement `st` after a split: with the sentinel when `st` is on a
+    /// conditional-compilation line.
+    fn split_pad(&self, st: &Stmt, col: usize) -> String {
+        let pad = " ".repeat(col - 1);
+        if st.conditional {
+            self.conditional(&pad)
+        } else {
+            pad
+        }
+    }
+
+    /// The lines of one probe (`label` goes on the first labelled one).
+    fn probe_lines(&self, p: &Probe, indent: &str, label: &mut Option<u32>, out: &mut Vec<String>) {
+        {
             if let Op::Directive(body) = &p.op {
                 let limit = self.limit();
                 out.extend(omp::lines(body, self.fixed, indent, limit));
-                continue;
+                return;
             }
             let lab = p.label.or(label.take());
             if self.fixed {
@@ -309,7 +345,6 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        out
     }
 
     fn indent_of(&self, li: usize) -> String {
@@ -545,7 +580,7 @@ impl<'a> Emitter<'a> {
             return;
         };
         let at = st.end + q + 1;
-        let pad = " ".repeat(self.col(li, at) - 1);
+        let pad = self.split_pad(st, self.col(li, at));
         let text = format!("\n{}{pad}", self.lines_then_marker(&block, li));
         self.insert(at, text, 0);
     }
@@ -564,19 +599,21 @@ impl<'a> Emitter<'a> {
         let li = self.line_of(at);
         let col = self.col(li, at);
         let then = if self.fixed && col + 3 > FIXED_LIMIT {
-            format!("\n     &{}", self.then_word())
+            let cont = if st.conditional { "!$   &" } else { "     &" };
+            format!("\n{cont}{}", self.then_word())
         } else {
             self.then_word().to_string()
         };
         let indent = self.indent_of(st.first_line);
         let block = self.block(before, &indent, None);
-        let pad = " ".repeat(col - 1);
+        let pad = self.split_pad(st, col);
         let text = format!("{then}\n{}{pad}", self.lines_then_marker(&block, li));
         self.insert(at, text, 0);
         let mut tail: Vec<Probe> = after.to_vec();
         tail.push(Probe {
             label: None,
             op: Op::EndIf,
+            cond: st.conditional,
         });
         self.after_lines(i, &tail, false);
     }
@@ -796,6 +833,14 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let directive = |ps: &[Probe]| ps.iter().any(|p| matches!(p.op, Op::Directive(_)));
+        // Probes join a statement's line only when they are of its kind
+        // (conditional-compilation or plain).
+        let same_line = |st: &Stmt| {
+            p.first
+                .iter()
+                .chain(p.second)
+                .all(|q| q.cond == st.conditional)
+        };
         if directive(p.first) || directive(p.second) {
             return None;
         }
@@ -813,7 +858,7 @@ impl<'a> Emitter<'a> {
             }
             At::Before => {
                 let st = self.stmt(p.item)?;
-                if st.conditional || self.lead(st.first_line).is_some() {
+                if !same_line(st) || self.lead(st.first_line).is_some() {
                     return None;
                 }
                 let label_off = st.label.as_ref().map_or(st.start, |l| l.range.start);
@@ -828,7 +873,9 @@ impl<'a> Emitter<'a> {
             }
             At::After => {
                 let st = self.stmt(p.item)?;
-                if self.edits[p.item].closes_loop && self.trail(st.last_line).is_some() {
+                if !same_line(st)
+                    || self.edits[p.item].closes_loop && self.trail(st.last_line).is_some()
+                {
                     return None;
                 }
                 Some((
@@ -838,6 +885,9 @@ impl<'a> Emitter<'a> {
             }
             At::ActionStart => {
                 let at = action_at?;
+                if !same_line(self.stmt(p.item)?) {
+                    return None;
+                }
                 let mut t = "then; ".to_string();
                 if !p.first.is_empty() {
                     t.push_str(&self.inline(p.first));
@@ -848,6 +898,9 @@ impl<'a> Emitter<'a> {
             At::Directive => None,
             At::ActionEnd => {
                 let st = self.stmt(p.item)?;
+                if !same_line(st) {
+                    return None;
+                }
                 let mut t = String::new();
                 if !p.first.is_empty() {
                     t.push_str("; ");

@@ -45,9 +45,21 @@
 //!   regions (Fortran cannot tell them from array elements without the
 //!   declarations of every scope).
 //! * `!$regio begin/end/disable/enable` lines are replaced by the calls.
+//! * conditional-compilation lines (`!$ `; fixed form `c$`, `*$`, `!$` in
+//!   columns 1-2) are code when compiled with OpenMP: their block
+//!   constructs and labels count (an `!$omp do` binds to a DO loop written
+//!   on them), and the probes of their own call/io/lock regions and of
+//!   their jumps out of regions are written on such lines too, so they
+//!   run exactly when the statement exists. A DO loop on such lines is no
+//!   loop region (plain jumps out of it would need exits that exist only
+//!   with OpenMP).
 //! * PURE and ELEMENTAL procedures, and DO CONCURRENT, FORALL and WHERE
 //!   bodies, cannot call the probes: such procedures are listed in the IDF
 //!   with a `reason` in `aux`, such loops get a warning.
+//!
+//! Every line written fits 132 columns (free form) or 72 (fixed form):
+//! long lists and the IDF path are continued, and deeply indented code
+//! gets less indentation on probe lines where the probe needs the room.
 //!
 //! Line numbers: see `emit`. In short, every original statement keeps its
 //! line: free-form probes share the statement's line where it stays within

@@ -732,3 +732,40 @@ fn declare_target_in_an_interface_body_leaves_the_program_measured() {
         assert!(!body.contains("regio"), "{body}");
     }
 }
+
+/// Conditional-compilation lines are code with OpenMP: an `!$omp do`
+/// binds to a loop written on them, and a jump on them that leaves a
+/// region gets its exit probe on such a line too (so it runs only when
+/// the jump exists); both source forms.
+#[test]
+fn conditional_lines_bind_loops_and_exit_regions() {
+    let free = "subroutine s(n, k)\n  integer :: n, k, i\n!$omp parallel do\n!$ do i = 1, n\n!$   k = k + 1\n!$ end do\n!$omp end parallel do\n  do i = 1, n\n!$  if (i == 2) return\n    k = k + 1\n  end do\nend subroutine s\n";
+    let out =
+        run_with(free, SourceForm::Free, "omp,functions,loops").unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        out.text
+            .contains("!$  if (i == 2) then; call regio_exit(1); return; end if"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("!$ end do\n!$omp end do nowait"),
+        "{}",
+        out.text
+    );
+    // The conditional loop is no loop region; the plain one is.
+    let loops = out.regions.iter().filter(|r| r.kind.to_string() == "loop");
+    assert_eq!(loops.count(), 1, "{:?}", out.regions);
+    let fixed = "      SUBROUTINE S(N, K)\n      INTEGER N, K, I\nC$OMP PARALLEL DO\nC$    DO 10 I = 1, N\nC$       K = K + 1\nC$ 10 CONTINUE\nC$OMP END PARALLEL DO\n      DO 20 I = 1, N\n*$       IF (I .EQ. 2) RETURN\n         K = K + 1\n   20 CONTINUE\n      END\n";
+    let out = run_with(fixed, SourceForm::Fixed, "omp,functions,loops")
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let lines: Vec<&str> = out.text.lines().filter(|l| !l.starts_with("# ")).collect();
+    let k = lines
+        .iter()
+        .position(|l| l.starts_with("*$       IF (I .EQ. 2) THEN"))
+        .unwrap_or_else(|| panic!("{}", out.text));
+    assert_eq!(lines[k + 1], "!$    CALL REGIO_EXIT(1)", "{}", out.text);
+    assert!(lines[k + 2].starts_with("!$") && lines[k + 2].ends_with("RETURN"));
+    assert_eq!(lines[k + 3], "!$    END IF", "{}", out.text);
+    assert!(lines.iter().all(|l| l.len() <= 72), "{}", out.text);
+}

@@ -80,18 +80,32 @@ pub(crate) enum Op {
 pub(crate) struct Probe {
     pub label: Option<u32>,
     pub op: Op,
+    /// Written on a conditional-compilation line (`!$ call ...`): it runs
+    /// only when compiled with OpenMP, like the statement it belongs to.
+    pub cond: bool,
 }
 
 impl Probe {
     fn new(op: Op) -> Self {
-        Probe { label: None, op }
+        Probe {
+            label: None,
+            op,
+            cond: false,
+        }
     }
 
     fn labelled(label: u32, op: Op) -> Self {
         Probe {
             label: Some(label),
             op,
+            cond: false,
         }
+    }
+
+    /// The probe on a conditional-compilation line when `cond`.
+    fn when(mut self, cond: bool) -> Self {
+        self.cond = cond;
+        self
     }
 }
 
@@ -549,7 +563,10 @@ impl<'a> Planner<'a> {
     }
 
     /// Executable-part items of a unit, in order (not internal procedures,
-    /// not interface bodies).
+    /// not interface bodies). Conditional-compilation statements (`!$ `)
+    /// are among them: they are code when compiled with OpenMP, so the
+    /// declarations and the entry probe come before them, directives bind
+    /// to them, and their jumps get exit probes of their own kind.
     fn body(&self, u: usize) -> Vec<usize> {
         let unit = &self.st.units[u];
         let from = if unit.header.is_some() {
@@ -560,24 +577,12 @@ impl<'a> Planner<'a> {
         let to = unit.contains.unwrap_or(unit.end);
         (from..to.min(self.items.len()))
             .filter(|&i| self.st.unit_of[i] == Some(u) && !self.st.in_spec_block[i])
-            .filter(|&i| stmt(&self.items[i]).is_none_or(|s| !s.conditional))
             .collect()
     }
 
-    /// Like [`Self::body`], with conditional-compilation statements: they
-    /// are code when compiled with OpenMP, so the declarations and the
-    /// entry probe must come before them.
-    fn body_all(&self, u: usize) -> Vec<usize> {
-        let unit = &self.st.units[u];
-        let from = if unit.header.is_some() {
-            unit.first + 1
-        } else {
-            unit.first
-        };
-        let to = unit.contains.unwrap_or(unit.end);
-        (from..to.min(self.items.len()))
-            .filter(|&i| self.st.unit_of[i] == Some(u) && !self.st.in_spec_block[i])
-            .collect()
+    /// Whether item `i` is a conditional-compilation statement.
+    fn conditional(&self, i: usize) -> bool {
+        stmt(&self.items[i]).is_some_and(|s| s.conditional)
     }
 
     /// The closing item of a unit's execution part (CONTAINS or END).
@@ -802,7 +807,7 @@ impl<'a> Planner<'a> {
             self.omp_pair(u, sel.omp);
             let device = self.omp_device.contains(&u);
             let body = self.body(u);
-            let anchors = self.anchors(u, &self.body_all(u));
+            let anchors = self.anchors(u, &body);
             let entries = anchors.entries.clone();
             self.anchors_of.insert(u, anchors);
             let unit = &self.st.units[u];
@@ -854,9 +859,13 @@ impl<'a> Planner<'a> {
                 for c in self.unit_cons(u) {
                     let cons = &self.st.cons[c];
                     let Some(info) = cons.do_info() else { continue };
+                    // A DO of a conditional-compilation line: its loop
+                    // exists only with OpenMP, and jumps out of it may be
+                    // plain code; not a region.
                     if self.skipped(cons.start)
                         || self.omp_bound.contains(&c)
                         || self.quiet_at(cons.start).is_some()
+                        || self.conditional(cons.start)
                     {
                         continue;
                     }
@@ -1331,6 +1340,7 @@ impl<'a> Planner<'a> {
             };
             let mut before: Vec<Probe> = Vec::new();
             let mut after: Vec<Probe> = Vec::new();
+            let cond = self.conditional(i);
             if let Some(&r) = self.ids.get(&Key::Stmt(i)) {
                 if matches!(&k, Kind::Call { callee, .. } if callee.upper.eq_ignore_ascii_case("MPI_ABORT"))
                 {
@@ -1407,6 +1417,11 @@ impl<'a> Planner<'a> {
                 let Some(k) = self.leaves(u, i, &JumpTo::Label(r.value)) else {
                     continue;
                 };
+                if cond {
+                    // Labelled trampolines on conditional lines: not made.
+                    self.warn(i, "jump through a label list on a conditional-compilation line (`!$`) that leaves a region: that exit is not recorded".into());
+                    break;
+                }
                 let Some(s) = s.as_ref() else { continue };
                 let t = self.exit_target(k, var);
                 let width = r.canon.len();
@@ -1437,6 +1452,10 @@ impl<'a> Planner<'a> {
             }
             if before.is_empty() && after.is_empty() {
                 continue;
+            }
+            // A conditional statement's probes run when it does.
+            for p in before.iter_mut().chain(after.iter_mut()) {
+                p.cond = cond;
             }
             let e = &mut self.edits[i];
             if in_if {
@@ -1558,7 +1577,8 @@ impl<'a> Planner<'a> {
                 let fresh = self.labels.fresh(u, l.canon.len());
                 let range = s.orig_range(l.canon.clone());
                 self.edits[start].relabel.push((range, fresh));
-                closing.push(Probe::labelled(fresh, Op::Continue));
+                // The DO's new terminal exists when the DO does.
+                closing.push(Probe::labelled(fresh, Op::Continue).when(s.conditional));
                 if let Some(id) = region(c) {
                     closing.push(Probe::new(Op::Exit(Target::Id(id))));
                 }

@@ -193,7 +193,11 @@ impl Builder<'_> {
             let Some(kind) = self.kinds[idx].as_ref() else {
                 continue;
             };
-            if st.conditional {
+            // Conditional-compilation lines (`!$ `) are code with OpenMP:
+            // their block constructs and labels count (an `!$omp do` binds
+            // to a `!$ do` loop); program units, CONTAINS and the
+            // specification part on them are left to the compiler.
+            if st.conditional && (self.stack.is_empty() || !Self::structural(kind)) {
                 continue;
             }
             if let Some(k) = super::syntax::paren_error(&st.canon) {
@@ -222,6 +226,16 @@ impl Builder<'_> {
             }
         }
         self.finish();
+    }
+
+    /// Statements that open, continue or close a block construct (or end
+    /// a labelled DO by their label), also read on conditional lines.
+    fn structural(kind: &Kind) -> bool {
+        match kind {
+            Kind::Do { .. } | Kind::Open { .. } | Kind::Branch { .. } => true,
+            Kind::End { of, .. } => matches!(of, EndOf::Do | EndOf::Construct(_)),
+            k => k.is_executable(),
+        }
     }
 
     /// Statements inside interface blocks and type definitions are not
