@@ -107,6 +107,16 @@ fn blank_optional_directive_names_keep_output_and_are_visited_as_expected() {
     }
 }
 
+/// A `declare target` in an interface body leaves the main program
+/// around it measured (it declares the interface's procedure only): the
+/// run directory is written and the program and its loop are visited.
+#[test]
+fn declare_target_in_an_interface_body_leaves_the_program_measured() {
+    if toolchain() {
+        check_in("fortran/omp", "declare_interface.f90", 1);
+    }
+}
+
 /// The `Warning:` lines of a compiler's messages, sorted.
 fn warnings_of(stderr: &str) -> Vec<String> {
     let mut v: Vec<String> = stderr
