@@ -276,6 +276,77 @@ fn a_file_without_read_permission_fails_alone() {
     assert!(!d.join("out/notes.txt").exists());
 }
 
+/// Every file below `dir` with its bytes, relative paths.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                files.push((rel, fs::read(&p).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A real full disk: a 256 KiB tmpfs as `--out`, mounted in a mount
+/// namespace of its own (needs root; skipped otherwise). The run that does
+/// not fit fails with one message and leaves the earlier output as it was.
+#[test]
+fn a_full_disk_changes_nothing_in_out() {
+    if !is_root() || !have("unshare") {
+        eprintln!("SKIPPED: a private tmpfs needs root and unshare");
+        return;
+    }
+    let t = tmp();
+    let d = t.path();
+    write(&d.join("src/a.c"), G_C);
+    write(&d.join("src/b.c"), G_C);
+    fs::create_dir_all(d.join("out")).unwrap();
+    let script = format!(
+        r#"set -e
+mount -t tmpfs -o size=256k tmpfs out || exit 77
+'{bin}' --out out src 2>first.txt
+cp -a out before
+printf 'int changed(void){{return 3;}}\n' > src/a.c
+head -c 400000 /dev/zero > src/big.dat
+set +e
+'{bin}' --out out src 2>err.txt
+echo $? > rc.txt
+cp -a out after
+"#,
+        bin = bin().display()
+    );
+    let o = Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    if o.status.code() == Some(77) || !o.status.success() {
+        eprintln!("SKIPPED: cannot mount a tmpfs here: {}", stderr(&o));
+        return;
+    }
+    let rc = fs::read_to_string(d.join("rc.txt")).unwrap();
+    let err = fs::read_to_string(d.join("err.txt")).unwrap();
+    assert_ne!(rc.trim(), "0", "{err}");
+    assert_eq!(err.lines().count(), 1, "one message: {err}");
+    assert!(err.contains("big.dat: error: cannot write"), "{err}");
+    assert_eq!(err.matches("No space left on device").count(), 1, "{err}");
+    let (before, after) = (tree(&d.join("before")), tree(&d.join("after")));
+    assert!(before.iter().any(|(p, _)| p == "regio.idf.json"));
+    assert!(
+        before == after,
+        "--out unchanged: {after:?}",
+        after = after.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+}
+
 // ---- item 3: encodings and line endings ----------------------------------
 
 #[test]
