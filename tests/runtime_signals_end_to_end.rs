@@ -7,17 +7,34 @@
 //!   children never exceed their parents, every handler invocation is
 //!   either recorded (under the region it interrupted) or counted as
 //!   dropped, and the handler's share of the run is sane.
+//! - `termwrite/`: SIGTERM or SIGINT arrives while the exit-time profile
+//!   is being written (the writer is held up by REGIO_TEST_WRITE_PAUSE_MS):
+//!   the profile is complete, the program's buffered output is all there,
+//!   and the process dies by the signal.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-use common::{cc, compile, instrument_bin, instrument_flags, require_tool, run, testdata, TestDir};
+use common::{
+    cc, compile, instrument_bin, instrument_flags, require_tool, run, testdata, Run, TestDir,
+};
 use serde_json::Value;
 
 const FLAGS: &[&str] = &["-O2", "-g", "-Wall", "-Wextra", "-Werror"];
+const SIGINT: i32 = 2;
+const SIGTERM: i32 = 15;
+
+/// Sends `sig` to `pid` with kill(1).
+fn kill(pid: u32, sig: i32) {
+    let r = run(Command::new("kill")
+        .args(["-s", if sig == SIGTERM { "TERM" } else { "INT" }])
+        .arg(pid.to_string()));
+    assert!(r.status.success(), "{}", r.describe());
+}
 
 fn have_c_toolchain() -> bool {
     require_tool(&cc(), "a C compiler (gcc)")
@@ -196,4 +213,96 @@ fn a_signal_handler_with_regions_leaves_the_drg_exact() {
         handler_inclusive < duration,
         "handler {handler_inclusive} ns of {duration} ns: {summary}"
     );
+}
+
+/// Runs termwrite with the profile writer held up, sends `signals` once its
+/// temporary profile exists, and returns the run and its run directory.
+fn killed_while_writing(bin: &Path, tmp: &TestDir, label: &str, signals: &[i32]) -> (Run, PathBuf) {
+    let dir = tmp.join(format!("run-{label}"));
+    let start = Instant::now();
+    let child = command(bin, tmp.path())
+        .env("REGIO_DIR", &dir)
+        .env("REGIO_TEST_WRITE_PAUSE_MS", "1500")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    loop {
+        if files(&dir).iter().any(|n| n.contains(".tmp")) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no temporary profile appeared: {:?}",
+            files(&dir)
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for &sig in signals {
+        kill(pid, sig);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let r = Run {
+        command: format!("{}", bin.display()),
+        status: out.status,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        wall: start.elapsed(),
+    };
+    (r, dir)
+}
+
+fn check_killed_while_writing(label: &str, signals: &[i32]) {
+    if !have_c_toolchain() {
+        return;
+    }
+    let tmp = TestDir::new(&format!("termwrite-{label}"));
+    let (plain, bin) = build("termwrite", &tmp);
+    let expected = run(&mut command(&plain, tmp.path()));
+    assert!(expected.status.success(), "{}", expected.describe());
+    let (r, dir) = killed_while_writing(&bin, &tmp, label, signals);
+    // Dies by the (first) signal, after the write.
+    assert_eq!(r.signal(), Some(signals[0]), "{}", r.describe());
+    // The program's buffered output was flushed as exit() would have.
+    assert_eq!(r.stdout, expected.stdout, "{}", r.describe());
+    // The profile is the complete exit-time one, and nothing is left over.
+    let leftovers: Vec<String> = files(&dir)
+        .into_iter()
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let p = profile(&dir);
+    assert_eq!(p["reason"], "exit", "{}", r.describe());
+    assert_eq!(p["complete"], Value::Bool(true));
+    let names = region_names(&dir);
+    let nodes = p["threads"][0]["nodes"].as_array().unwrap();
+    assert!(nodes.len() > 1000, "{} nodes", nodes.len());
+    let visits: u64 = nodes
+        .iter()
+        .filter(|n| {
+            ["f0", "f1", "f2", "f3", "f4", "f5"].contains(&names[&num(n, "region")].as_str())
+        })
+        .map(|n| num(n, "calls"))
+        .sum();
+    assert_eq!(visits, counter(&expected.stdout, "visits"));
+    for n in nodes {
+        assert_eq!(num(n, "open"), 0, "{n}");
+    }
+}
+
+#[test]
+fn sigterm_during_the_exit_write_keeps_profile_and_output() {
+    check_killed_while_writing("term", &[SIGTERM]);
+}
+
+#[test]
+fn sigint_during_the_exit_write_keeps_profile_and_output() {
+    check_killed_while_writing("int", &[SIGINT]);
+}
+
+#[test]
+fn repeated_termination_signals_during_the_exit_write_change_nothing() {
+    check_killed_while_writing("repeated", &[SIGTERM, SIGTERM, SIGINT, SIGTERM]);
 }

@@ -41,6 +41,9 @@ pub struct Config {
     pub start_unix_ns: u64,
     /// `REGIO_MODE` in force (only `profile` exists so far).
     pub mode: &'static str,
+    /// `REGIO_TEST_WRITE_PAUSE_MS` (tests only): the profile writer sleeps
+    /// this long after creating its temporary file.
+    pub test_write_pause_ms: u64,
 }
 
 /// The configuration, once start-up has run (and measurement is not dead).
@@ -152,6 +155,9 @@ fn start() -> u8 {
         size,
         start_unix_ns: crate::clock::realtime_ns(),
         mode,
+        test_write_pause_ms: env("REGIO_TEST_WRITE_PAUSE_MS")
+            .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse().ok())
+            .unwrap_or(0),
     };
     if CONFIG.set(config).is_err() {
         return DEAD;
@@ -172,8 +178,20 @@ fn start() -> u8 {
 }
 
 extern "C" fn at_exit() {
+    // SIGTERM or SIGINT during the write (or the rest of this hook) waits
+    // until the profile is complete; then the program's stdio is flushed,
+    // as the exit() it called would have done after this hook, and the
+    // signal is raised so the process still dies by it.
+    crate::profile::begin_deferring();
     crate::profile::write(crate::profile::Reason::Exit);
     crate::peers::retire();
+    if let Some(sig) = crate::profile::end_deferring() {
+        // SAFETY: not in a signal handler: exit() called us.
+        unsafe {
+            libc::fflush(std::ptr::null_mut());
+            libc::raise(sig);
+        }
+    }
 }
 
 fn read_cmdline() -> Vec<Vec<u8>> {

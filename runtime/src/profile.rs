@@ -14,7 +14,7 @@
 //! handler is never complete.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 
 use crate::clock::{self, Calibration};
 use crate::init::{self, Config};
@@ -115,10 +115,83 @@ static WRITER: AtomicU64 = AtomicU64::new(0);
 /// How long a writer waits for another thread's write to finish.
 const WAIT_NS: u64 = 2_000_000_000;
 
+/// Termination signals (SIGTERM, SIGINT) that arrive while a profile is
+/// written at exit or by a flush wait until the write is done (`signals`
+/// defers them): bits 0-15 count the sections that defer them, bits 16 and
+/// up hold the first signal deferred.
+static DEFER: AtomicU32 = AtomicU32::new(0);
+const DEFER_COUNT: u32 = 0xffff;
+
+/// The exit-time profile has been written: a signal after it (a deferred
+/// one, or one during the rest of `exit()`) leaves it as it is instead of
+/// replacing a complete profile with an incomplete one.
+static EXIT_WRITTEN: AtomicBool = AtomicBool::new(false);
+
+/// Starts a section in which termination signals are deferred.
+pub fn begin_deferring() {
+    DEFER.fetch_add(1, AcqRel);
+}
+
+/// Ends a section begun by `begin_deferring`; the last one out takes the
+/// deferred signal, if any, for its caller to raise.
+pub fn end_deferring() -> Option<i32> {
+    let mut s = DEFER.load(Acquire);
+    loop {
+        let last = s & DEFER_COUNT <= 1;
+        let new = if last { 0 } else { s - 1 };
+        match DEFER.compare_exchange_weak(s, new, AcqRel, Acquire) {
+            Ok(_) => return (last && s >> 16 != 0).then_some((s >> 16) as i32),
+            Err(v) => s = v,
+        }
+    }
+}
+
+/// From the signal handler: whether termination signal `sig` is deferred
+/// (a deferring section is running; the first signal is kept).
+pub fn defer_termination(sig: i32) -> bool {
+    let mut s = DEFER.load(Acquire);
+    loop {
+        if s & DEFER_COUNT == 0 {
+            return false;
+        }
+        if s >> 16 != 0 {
+            return true;
+        }
+        match DEFER.compare_exchange_weak(s, s | (sig as u32) << 16, AcqRel, Acquire) {
+            Ok(_) => return true,
+            Err(v) => s = v,
+        }
+    }
+}
+
+/// Whether the exit-time profile has been written.
+pub fn exit_written() -> bool {
+    EXIT_WRITTEN.load(Acquire)
+}
+
 /// Writes the profile now. Returns false if it could not (runtime off, a
 /// write already in progress on this thread, or an I/O error, which is
 /// reported on stderr).
+///
+/// At exit and on a flush, SIGTERM and SIGINT wait for the write to end: a
+/// large profile takes a while, and dying halfway would leave nothing. A
+/// flush then raises the signal it deferred (the exit hook does so
+/// itself, after flushing stdio).
 pub fn write(reason: Reason) -> bool {
+    if !matches!(reason, Reason::Exit | Reason::Flush) {
+        return write_now(reason);
+    }
+    begin_deferring();
+    let ok = write_now(reason);
+    if let Some(sig) = end_deferring() {
+        // SAFETY: raising a signal in our own thread; our handler (or the
+        // program's) takes it from here.
+        unsafe { libc::raise(sig) };
+    }
+    ok
+}
+
+fn write_now(reason: Reason) -> bool {
     let Some(cfg) = init::config() else {
         return false;
     };
@@ -141,6 +214,9 @@ pub fn write(reason: Reason) -> bool {
     }
     // SAFETY: we hold the writer lock, which owns the scratch buffers.
     let ok = unsafe { write_locked(cfg, reason) };
+    if ok && reason == Reason::Exit {
+        EXIT_WRITTEN.store(true, Release);
+    }
     WRITER.store(0, Release);
     ok
 }
@@ -200,6 +276,7 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
             false
         }
         Ok(fd) => {
+            pause(cfg.test_write_pause_ms);
             let mut out = Out::new(fd, &mut *TEXT.0.get());
             emit(&mut out, cfg, reason, complete, pid, now, mono, cal);
             out.flush();
@@ -222,6 +299,28 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
         }
     };
     copy_idf(dir, pid) && ok
+}
+
+/// `REGIO_TEST_WRITE_PAUSE_MS`: the tests' stand-in for a profile that
+/// takes long to write (a signal can be sent while the temporary file
+/// exists). Sleeps through interruptions.
+fn pause(ms: u64) {
+    if ms == 0 {
+        return;
+    }
+    let end = clock::monotonic_ns().saturating_add(ms.saturating_mul(1_000_000));
+    loop {
+        let left = end.saturating_sub(clock::monotonic_ns());
+        if left == 0 {
+            return;
+        }
+        let ts = libc::timespec {
+            tv_sec: (left / 1_000_000_000) as libc::time_t,
+            tv_nsec: (left % 1_000_000_000) as libc::c_long,
+        };
+        // SAFETY: nanosleep is async-signal-safe.
+        unsafe { libc::nanosleep(&ts, std::ptr::null_mut()) };
+    }
 }
 
 fn until_nul(s: &[u8]) -> &[u8] {

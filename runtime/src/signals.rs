@@ -110,6 +110,13 @@ fn index_of(sig: c_int) -> Option<usize> {
 
 extern "C" fn handler(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
     let errno = crate::sys::errno();
+    if (sig == libc::SIGTERM || sig == libc::SIGINT) && crate::profile::defer_termination(sig) {
+        // A profile is being written at exit or by a flush: the writer
+        // raises the signal again when it is done (profile::write).
+        // SAFETY: restoring errno as the interrupted code left it.
+        unsafe { *libc::__errno_location() = errno };
+        return;
+    }
     let me = crate::sys::gettid();
     loop {
         match HANDLING.compare_exchange(0, me, Acquire, Relaxed) {
@@ -136,7 +143,11 @@ extern "C" fn handler(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
             }
         }
     }
-    crate::profile::write(crate::profile::Reason::Signal(sig));
+    // After the exit-time profile, keep it: it is complete, this one would
+    // not be.
+    if !crate::profile::exit_written() {
+        crate::profile::write(crate::profile::Reason::Signal(sig));
+    }
     // SAFETY: restores what install() saved and hands the signal on.
     unsafe { chain(sig, info, ctx) };
     HANDLING.store(0, Release);

@@ -25,6 +25,13 @@ fn child_entry() {
         }
         "abort" => std::process::abort(),
         "wait" => wait_for_kill(),
+        // A flush held up by REGIO_TEST_WRITE_PAUSE_MS; the parent sends
+        // SIGTERM while it writes.
+        "slow_flush" => {
+            regio::flush();
+            // The deferred SIGTERM is raised when the flush is done.
+            std::process::exit(98)
+        }
         "worker_segv" => {
             std::thread::spawn(|| {
                 regio::enter(50);
@@ -114,6 +121,34 @@ fn segfault_leaves_an_incomplete_profile_and_dies_by_sigsegv() {
 fn abort_leaves_an_incomplete_profile_and_dies_by_sigabrt() {
     let r = run(ENTRY, "abort", &[]);
     assert_killed_profile(&r, libc::SIGABRT);
+}
+
+#[test]
+fn sigterm_during_a_flush_waits_for_it_and_then_kills() {
+    let (child, dir, tmp) = spawn(
+        ENTRY,
+        "slow_flush",
+        &[("REGIO_TEST_WRITE_PAUSE_MS", "1000")],
+    );
+    let t0 = std::time::Instant::now();
+    while !common::list(&dir).iter().any(|n| n.contains(".tmp")) {
+        assert!(t0.elapsed().as_secs() < 60, "the flush never started");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: signalling our own child, not yet reaped.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let r = finish(child, dir, tmp);
+    // The flush finished (its file was renamed), then the signal's own
+    // profile replaced it and the process died by SIGTERM.
+    assert!(
+        !common::list(&r.dir).iter().any(|n| n.contains(".tmp")),
+        "{:?}",
+        common::list(&r.dir)
+    );
+    assert_killed_profile(&r, libc::SIGTERM);
 }
 
 fn killed_by(sig: i32) -> common::Run {
