@@ -19,11 +19,14 @@
 mod calls;
 mod directives;
 mod jumps;
+mod mask;
 mod omp;
 mod parse;
 mod prelude;
 mod probes;
+mod recover;
 mod syntax;
+mod unreadable;
 mod walk;
 
 #[cfg(test)]
@@ -55,23 +58,60 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     if src.contains('\0') {
         return Err(vec![parse::binary_file(file)]);
     }
-    let tree = parse::parse(file, src)?;
-    let root = tree.root_node();
+    let parsed = parse::parse(file, src)?;
+    let root = parsed.tree.root_node();
+    let unreadable = unreadable::Unreadable::new(&parsed.errors, src);
     let lines = syntax::Lines::new(src);
     let mut jumps = jumps::JumpCache::default();
     let dirs = directives::analyse(root, src, file, &lines, &mut jumps)?;
     let mut all_macros = function_like_macros(src);
     all_macros.extend(macros.iter().cloned());
-    let out = walk::walk(root, input, &dirs, &all_macros, &lines, &mut jumps);
-
+    let mut out = walk::walk(
+        root,
+        input,
+        &dirs,
+        &all_macros,
+        &lines,
+        &mut jumps,
+        walk::Scope::Except(&unreadable),
+    );
     let mut warnings: Vec<Diagnostic> = dirs.warnings.to_vec();
-    warnings.extend(out.warnings);
-    warnings.sort_by_key(|d| (d.line, d.col));
 
-    if out.regions.is_empty() && dirs.list.is_empty() {
+    let unreadable = match recover::second_reading(
+        input,
+        &unreadable,
+        &all_macros,
+        &lines,
+        input.first_id + out.regions.len() as u32,
+    ) {
+        Some(second) => {
+            out.regions.extend(second.out.regions);
+            out.edits.extend(second.out.edits);
+            out.warnings.extend(second.out.warnings);
+            unreadable.without(&second.recovered)
+        }
+        None => unreadable,
+    };
+
+    // Directives in units left as written stay as written too.
+    let user_directives = dirs
+        .list
+        .iter()
+        .any(|d| !unreadable.covers(d.range.clone()));
+    warnings.extend(out.warnings);
+    warnings.extend(unreadable.warnings(input, &lines));
+    warnings.sort_by_key(|d| (d.line, d.col));
+    // Units left as written are listed after every other region, so the
+    // ids of what is measured do not depend on them.
+    let walked_regions = !out.regions.is_empty();
+    let first_unlisted = input.first_id + out.regions.len() as u32;
+    out.regions
+        .extend(unreadable.regions(input, &lines, first_unlisted));
+
+    if !walked_regions && !user_directives {
         return Ok(Instrumented {
             text: src.to_string(),
-            regions: Vec::new(),
+            regions: out.regions,
             warnings,
         });
     }

@@ -6,13 +6,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::diag::Diagnostic;
 
-use crate::diag::line_col;
-
-use super::syntax::{preorder, text};
-
-/// At most this many syntax errors are listed for one file; the rest are
-/// usually knock-on effects of the first.
-const MAX_SYNTAX_ERRORS: usize = 10;
+use super::syntax::{function_name, innermost_function, preorder, text};
 
 /// NUL bytes mean a binary file, whatever its name says.
 pub(crate) fn binary_file(display_path: &str) -> Diagnostic {
@@ -98,69 +92,163 @@ fn is_cplusplus_test(line: &str) -> bool {
     )
 }
 
-pub(crate) fn parse(display_path: &str, src: &str) -> Result<Tree, Vec<Diagnostic>> {
+/// A parse tree and the places in it tree-sitter could not read.
+pub(crate) struct Parsed {
+    pub(crate) tree: Tree,
+    /// Innermost ERROR nodes and MISSING tokens, in source order.
+    pub(crate) errors: Vec<SyntaxError>,
+}
+
+/// One place tree-sitter could not read: where it is, what a user is told
+/// about it, and the smallest unit around it that is left as written.
+#[derive(Debug, Clone)]
+pub(crate) struct SyntaxError {
+    pub(crate) start: usize,
+    pub(crate) what: String,
+    /// Byte range of the enclosing function definition, else of the
+    /// top-level declaration or item (looking through `#if` groups).
+    pub(crate) unit: std::ops::Range<usize>,
+    /// The function's name when the unit is a function definition.
+    pub(crate) function: Option<String>,
+    /// The unit is no whole item (a block or statement at file scope, an
+    /// ERROR node there): what lies next to it may belong to it.
+    pub(crate) loose: bool,
+}
+
+/// Parses `src`; fails only when the parser itself is unusable. Syntax the
+/// grammar does not follow is no failure: it comes back in
+/// [`Parsed::errors`] so the front end can leave those parts as written.
+pub(crate) fn parse(display_path: &str, src: &str) -> Result<Parsed, Vec<Diagnostic>> {
+    parse_text(display_path, &mask_cplusplus_guards(src), src)
+}
+
+/// Parses `masked` (the same length as `src`, blanked for the parser)
+/// and reports its errors against `src`.
+pub(crate) fn parse_text(
+    display_path: &str,
+    masked: &str,
+    src: &str,
+) -> Result<Parsed, Vec<Diagnostic>> {
     let mut parser = Parser::new();
     let internal = |what: String| vec![Diagnostic::error(display_path, 1, 1, what)];
     parser
         .set_language(&tree_sitter_c::LANGUAGE.into())
         .map_err(|e| internal(format!("internal error: C grammar unusable: {e}")))?;
-    let masked = mask_cplusplus_guards(src);
     let tree = parser
-        .parse(masked.as_ref(), None)
+        .parse(masked, None)
         .ok_or_else(|| internal("internal error: the C parser gave up".into()))?;
-    let errors = syntax_errors(tree.root_node(), src, display_path);
-    if errors.is_empty() {
-        Ok(tree)
-    } else {
-        Err(errors)
-    }
+    let errors = syntax_errors(tree.root_node(), src);
+    Ok(Parsed { tree, errors })
 }
 
 /// Every innermost ERROR node and every MISSING token, in source order.
-fn syntax_errors(root: Node<'_>, src: &str, display_path: &str) -> Vec<Diagnostic> {
+fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
+    let mut found: Vec<SyntaxError> = Vec::new();
+    stray_blocks(root, &mut found);
     if !root.has_error() {
-        return Vec::new();
+        return found;
     }
-    let mut found: Vec<Node> = Vec::new();
-    preorder(root, |n, _| {
-        if n.is_missing() {
-            found.push(n);
-            return false;
-        }
-        if n.is_error() && !has_error_below(n) {
-            found.push(n);
+    preorder(root, |n, ancestors| {
+        if n.is_missing() || (n.is_error() && !has_error_below(n)) {
+            let unit = enclosing_unit(n, ancestors);
+            found.push(SyntaxError {
+                start: n.start_byte(),
+                what: describe(n, src),
+                unit: unit.byte_range(),
+                function: (unit.kind() == "function_definition").then(|| function_name(unit, src)),
+                loose: unit.is_error() || unit.kind().ends_with("_statement"),
+            });
             return false;
         }
         n.has_error()
     });
-    found.sort_by_key(|n| n.start_byte());
-    found.truncate(MAX_SYNTAX_ERRORS);
+    found.sort_by_key(|e| e.start);
     found
-        .into_iter()
-        .map(|n| {
-            let (line, col) = line_col(src, n.start_byte());
-            let before_directive = src[n.end_byte()..].trim_start().starts_with('#');
-            let what = if n.is_missing() && before_directive {
-                // `L:` or `if (x)` directly followed by a `#pragma` line: a
-                // directive is no statement, tree-sitter wants one first.
-                "a label, `if`, `else` or loop header needs a statement before the next `#` line; add `;` or braces".to_string()
-            } else if n.is_missing() && n.is_named() {
-                format!("expected {}", n.kind().replace('_', " "))
-            } else if n.is_missing() {
-                format!("expected `{}`", n.kind())
-            } else {
-                let t = text(n, src);
-                let first = t.split_whitespace().next().unwrap_or("");
-                let shown: String = first.chars().take(30).collect();
-                if shown.is_empty() {
-                    "unexpected input".to_string()
-                } else {
-                    format!("unexpected `{shown}`")
-                }
-            };
-            Diagnostic::error(display_path, line, col, format!("cannot parse C here ({what})"))
-        })
-        .collect()
+}
+
+/// A block at file scope is the body of a function whose head the parser
+/// misread (implicit `int`, a macro in it): head and body are one unit.
+fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
+    let mut c = container.walk();
+    let mut prev: Option<Node> = None;
+    for n in container.named_children(&mut c) {
+        match n.kind() {
+            "compound_statement" => found.push(SyntaxError {
+                start: n.start_byte(),
+                what: "the C parser cannot read the head of this function".to_string(),
+                unit: prev.map_or(n.start_byte(), |p| p.start_byte())..n.end_byte(),
+                function: None,
+                loose: true,
+            }),
+            // A statement at file scope: the parser lost track of where a
+            // function begins.
+            k if k.ends_with("_statement") => found.push(SyntaxError {
+                start: n.start_byte(),
+                what: "the C parser read a statement outside any function here".to_string(),
+                unit: n.byte_range(),
+                function: None,
+                loose: true,
+            }),
+            k if is_group(k) => stray_blocks(n, found),
+            _ => {}
+        }
+        if n.kind() != "comment" {
+            prev = Some(n);
+        }
+    }
+}
+
+/// The file and the preprocessor groups that may hold whole top-level
+/// items.
+pub(crate) fn is_container(kind: &str) -> bool {
+    kind == "translation_unit" || is_group(kind)
+}
+
+/// Preprocessor groups that may hold whole top-level items.
+fn is_group(kind: &str) -> bool {
+    matches!(
+        kind,
+        "preproc_if" | "preproc_ifdef" | "preproc_elif" | "preproc_elifdef" | "preproc_else"
+    )
+}
+
+/// The innermost function definition around `n`; outside functions the
+/// outermost item that is not the file or an `#if` group, else `n`.
+fn enclosing_unit<'t>(n: Node<'t>, ancestors: &[Node<'t>]) -> Node<'t> {
+    if let Some(f) = innermost_function(ancestors) {
+        return f;
+    }
+    ancestors
+        .iter()
+        .skip(1)
+        .find(|a| !is_group(a.kind()))
+        .copied()
+        .unwrap_or(n)
+}
+
+/// What a user is told about one unreadable place.
+fn describe(n: Node<'_>, src: &str) -> String {
+    let before_directive = src
+        .get(n.end_byte()..)
+        .is_some_and(|rest| rest.trim_start().starts_with('#'));
+    if n.is_missing() && before_directive {
+        // `L:` or `if (x)` directly followed by a `#` line: a directive is
+        // no statement, tree-sitter wants one first.
+        "a preprocessor line stands where a statement is expected".to_string()
+    } else if n.is_missing() && n.is_named() {
+        format!("the C parser expected {} here", n.kind().replace('_', " "))
+    } else if n.is_missing() {
+        format!("the C parser expected `{}` here", n.kind())
+    } else {
+        let t = text(n, src);
+        let first = t.split_whitespace().next().unwrap_or("");
+        let shown: String = first.chars().take(30).collect();
+        if shown.is_empty() {
+            "the C parser cannot read this".to_string()
+        } else {
+            format!("the C parser cannot read `{shown}`")
+        }
+    }
 }
 
 fn has_error_below(node: Node<'_>) -> bool {

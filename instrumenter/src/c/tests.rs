@@ -143,31 +143,72 @@ fn jumps_into_a_user_region_from_outside() {
     );
 }
 
+/// What `instrument` says about a file: warnings and errors as lines.
+fn said(text: &str) -> (Instrumented, Vec<String>) {
+    let out = run(text, "functions,loops,user").unwrap_or_else(|e| panic!("refused: {e:?}"));
+    let w = out.warnings.iter().map(|w| w.to_string()).collect();
+    (out, w)
+}
+
 #[test]
-fn syntax_errors_are_located_and_all_reported() {
-    let e = errors("int f(void) {\n  return 1 +;\n}\nint g(void) { int x = 3 return x; }\n");
-    // Tokens tree-sitter cannot place at all are reported where they are.
-    let e2 = errors("int f(void) {\n  x = 1 ) 2;\n}\n");
+fn unreadable_functions_are_left_as_written_and_named() {
+    let src = "int f(void) {\n  return 1 +;\n}\nint g(void) { int x = 3 return x; }\nint h(void) { return 3; }\n";
+    let (out, w) = said(src);
     assert_eq!(
-        e2,
-        vec!["src/t.c:2:9: error: cannot parse C here (unexpected `)`)"]
-    );
-    assert_eq!(
-        e,
+        w,
         vec![
-            "src/t.c:2:13: error: cannot parse C here (expected identifier)",
-            "src/t.c:4:24: error: cannot parse C here (expected `;`)",
+            "src/t.c:2:13: warning: not measured: function `f` left as written (the C parser expected identifier here)",
+            "src/t.c:4:24: warning: not measured: function `g` left as written (the C parser expected `;` here)",
         ]
+    );
+    // h is measured; f and g are listed, unmeasured, after it.
+    let listed: Vec<(&str, Option<&str>)> = out
+        .regions
+        .iter()
+        .map(|r| {
+            (
+                r.name.as_str(),
+                r.aux.get("not_measured").and_then(|v| v.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("h", None),
+            ("f", Some("the C parser expected identifier here")),
+            ("g", Some("the C parser expected `;` here")),
+        ]
+    );
+    let text = body(&out);
+    assert!(
+        text.starts_with("int f(void) {\n  return 1 +;\n}\nint g(void) { int x = 3 return x; }\n")
+    );
+    assert!(text.contains("int h(void) {const unsigned int regio__g1"));
+}
+
+#[test]
+fn a_file_with_nothing_readable_is_copied_unchanged() {
+    let src = "int f(void) {\n  x = 1 ) 2;\n}\n";
+    let (out, w) = said(src);
+    assert_eq!(out.text, src);
+    assert_eq!(
+        w,
+        vec!["src/t.c:2:9: warning: not measured: function `f` left as written (the C parser cannot read `)`)"]
     );
 }
 
 #[test]
 fn a_directive_right_after_a_label_is_explained() {
-    let e = errors("int f(int n) {\n  if (n) goto L;\nL:\n#pragma regio begin a\n  n--;\n#pragma regio end a\n  return n;\n}\n");
+    // A label needs a statement; a directive is none, and a `;` cannot be
+    // added for the parser without moving the directive off its line.
+    let src = "int f(int n) {\n  if (n) goto L;\nL:\n#pragma regio begin a\n  n--;\n#pragma regio end a\n  return n;\n}\n";
+    let (out, w) = said(src);
     assert_eq!(
-        e,
-        vec!["src/t.c:3:3: error: cannot parse C here (a label, `if`, `else` or loop header needs a statement before the next `#` line; add `;` or braces)"]
+        w,
+        vec!["src/t.c:3:3: warning: not measured: function `f` left as written (a preprocessor line stands where a statement is expected)"]
     );
+    assert_eq!(out.text, src);
 }
 
 #[test]

@@ -21,6 +21,7 @@ use super::probes;
 use super::syntax::{
     function_name, is_loop, loop_keyword, loop_variable, returns_void, text, Lines,
 };
+use super::unreadable::Unreadable;
 
 /// Node kinds inside which no call is a region: nothing there is
 /// evaluated at run time, or it must stay a constant expression, or it is
@@ -142,6 +143,34 @@ struct Walker<'a, 't> {
     replay: Option<VecDeque<u32>>,
     /// Function definitions compiled for the device (`declare target`).
     device_functions: HashSet<usize>,
+    /// Which parts of the tree this walk may enter.
+    scope: Scope<'a>,
+}
+
+/// The parts of a tree one walk instruments.
+#[derive(Clone, Copy)]
+pub(crate) enum Scope<'a> {
+    /// Everything but the units the parser could not read.
+    Except(&'a Unreadable),
+    /// Only these byte ranges (units recovered by a second reading).
+    Only(&'a [std::ops::Range<usize>]),
+}
+
+impl Scope<'_> {
+    fn skips(&self, node: Node<'_>) -> bool {
+        let span = node.byte_range();
+        match self {
+            Scope::Except(unreadable) => unreadable.covers(span),
+            // Inside a range, or the file or an `#if` group on the way to
+            // one; never a node that reaches out of the ranges.
+            Scope::Only(ranges) => !ranges.iter().any(|r| {
+                (r.start <= span.start && span.end <= r.end)
+                    || (super::parse::is_container(node.kind())
+                        && span.start < r.end
+                        && r.start < span.end)
+            }),
+        }
+    }
 }
 
 pub(crate) fn walk(
@@ -151,6 +180,7 @@ pub(crate) fn walk(
     macros: &HashSet<String>,
     lines: &Lines,
     jumps: &mut JumpCache,
+    scope: Scope<'_>,
 ) -> Output {
     let mut w = Walker {
         src: input.text,
@@ -177,6 +207,7 @@ pub(crate) fn walk(
         alt_ids: HashMap::new(),
         replay: None,
         device_functions: omp::device_functions(root, input.text),
+        scope,
     };
     w.kept_user_starts = dirs
         .regions
@@ -187,6 +218,7 @@ pub(crate) fn walk(
     w.kept_user_starts.sort_unstable();
     while let Some(frame) = w.stack.pop() {
         match frame {
+            Frame::Enter(n, _) | Frame::EnterOpaque(n, _) if w.scope.skips(n) => {}
             Frame::Enter(n, depth) => {
                 w.path.push(n);
                 w.stack.push(Frame::Leave);

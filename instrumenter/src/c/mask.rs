@@ -1,0 +1,607 @@
+//! Same-length rewrites of C text for the parser's second reading (see
+//! `recover.rs`): shapes gcc accepts and tree-sitter-c does not follow are
+//! turned into shapes it does, byte for byte in place, so every offset of
+//! the new tree is an offset of the original text, which is what gets
+//! edited. Nothing here is ever written out.
+//!
+//! Each rewrite keeps the structure the compiler sees: it removes words
+//! that do not change which statements and blocks there are (attributes,
+//! `__extension__`, `_Complex`), spells a construct the way the grammar
+//! knows (digraphs, `goto *p` as an expression, a case range as one case,
+//! `static f(x)` with its implicit `int`), hides file-scope macro
+//! invocations that expand to whole definitions, or ends a statement-like
+//! macro use with the `;` its expansion brings.
+
+use std::ops::Range;
+
+/// One token of C text as far as these rewrites need to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    Ident,
+    Number,
+    /// String or character literal.
+    Literal,
+    Punct,
+    Comment,
+    /// A preprocessor line, with its continuations.
+    Directive,
+    /// Blanks; `newline` tells whether they hold a line end.
+    Space {
+        newline: bool,
+    },
+}
+
+struct Lexed {
+    toks: Vec<(Tok, Range<usize>)>,
+}
+
+fn lex(src: &[u8], range: Range<usize>) -> Lexed {
+    let mut toks = Vec::new();
+    let mut i = range.start;
+    let end = range.end.min(src.len());
+    let mut line_start = true;
+    while i < end {
+        let c = src[i];
+        let start = i;
+        let tok = if c == b'#' && line_start {
+            // To the end of the logical line.
+            while i < end && src[i] != b'\n' {
+                if src[i] == b'\\' && i + 1 < end && src[i + 1] == b'\n' {
+                    i += 1;
+                } else if src[i] == b'\\' && src.get(i + 1..i + 3) == Some(b"\r\n") {
+                    i += 2;
+                }
+                i += 1;
+            }
+            Tok::Directive
+        } else if c.is_ascii_whitespace() {
+            let mut newline = false;
+            while i < end && src[i].is_ascii_whitespace() {
+                newline |= src[i] == b'\n';
+                i += 1;
+            }
+            Tok::Space { newline }
+        } else if c == b'/' && src.get(i + 1) == Some(&b'/') {
+            while i < end && src[i] != b'\n' {
+                i += 1;
+            }
+            Tok::Comment
+        } else if c == b'/' && src.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < end && !(src[i] == b'*' && src.get(i + 1) == Some(&b'/')) {
+                i += 1;
+            }
+            i = (i + 2).min(end);
+            Tok::Comment
+        } else if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < end && src[i] != c && src[i] != b'\n' {
+                if src[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i = (i + 1).min(end);
+            Tok::Literal
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            while i < end && (src[i].is_ascii_alphanumeric() || src[i] == b'_') {
+                i += 1;
+            }
+            Tok::Ident
+        } else if c.is_ascii_digit() {
+            while i < end && (src[i].is_ascii_alphanumeric() || src[i] == b'.' || src[i] == b'_') {
+                i += 1;
+            }
+            Tok::Number
+        } else {
+            i += 1;
+            Tok::Punct
+        };
+        let i_end = i.min(end);
+        line_start = match tok {
+            Tok::Space { newline } => newline || line_start,
+            Tok::Comment => line_start,
+            _ => false,
+        };
+        toks.push((tok, start..i_end));
+        i = i_end;
+    }
+    Lexed { toks }
+}
+
+impl Lexed {
+    /// Index of the next token after `i` that is code (no blank, comment or
+    /// directive).
+    fn next_code(&self, i: usize) -> Option<usize> {
+        (i + 1..self.toks.len()).find(|&j| is_code(self.toks[j].0))
+    }
+
+    fn prev_code(&self, i: usize) -> Option<usize> {
+        (0..i).rev().find(|&j| is_code(self.toks[j].0))
+    }
+
+    /// Index of the `)` closing the `(` at `open`.
+    fn closing(&self, src: &[u8], open: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for j in open..self.toks.len() {
+            let (t, r) = &self.toks[j];
+            if *t != Tok::Punct {
+                continue;
+            }
+            match src[r.start] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whether a line end (or a directive) lies between tokens `a` and `b`.
+    fn line_end_between(&self, a: usize, b: usize) -> bool {
+        self.toks[a + 1..b]
+            .iter()
+            .any(|(t, _)| matches!(t, Tok::Space { newline: true } | Tok::Directive))
+    }
+}
+
+fn is_code(t: Tok) -> bool {
+    !matches!(t, Tok::Space { .. } | Tok::Comment | Tok::Directive)
+}
+
+const KEYWORDS: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "_Bool",
+    "_Complex",
+    "_Atomic",
+    "_Thread_local",
+    "_Noreturn",
+    "_Alignas",
+    "__inline",
+    "__inline__",
+    "__thread",
+    "bool",
+];
+
+/// Words that begin a declaration's specifiers (a macro before one of them
+/// is a storage-class or attribute word).
+const DECL_START: &[&str] = &[
+    "char",
+    "double",
+    "enum",
+    "extern",
+    "float",
+    "int",
+    "long",
+    "short",
+    "signed",
+    "static",
+    "struct",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "inline",
+    "_Bool",
+    "_Noreturn",
+    "__inline",
+    "__inline__",
+];
+
+fn is_macro_name(word: &str) -> bool {
+    word.bytes().any(|b| b.is_ascii_uppercase()) && !word.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// Applies every rewrite to `bytes[range]` (already blanked of
+/// conditional lines by the caller); `bytes` keeps its length. Returns
+/// the places of file-scope macro invocations it hid (what they define
+/// is not measured).
+pub(crate) fn rewrite(bytes: &mut [u8], range: Range<usize>) -> Vec<Range<usize>> {
+    let mut hidden = Vec::new();
+    let lexed = lex(bytes, range);
+    let src = bytes.to_vec();
+    let word = |r: &Range<usize>| std::str::from_utf8(&src[r.clone()]).unwrap_or("");
+    let blank = |bytes: &mut [u8], r: Range<usize>| {
+        for b in &mut bytes[r] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    };
+    let toks = &lexed.toks;
+    // Brace depth at each token, for file-scope rewrites.
+    let mut depth = 0i64;
+    let mut i = 0;
+    while i < toks.len() {
+        let (t, r) = (toks[i].0, toks[i].1.clone());
+        let at_file_scope = depth <= 0;
+        match t {
+            Tok::Punct => match src[r.start] {
+                b'{' => depth += 1,
+                b'}' => depth -= 1,
+                b'<' if src.get(r.start + 1) == Some(&b':') => {
+                    bytes[r.start] = b' ';
+                    bytes[r.start + 1] = b'[';
+                    i += 2;
+                    continue;
+                }
+                b'<' if src.get(r.start + 1) == Some(&b'%') => {
+                    bytes[r.start] = b' ';
+                    bytes[r.start + 1] = b'{';
+                    depth += 1;
+                    i += 2;
+                    continue;
+                }
+                b':' if src.get(r.start + 1) == Some(&b'>') => {
+                    bytes[r.start] = b' ';
+                    bytes[r.start + 1] = b']';
+                    i += 2;
+                    continue;
+                }
+                b'%' if src.get(r.start + 1) == Some(&b'>') => {
+                    bytes[r.start] = b' ';
+                    bytes[r.start + 1] = b'}';
+                    depth -= 1;
+                    i += 2;
+                    continue;
+                }
+                // `&&label` where an operand starts: the address of a label.
+                b'&' if src.get(r.start + 1) == Some(&b'&')
+                    && toks.get(i + 2).is_some_and(|(t, _)| *t == Tok::Ident)
+                    && lexed.prev_code(i).is_none_or(|p| {
+                        matches!(
+                            src[toks[p].1.start],
+                            b'{' | b',' | b'=' | b'(' | b'?' | b':'
+                        )
+                    }) =>
+                {
+                    bytes[r.start] = b' ';
+                }
+                // `unsigned : 0;`: an unnamed bit-field, padding only.
+                b':' if !at_file_scope
+                    && lexed.prev_code(i).is_some_and(|p| {
+                        toks[p].0 == Tok::Ident
+                            && matches!(
+                                word(&toks[p].1),
+                                "int" | "unsigned" | "signed" | "long" | "short" | "char" | "_Bool"
+                            )
+                    }) =>
+                {
+                    let start = (0..i)
+                        .rev()
+                        .find(|&j| {
+                            toks[j].0 == Tok::Punct && matches!(src[toks[j].1.start], b';' | b'{')
+                        })
+                        .map_or(r.start, |j| toks[j].1.end);
+                    let end = (i..toks.len())
+                        .find(|&j| toks[j].0 == Tok::Punct && src[toks[j].1.start] == b';');
+                    if let Some(e) = end {
+                        blank(bytes, start..toks[e].1.end);
+                        i = e + 1;
+                        continue;
+                    }
+                }
+                // `case A ... B:`: one case for the grammar.
+                b'.' if src.get(r.start..r.start + 3) == Some(b"...") => {
+                    let in_case = (0..i)
+                        .rev()
+                        .map(|j| &toks[j])
+                        .take_while(|(t, r)| {
+                            !(*t == Tok::Punct && matches!(src[r.start], b';' | b'{' | b'}' | b':'))
+                        })
+                        .any(|(t, r)| *t == Tok::Ident && word(r) == "case");
+                    if in_case {
+                        let colon = (i..toks.len())
+                            .find(|&j| toks[j].0 == Tok::Punct && src[toks[j].1.start] == b':');
+                        if let Some(c) = colon {
+                            blank(bytes, r.start..toks[c].1.start);
+                            i = c;
+                            continue;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Tok::Ident => {
+                let w = word(&r);
+                match w {
+                    "__attribute__" | "__attribute" | "__declspec" => {
+                        let open = lexed.next_code(i);
+                        if let Some(close) = open
+                            .filter(|&o| src[toks[o].1.start] == b'(')
+                            .and_then(|o| lexed.closing(&src, o))
+                        {
+                            blank(bytes, r.start..toks[close].1.end);
+                            i = close + 1;
+                            continue;
+                        }
+                    }
+                    // `_Pragma("GCC ...")` is a directive, not a statement;
+                    // OpenMP's stay for the walker to see.
+                    "_Pragma" => {
+                        let open = lexed.next_code(i);
+                        let arg = open.and_then(|o| lexed.next_code(o));
+                        if let (Some(o), Some(a)) = (open, arg) {
+                            let text = word(&toks[a].1).trim_start_matches('"').trim_start();
+                            let own = text.starts_with("omp") || text.starts_with("regio");
+                            if let (false, Some(close)) = (own, lexed.closing(&src, o)) {
+                                blank(bytes, r.start..toks[close].1.end);
+                                i = close + 1;
+                                continue;
+                            }
+                        }
+                    }
+                    "__extension__" | "_Complex" | "__complex__" | "_Imaginary"
+                    | "_Thread_local" => {
+                        blank(bytes, r.clone());
+                    }
+                    "complex" | "imaginary"
+                        if lexed
+                            .prev_code(i)
+                            .is_some_and(|p| matches!(word(&toks[p].1), "double" | "float")) =>
+                    {
+                        blank(bytes, r.clone());
+                    }
+                    "_Atomic" => {
+                        let open = lexed.next_code(i);
+                        if let Some(o) = open.filter(|&o| src[toks[o].1.start] == b'(') {
+                            if let Some(close) = lexed.closing(&src, o) {
+                                blank(bytes, r.start..toks[o].1.end);
+                                blank(bytes, toks[close].1.clone());
+                            }
+                        }
+                    }
+                    "goto"
+                        if lexed
+                            .next_code(i)
+                            .is_some_and(|n| src[toks[n].1.start] == b'*') =>
+                    {
+                        blank(bytes, r.clone());
+                    }
+                    "static" | "extern" if at_file_scope => {
+                        // `static f(x)`: implicit int.
+                        let name = lexed.next_code(i);
+                        let paren = name.and_then(|n| lexed.next_code(n));
+                        if let (Some(n), Some(p)) = (name, paren) {
+                            if toks[n].0 == Tok::Ident
+                                && !KEYWORDS.contains(&word(&toks[n].1))
+                                && src[toks[p].1.start] == b'('
+                            {
+                                bytes[r.clone()].copy_from_slice(
+                                    format!("{:<width$}", "int", width = r.len()).as_bytes(),
+                                );
+                            }
+                        }
+                    }
+                    _ if at_file_scope && !KEYWORDS.contains(&w) => {
+                        if let Some(skip_to) = file_scope_macro(&lexed, &src, i, w) {
+                            hidden.push(r.start..toks[skip_to].1.end);
+                            blank(bytes, r.start..toks[skip_to].1.end);
+                            i = skip_to + 1;
+                            continue;
+                        }
+                        let next = lexed.next_code(i);
+                        if lexed.prev_code(i).is_none_or(|p| {
+                            matches!(src[toks[p].1.start], b';' | b'}' | b')')
+                                || toks[p].0 == Tok::Literal
+                        }) && next.is_some_and(|n| DECL_START.contains(&word(&toks[n].1)))
+                        {
+                            // `EXPORT_ long f(...)`: a macro as a storage
+                            // class or attribute word.
+                            blank(bytes, r.clone());
+                        }
+                    }
+                    _ if !at_file_scope && is_macro_name(w) => {
+                        statement_macro(bytes, &lexed, &src, i);
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    join_spliced_words(bytes, &lexed, &src);
+    hidden
+}
+
+/// `NAME(...)` alone on its line(s) at file scope, with a macro's name and
+/// nothing after it on the line: a macro that expands to definitions.
+/// Returns the index of its `)`.
+fn file_scope_macro(lexed: &Lexed, src: &[u8], i: usize, w: &str) -> Option<usize> {
+    if !is_macro_name(w) {
+        return None;
+    }
+    let toks = &lexed.toks;
+    let open = lexed.next_code(i)?;
+    if src[toks[open].1.start] != b'(' {
+        return None;
+    }
+    let close = lexed.closing(src, open)?;
+    let starts_line = lexed
+        .prev_code(i)
+        .is_none_or(|p| lexed.line_end_between(p, i));
+    let ends_line = lexed.next_code(close).is_none_or(|n| {
+        lexed.line_end_between(close, n) && !matches!(src[toks[n].1.start], b'{' | b';' | b',')
+    });
+    (starts_line && ends_line).then_some(close)
+}
+
+/// `NAME(...)` alone on its line inside a function, ending with no `;`
+/// (its expansion brings one): a `;` goes into the blank after it, unless a
+/// block follows (a loop-like macro) or the line does end with `;`.
+fn statement_macro(bytes: &mut [u8], lexed: &Lexed, src: &[u8], i: usize) {
+    let toks = &lexed.toks;
+    let Some(open) = lexed.next_code(i) else {
+        return;
+    };
+    if src[toks[open].1.start] != b'(' {
+        return;
+    }
+    let Some(close) = lexed.closing(src, open) else {
+        return;
+    };
+    let starts_line = lexed.prev_code(i).is_none_or(|p| {
+        lexed.line_end_between(p, i) && matches!(src[toks[p].1.start], b';' | b'{' | b'}' | b')')
+            || toks[p].0 == Tok::Ident && lexed.line_end_between(p, i)
+    });
+    let Some(next) = lexed.next_code(close) else {
+        return;
+    };
+    let next_byte = src[toks[next].1.start];
+    if !starts_line
+        || !lexed.line_end_between(close, next)
+        || matches!(
+            next_byte,
+            b'{' | b';'
+                | b','
+                | b')'
+                | b'='
+                | b'.'
+                | b'['
+                | b'-'
+                | b'+'
+                | b'*'
+                | b'/'
+                | b'&'
+                | b'|'
+                | b'?'
+                | b':'
+                | b'<'
+                | b'>'
+        )
+    {
+        return;
+    }
+    // The first byte after `)`: a blank, or the line end itself when no
+    // directive starts on the next line.
+    let at = toks[close].1.end;
+    match src.get(at) {
+        Some(b' ' | b'\t' | b'\r') => bytes[at] = b';',
+        Some(b'\n') if !matches!(toks.get(close + 1), Some((Tok::Space { .. }, _)) if toks.get(close + 2).is_some_and(|(t, _)| *t == Tok::Directive)) => {
+            bytes[at] = b';'
+        }
+        _ => {}
+    }
+}
+
+/// `long_na\<newline>me`: the parts of a word split by a line splice are
+/// joined for the parser, the splice moved after the word as blanks.
+fn join_spliced_words(bytes: &mut [u8], lexed: &Lexed, src: &[u8]) {
+    for (t, r) in &lexed.toks {
+        if *t != Tok::Ident {
+            continue;
+        }
+        let end = r.end;
+        let splice = if src.get(end..end + 2) == Some(b"\\\n") {
+            2
+        } else if src.get(end..end + 3) == Some(b"\\\r\n") {
+            3
+        } else {
+            continue;
+        };
+        let tail_start = end + splice;
+        let tail_len = src[tail_start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        if tail_len == 0 {
+            continue;
+        }
+        let tail = src[tail_start..tail_start + tail_len].to_vec();
+        bytes[end..end + tail_len].copy_from_slice(&tail);
+        for b in &mut bytes[end + tail_len..tail_start + tail_len] {
+            *b = b' ';
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(src: &str) -> String {
+        let mut b = src.as_bytes().to_vec();
+        rewrite(&mut b, 0..src.len());
+        assert_eq!(b.len(), src.len());
+        String::from_utf8(b).unwrap()
+    }
+
+    #[test]
+    fn words_that_change_no_structure_go() {
+        let s = rewritten("int f(void) { int x __attribute__((unused)) = 1; __extension__ long y; double complex z; _Atomic(long) a; }");
+        assert!(!s.contains("attribute") && !s.contains("__extension__"));
+        assert!(!s.contains("complex") && !s.contains("_Atomic"));
+        assert!(s.contains("double") && s.contains("long  a;"));
+    }
+
+    #[test]
+    fn grammar_spellings() {
+        let s = rewritten("int f(int c) { static void *l[] = {&&a}; goto *l[c]; a: switch (c) { case 1 ... 3: break; } int v<:2:> = <%1, 2%>; return v<:0:>; }");
+        assert!(s.contains("{ &a}"));
+        assert!(s.contains("      *l[c];"));
+        assert!(s.contains("case 1      :"), "{s}");
+        assert!(s.contains("v [2 ]"));
+        assert!(s.contains(" {1, 2 }"));
+    }
+
+    #[test]
+    fn file_scope_macros_and_implicit_int() {
+        let s = rewritten("MAKE(int, x)\nEXPORT_ long g(long x) { return x; }\nstatic twice(x)\nint x;\n{ return x; }\n");
+        assert!(s.starts_with("            \n"));
+        assert!(s.contains("        long g"));
+        assert!(s.contains("int    twice(x)"));
+    }
+
+    #[test]
+    fn statement_macros_get_their_semicolon() {
+        let s = rewritten("void f(int a) {\n    if (a)\n        PUT(\"x\")\n    SET(t, a)\n    LOOP(i)\n    {\n    }\n}\n");
+        assert!(s.contains("PUT(\"x\");"));
+        assert!(s.contains("SET(t, a);"));
+        assert!(s.contains("LOOP(i)\n"));
+    }
+
+    #[test]
+    fn spliced_words_are_joined() {
+        let s = rewritten("int long_na\\\nme = 4;");
+        assert!(s.starts_with("int long_name   = 4;"));
+    }
+}

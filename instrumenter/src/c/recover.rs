@@ -1,0 +1,590 @@
+//! A second reading of the units the parser could not read as written.
+//!
+//! Most of what tree-sitter-c misreads in real code is preprocessor lines
+//! where the grammar allows none: `#if` alternatives between a loop head
+//! and its body or inside an expression, `#pragma GCC ...`, `#define` or
+//! the null directive `#` between `if (...)` and its statement. The
+//! compiler sees one configuration at a time; so does this pass. Inside
+//! each unreadable unit it blanks, for the parser only, every conditional
+//! line and every branch but one (the first, or the `#else` of `#if 0`),
+//! and the other directives where no directive may stand for the grammar
+//! (`#define`, `#undef`, `#`, `#include`, `#line`, ...; a `#pragma` only
+//! where it splits a statement, as a `#pragma GCC ivdep` before a loop must
+//! stay where the walker can see it).
+//! Blanking keeps every byte offset, so the new tree still describes the
+//! original text, which is what gets edited.
+//!
+//! A probe placed by that reading is right in the configuration it read,
+//! but a probe inside a conditional branch would be missing from the other
+//! configurations (a loop's closing brace after a body that exists only
+//! under `#ifdef`). So a unit is taken from this reading only if none of
+//! its edits lies inside a conditional group of the unit; otherwise it
+//! stays as written.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use crate::diag::Diagnostic;
+use crate::edit::Edit;
+use crate::frontend::SourceInput;
+use crate::selection::Selection;
+
+use super::directives;
+use super::jumps::JumpCache;
+use super::parse;
+use super::probes;
+use super::syntax::Lines;
+use super::unreadable::Unreadable;
+use super::walk::{self, Scope};
+
+/// What the second reading measured.
+pub(crate) struct SecondReading {
+    pub(crate) out: walk::Output,
+    /// The units it took; the others stay as written.
+    pub(crate) recovered: Vec<Range<usize>>,
+}
+
+/// Reads the `unreadable` units of `input` again in one configuration
+/// and instruments those that now read cleanly and whose probes all stand
+/// outside their conditional groups; a unit whose loops, calls or
+/// constructs would need probes inside a group is tried once more with
+/// its function region alone (named in a warning). Regions are numbered
+/// from `first_id`. None when no unit could be taken.
+pub(crate) fn second_reading(
+    input: &SourceInput<'_>,
+    unreadable: &Unreadable,
+    macros: &HashSet<String>,
+    lines: &Lines,
+    first_id: u32,
+) -> Option<SecondReading> {
+    let units = unreadable.ranges();
+    if units.is_empty() {
+        return None;
+    }
+    let src = input.text;
+    let Masked {
+        text: masked,
+        hidden_macros,
+    } = mask(src, &units);
+    let masked = parse::mask_cplusplus_guards(&masked).into_owned();
+    let parsed = parse::parse_text(input.display_path, &masked, src).ok()?;
+    let still = Unreadable::new(&parsed.errors, src);
+    let candidates: Vec<Range<usize>> = units.into_iter().filter(|r| !still.overlaps(r)).collect();
+    let root = parsed.tree.root_node();
+    let mut jumps = JumpCache::default();
+    let dirs = directives::analyse(root, src, input.display_path, lines, &mut jumps).ok()?;
+    let mut reading = Reading {
+        root,
+        dirs: &dirs,
+        macros,
+        lines,
+        jumps,
+    };
+
+    let full = SourceInput { first_id, ..*input };
+    let (mut out, mut recovered, split) = reading.take(&full, candidates)?;
+    let reduced = Selection {
+        functions: input.selection.functions,
+        loops: false,
+        calls: false,
+        io: false,
+        omp: false,
+        mpi: false,
+        user: input.selection.user,
+    };
+    if !split.is_empty() && reduced != input.selection {
+        let next_id = first_id + out.regions.len() as u32;
+        let functions_only = SourceInput {
+            first_id: next_id,
+            selection: reduced,
+            ..*input
+        };
+        if let Some((more, taken, _)) = reading.take(&functions_only, split) {
+            // Only the units measured this way are named.
+            for r in &taken {
+                let at = lines.pos(r.start);
+                out.warnings.push(Diagnostic::warning(
+                    input.display_path,
+                    at.line,
+                    at.col,
+                    "not measured: the loops, calls and constructs of this function \
+                     (preprocessor conditionals split them; the function is measured)",
+                ));
+            }
+            out.regions.extend(more.regions);
+            out.edits.extend(more.edits);
+            out.warnings.extend(more.warnings);
+            recovered.extend(taken);
+        }
+    }
+    if recovered.is_empty() {
+        return None;
+    }
+    for m in hidden_macros.iter().filter(|m| {
+        recovered
+            .iter()
+            .any(|r| r.start <= m.start && m.end <= r.end)
+    }) {
+        let at = lines.pos(m.start);
+        let call: String = src[m.clone()]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.warnings.push(Diagnostic::warning(
+            input.display_path,
+            at.line,
+            at.col,
+            format!("not measured: what `{call}` defines (a macro invocation at file scope)"),
+        ));
+    }
+    Some(SecondReading { out, recovered })
+}
+
+/// What one pass of the second reading took: its output, the units it
+/// took, and the units a conditional group split.
+type Taken = (walk::Output, Vec<Range<usize>>, Vec<Range<usize>>);
+
+/// One tree of the second reading and what a walk over it needs.
+struct Reading<'a, 't> {
+    root: Node<'t>,
+    dirs: &'a directives::Directives,
+    macros: &'a HashSet<String>,
+    lines: &'a Lines,
+    jumps: JumpCache,
+}
+
+impl Reading<'_, '_> {
+    /// Walks `candidates` until every unit left has all its probes
+    /// outside its conditional groups: (output, units taken, units split
+    /// by a group). None when the walk reached outside its units.
+    fn take(
+        &mut self,
+        input: &SourceInput<'_>,
+        mut candidates: Vec<Range<usize>>,
+    ) -> Option<Taken> {
+        let src = input.text;
+        let mut split_all = Vec::new();
+        loop {
+            if candidates.is_empty() {
+                let nothing = walk::Output {
+                    regions: Vec::new(),
+                    edits: Vec::new(),
+                    warnings: Vec::new(),
+                };
+                return Some((nothing, candidates, split_all));
+            }
+            let mut out = walk::walk(
+                self.root,
+                input,
+                self.dirs,
+                self.macros,
+                self.lines,
+                &mut self.jumps,
+                Scope::Only(&candidates),
+            );
+            for r in &candidates {
+                for g in groups(src, r.clone()) {
+                    if let Some(old) = close_after_group(src, &g, &mut out.edits) {
+                        // The loop's region now ends with the `#endif` line.
+                        let was = self.lines.pos(old.saturating_sub(1));
+                        let now = self
+                            .lines
+                            .pos(g.start + src[g.clone()].trim_end().len() - 1);
+                        for region in out.regions.iter_mut().filter(|x| x.end == was) {
+                            region.end = now;
+                        }
+                    }
+                }
+            }
+            let inside = |e: &Edit, r: &Range<usize>| r.start <= e.offset && e.offset <= r.end;
+            if out
+                .edits
+                .iter()
+                .any(|e| !candidates.iter().any(|r| inside(e, r)))
+            {
+                return None;
+            }
+            let split: Vec<Range<usize>> = candidates
+                .iter()
+                .filter(|r| {
+                    let groups = groups(src, (*r).clone());
+                    // An insertion right before `#if` or after `#endif` is
+                    // outside the group; anything between is in a branch.
+                    out.edits.iter().filter(|e| inside(e, r)).any(|e| {
+                        groups
+                            .iter()
+                            .any(|g| e.offset < g.end && e.offset + e.replace_len > g.start)
+                    })
+                })
+                .cloned()
+                .collect();
+            if split.is_empty() {
+                return Some((out, candidates, split_all));
+            }
+            candidates.retain(|r| !split.contains(r));
+            split_all.extend(split);
+        }
+    }
+}
+
+/// A loop whose body is a conditional group (`for (...)` then `#ifdef`
+/// with one statement per branch): the reading saw the first branch as
+/// the body and closed the loop's block after it, inside the group. After
+/// the `#endif` line is right in every configuration, so the close moves
+/// there. Only when that close is the group's one edit and every branch
+/// is one simple statement.
+/// Returns the old offset of the close it moved.
+fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Option<usize> {
+    let inside: Vec<usize> = edits
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.offset < group.end && e.offset + e.replace_len > group.start)
+        .map(|(i, _)| i)
+        .collect();
+    let [only] = inside.as_slice() else {
+        return None;
+    };
+    let e = &edits[*only];
+    if e.replace_len != 0 || e.text != probes::LOOP_CLOSE {
+        return None;
+    }
+    let head = code_before(src.as_bytes(), group.start);
+    let branches = branches(src, group);
+    let first_end = branches
+        .first()
+        .map(|b| b.start + src[b.clone()].trim_end().len());
+    if head.ends_with(b")")
+        && first_end == Some(e.offset)
+        && branches
+            .iter()
+            .all(|b| one_simple_statement(&src[b.clone()]))
+    {
+        let old = e.offset;
+        edits[*only].offset = group.end;
+        return Some(old);
+    }
+    None
+}
+
+/// The text of each branch of a group (between its directive lines);
+/// None when the group nests another.
+fn branches(src: &str, group: &Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut from = None;
+    for line in logical_lines(src, group.clone()) {
+        match directive_word(&src[line.clone()]) {
+            Some("if" | "ifdef" | "ifndef") if from.is_some() => return Vec::new(),
+            Some("if" | "ifdef" | "ifndef") => from = Some(line.end),
+            Some("elif" | "elifdef" | "elifndef" | "else" | "endif") => {
+                if let Some(f) = from {
+                    out.push(f..line.start);
+                }
+                from = Some(line.end);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// One expression, jump or declaration statement ending in its only `;`
+/// outside parentheses, or one block: no `if`/`else` chain, no second
+/// statement, no comment or directive that could hide one.
+fn one_simple_statement(text: &str) -> bool {
+    let t = text.trim();
+    if t.is_empty() || t.contains("/*") || t.contains("//") || t.contains('#') {
+        return false;
+    }
+    if t.starts_with('{') {
+        let mut depth = 0i32;
+        for (i, c) in t.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return i + 1 == t.len();
+                    }
+                }
+                _ => {}
+            }
+        }
+        return false;
+    }
+    let first = t
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .next();
+    if matches!(first, Some("if" | "else" | "switch" | "do")) || t.contains('{') {
+        return false;
+    }
+    let mut parens = 0i32;
+    let mut semis = 0;
+    for c in t.chars() {
+        match c {
+            '(' => parens += 1,
+            ')' => parens -= 1,
+            ';' if parens == 0 => semis += 1,
+            _ => {}
+        }
+    }
+    semis == 1 && t.ends_with(';')
+}
+
+/// Directive word of a preprocessor line (`if`, `define`, ``; the null
+/// directive has none), or None for a line that is not a directive.
+fn directive_word(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('#')?;
+    let rest = rest.trim_start();
+    let end = rest
+        .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// `#pragma omp ...` and `#pragma regio ...`: directives the front end
+/// itself reads; they keep their place.
+fn is_own_pragma(line: &str) -> bool {
+    let mut words = line.trim_start().trim_start_matches('#').split_whitespace();
+    words.next() == Some("pragma")
+        && words
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("omp") || w.eq_ignore_ascii_case("regio"))
+}
+
+/// Logical lines (a directive continues over backslash-newlines) of
+/// `src[range]`, as byte ranges of `src`.
+fn logical_lines(src: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let bytes = src.as_bytes();
+    // Start at the beginning of the line holding range.start.
+    let mut at = src[..range.start].rfind('\n').map_or(0, |p| p + 1);
+    let mut out = Vec::new();
+    while at < range.end {
+        let mut end = at;
+        loop {
+            match src[end..].find('\n') {
+                Some(p) => {
+                    let nl = end + p;
+                    let before = src[..nl].trim_end_matches('\r');
+                    if before.ends_with('\\') {
+                        end = nl + 1;
+                        continue;
+                    }
+                    end = nl + 1;
+                }
+                None => end = bytes.len(),
+            }
+            break;
+        }
+        out.push(at..end);
+        at = end;
+    }
+    out
+}
+
+/// Conditional groups (`#if` ... `#endif`) starting inside `range`, as
+/// byte spans of their outermost level; an unclosed group runs to the end
+/// of the range.
+pub(crate) fn groups(src: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0usize;
+    for line in logical_lines(src, range.clone()) {
+        match directive_word(&src[line.clone()]) {
+            Some("if" | "ifdef" | "ifndef") => {
+                if depth == 0 {
+                    start = line.start;
+                }
+                depth += 1;
+            }
+            Some("endif") if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    spans.push(start..line.end);
+                }
+            }
+            _ => {}
+        }
+    }
+    if depth > 0 {
+        spans.push(start..range.end.max(start));
+    }
+    spans
+}
+
+/// The text the parser reads for a second try: `src` with, inside each of
+/// `units`, conditional lines and all branches but one blanked, and every
+/// directive but `#pragma omp`/`#pragma regio` blanked.
+pub(crate) fn mask(src: &str, units: &[Range<usize>]) -> Masked {
+    let mut bytes = src.as_bytes().to_vec();
+    let blank = |bytes: &mut Vec<u8>, r: Range<usize>| {
+        for b in &mut bytes[r] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    };
+    for unit in units {
+        // Per open group: whether the branch being read is kept, and
+        // whether a kept branch was already seen.
+        let mut stack: Vec<(bool, bool)> = Vec::new();
+        for line in logical_lines(src, unit.clone()) {
+            let text = &src[line.clone()];
+            let live = stack.iter().all(|&(keep, _)| keep);
+            match directive_word(text) {
+                Some(w @ ("if" | "ifdef" | "ifndef")) => {
+                    let never = w == "if" && is_if_zero(text);
+                    stack.push((!never, !never));
+                    blank(&mut bytes, line);
+                }
+                Some("elif" | "elifdef" | "elifndef" | "else") => {
+                    if let Some(top) = stack.last_mut() {
+                        let take = !top.1 && !is_if_zero(text);
+                        top.0 = take;
+                        top.1 |= take;
+                    }
+                    blank(&mut bytes, line);
+                }
+                Some("endif") => {
+                    stack.pop();
+                    blank(&mut bytes, line);
+                }
+                Some("pragma")
+                    if live && (is_own_pragma(text) || !splits_statement(&bytes, line.start)) => {}
+                Some(_) => blank(&mut bytes, line),
+                None if !live => blank(&mut bytes, line),
+                None => {}
+            }
+        }
+    }
+    let mut hidden_macros = Vec::new();
+    for unit in units {
+        hidden_macros.extend(super::mask::rewrite(&mut bytes, unit.clone()));
+    }
+    // Only ASCII bytes replaced ASCII bytes or whole lines, so UTF-8
+    // sequences are never cut.
+    Masked {
+        text: String::from_utf8(bytes).unwrap_or_else(|_| src.to_string()),
+        hidden_macros,
+    }
+}
+
+/// The text of the second reading.
+pub(crate) struct Masked {
+    pub(crate) text: String,
+    /// File-scope macro invocations hidden from the parser.
+    pub(crate) hidden_macros: Vec<Range<usize>>,
+}
+
+/// Whether a line starting at `at` stands inside a statement: the code
+/// before it (already masked) does not end with `;`, `{` or `}`.
+fn splits_statement(masked: &[u8], at: usize) -> bool {
+    !matches!(
+        code_before(masked, at).last(),
+        None | Some(b';' | b'{' | b'}')
+    )
+}
+
+/// The text before `at` without the blanks and comments that end it.
+fn code_before(text: &[u8], at: usize) -> &[u8] {
+    let mut before = text[..at].trim_ascii_end();
+    loop {
+        if before.ends_with(b"*/") {
+            match find_back(before, b"/*") {
+                Some(p) => before = before[..p].trim_ascii_end(),
+                None => return before,
+            }
+            continue;
+        }
+        // A `//` comment at the end of the last line.
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        match find_back(&before[line_start..], b"//") {
+            Some(p) if !before[line_start..line_start + p].contains(&b'"') => {
+                before = before[..line_start + p].trim_ascii_end();
+            }
+            _ => return before,
+        }
+    }
+}
+
+fn find_back(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).rposition(|w| w == needle)
+}
+
+/// `#if 0` (and `#elif 0`): a branch never compiled, often not C at all.
+fn is_if_zero(line: &str) -> bool {
+    let rest = line.trim_start().trim_start_matches('#').trim_start();
+    let cond = rest
+        .strip_prefix("if")
+        .or_else(|| rest.strip_prefix("elif"))
+        .unwrap_or("");
+    let cond = cond.split("//").next().unwrap_or("");
+    let cond = cond.split("/*").next().unwrap_or("").trim();
+    cond == "0"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_branch_is_kept_and_offsets_stay() {
+        let src = "int f(int i) {\n  for (;;)\n#ifdef W\n    i += 2;\n#else\n    i += 1;\n#endif\n  return i;\n}\n";
+        let m = mask(src, &[Range { start: 0, end: src.len() }]).text;
+        assert_eq!(m.len(), src.len());
+        assert!(m.contains("i += 2;"));
+        assert!(!m.contains("i += 1;"));
+        assert!(!m.contains('#'));
+        assert_eq!(m.lines().count(), src.lines().count());
+    }
+
+    #[test]
+    fn if_zero_keeps_the_else_branch_and_own_pragmas_stay() {
+        let src = "#if 0\nnot C at all\n#else\nx++;\n#endif\n#pragma omp barrier\n#pragma GCC ivdep\n#define X 1\n#\n";
+        let m = mask(src, &[Range { start: 0, end: src.len() }]).text;
+        assert!(!m.contains("not C"));
+        assert!(m.contains("x++;"));
+        assert!(m.contains("#pragma omp barrier"));
+        assert!(!m.contains("ivdep"));
+        assert!(!m.contains("define"));
+    }
+
+    #[test]
+    fn continued_directives_are_blanked_whole() {
+        let src = "#define TWO \\\n  2\nint x = 1;\n";
+        let m = mask(src, &[Range { start: 0, end: src.len() }]).text;
+        assert!(!m.contains('2'));
+        assert!(m.contains("int x = 1;"));
+    }
+
+    #[test]
+    fn a_loop_body_made_of_alternatives_closes_after_endif() {
+        let src = "for (i = 0; i < n; i++)\n#ifdef W\n    s += 2;\n#else\n    s += 1;\n#endif\nreturn s;\n";
+        let g = groups(src, 0..src.len())[0].clone();
+        let close = src.find("2;").unwrap() + 2;
+        let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
+        close_after_group(src, &g, &mut edits);
+        assert_eq!(edits[0].offset, g.end);
+        assert_eq!(&src[g.end..], "return s;\n");
+
+        let two = "for (;;)\n#ifdef W\n    a(); b();\n#else\n    c();\n#endif\n";
+        let g = groups(two, 0..two.len())[0].clone();
+        let close = two.find("b();").unwrap() + 4;
+        let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
+        close_after_group(two, &g, &mut edits);
+        assert_eq!(edits[0].offset, close, "two statements in a branch: left");
+    }
+
+    #[test]
+    fn groups_are_outermost_spans() {
+        let src = "a;\n#if A\n#if B\nb;\n#endif\n#endif\nc;\n#ifdef D\n";
+        let g = groups(src, 0..src.len());
+        assert_eq!(g.len(), 2);
+        assert_eq!(&src[g[0].clone()], "#if A\n#if B\nb;\n#endif\n#endif\n");
+        assert_eq!(g[1].end, src.len());
+    }
+}

@@ -1,0 +1,197 @@
+//! The parts of a file the C parser could not read, and what the front end
+//! does about them: each is left exactly as written, named in a warning
+//! and listed in the IDF, and the rest of the file is instrumented.
+//!
+//! tree-sitter recovers from what it cannot read by wrapping it in an ERROR
+//! node (or inventing a MISSING token), and what it builds around such a
+//! place cannot be trusted: a loop whose body it missed would get its
+//! closing probe in the wrong place. So the unit left alone is the whole
+//! function around the place, or outside functions the whole top-level
+//! item, never less. Units that hold no `{` cannot hold a function body:
+//! nothing of them would have been measured, so they cost no warning.
+
+use std::ops::Range;
+
+use regio_idf::{Region, RegionKind};
+use serde_json::{Map, Value};
+
+use crate::diag::Diagnostic;
+use crate::frontend::SourceInput;
+
+use super::parse::SyntaxError;
+use super::syntax::Lines;
+
+fn only_blanks_and_comments(text: Option<&str>) -> bool {
+    let Some(mut t) = text else {
+        return false;
+    };
+    loop {
+        t = t.trim_start();
+        if let Some(rest) = t.strip_prefix("/*") {
+            match rest.find("*/") {
+                Some(end) => t = &rest[end + 2..],
+                None => return false,
+            }
+        } else if let Some(rest) = t.strip_prefix("//") {
+            t = rest.find('\n').map_or("", |end| &rest[end..]);
+        } else {
+            return t.is_empty();
+        }
+    }
+}
+
+/// One unit left as written.
+#[derive(Debug, Clone)]
+pub(crate) struct Unit {
+    pub(crate) range: Range<usize>,
+    pub(crate) function: Option<String>,
+    /// The first unreadable place in it, and why.
+    pub(crate) at: usize,
+    pub(crate) reason: String,
+    loose: bool,
+}
+
+/// The units of one file left as written, sorted and disjoint.
+#[derive(Debug, Default)]
+pub(crate) struct Unreadable {
+    units: Vec<Unit>,
+}
+
+impl Unreadable {
+    /// Units from `errors` in `src`; a loose unit and its neighbour with
+    /// only blanks and comments between them are one (a function the
+    /// parser read as several pieces is left or taken whole).
+    pub(crate) fn new(errors: &[SyntaxError], src: &str) -> Self {
+        let mut all: Vec<Unit> = errors
+            .iter()
+            .map(|e| Unit {
+                range: e.unit.clone(),
+                function: e.function.clone(),
+                loose: e.loose,
+                at: e.start,
+                reason: e.what.clone(),
+            })
+            .collect();
+        all.sort_by_key(|u| (u.range.start, std::cmp::Reverse(u.range.end)));
+        let mut units: Vec<Unit> = Vec::new();
+        for u in all {
+            match units.last_mut() {
+                Some(last)
+                    if u.range.start < last.range.end
+                        || ((u.loose || last.loose)
+                            && only_blanks_and_comments(
+                                src.get(last.range.end..u.range.start),
+                            )) =>
+                {
+                    last.loose |= u.loose;
+                    // Nested or overlapping: one unit, named after the
+                    // outer one and its first unreadable place.
+                    last.range.end = last.range.end.max(u.range.end);
+                    if u.at < last.at {
+                        last.at = u.at;
+                        last.reason = u.reason;
+                    }
+                }
+                _ => units.push(u),
+            }
+        }
+        Unreadable { units }
+    }
+
+    /// Byte ranges of the units.
+    pub(crate) fn ranges(&self) -> Vec<Range<usize>> {
+        self.units.iter().map(|u| u.range.clone()).collect()
+    }
+
+    /// The units but those a second reading recovered.
+    pub(crate) fn without(&self, recovered: &[Range<usize>]) -> Unreadable {
+        Unreadable {
+            units: self
+                .units
+                .iter()
+                .filter(|u| !recovered.contains(&u.range))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Whether any unit overlaps `range`.
+    pub(crate) fn overlaps(&self, range: &Range<usize>) -> bool {
+        self.units
+            .iter()
+            .any(|u| u.range.start < range.end && range.start < u.range.end)
+    }
+
+    /// Whether the bytes `range` lie inside a unit left as written.
+    pub(crate) fn covers(&self, range: Range<usize>) -> bool {
+        let i = self.units.partition_point(|u| u.range.start <= range.start);
+        i > 0 && range.end <= self.units[i - 1].range.end
+    }
+
+    /// The units that could have held measured code: functions, and other
+    /// units with a block after `)` or `;` (a function body after a head
+    /// the parser misread, K&R parameter declarations included).
+    fn lost<'a>(&'a self, src: &'a str) -> impl Iterator<Item = &'a Unit> + 'a {
+        self.units.iter().filter(move |u| {
+            u.function.is_some()
+                || src.get(u.range.clone()).is_some_and(|t| {
+                    t.match_indices('{')
+                        .any(|(at, _)| t[..at].trim_end().ends_with([')', ';']))
+                })
+        })
+    }
+
+    /// One `not measured` warning per unit that could have held measured
+    /// code.
+    pub(crate) fn warnings(&self, input: &SourceInput<'_>, lines: &Lines) -> Vec<Diagnostic> {
+        self.lost(input.text)
+            .map(|u| {
+                let at = lines.pos(u.at);
+                let what = match &u.function {
+                    Some(f) => format!("function `{f}`"),
+                    None => "this part of the file".to_string(),
+                };
+                Diagnostic::warning(
+                    input.display_path,
+                    at.line,
+                    at.col,
+                    format!("not measured: {what} left as written ({})", u.reason),
+                )
+            })
+            .collect()
+    }
+
+    /// IDF entries for the units left as written (`aux.not_measured`),
+    /// numbered from `first_id`; no probe ever names them.
+    pub(crate) fn regions(
+        &self,
+        input: &SourceInput<'_>,
+        lines: &Lines,
+        first_id: u32,
+    ) -> Vec<Region> {
+        self.lost(input.text)
+            .enumerate()
+            .map(|(i, u)| {
+                let start = lines.pos(u.range.start);
+                let end = lines.pos(u.range.end.saturating_sub(1).max(u.range.start));
+                let name = u
+                    .function
+                    .clone()
+                    .unwrap_or_else(|| format!("unreadable@{}", start.line));
+                let mut aux = Map::new();
+                aux.insert("not_measured".into(), Value::from(u.reason.clone()));
+                Region {
+                    id: first_id + i as u32,
+                    kind: RegionKind::Function,
+                    name,
+                    file: input.rel_path.to_string(),
+                    unit: u.function.clone().unwrap_or_default(),
+                    start,
+                    end,
+                    parent: None,
+                    aux,
+                }
+            })
+            .collect()
+    }
+}
