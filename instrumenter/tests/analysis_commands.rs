@@ -148,3 +148,94 @@ fn experiment_help_shows_the_launcher_placeholder() {
     );
     assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
 }
+
+/// Item 18: `calibrate` reports the spread of its repetitions with the
+/// costs, and stores them (here with any spread accepted: the machine
+/// running the tests is busy).
+#[test]
+fn calibrate_reports_the_spread_and_stores_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cal = tmp.path().join("cal.json");
+    let out = instrument(&[
+        "calibrate",
+        "--ops",
+        "200",
+        "--repetitions",
+        "21",
+        "--attempts",
+        "5",
+        "--max-spread",
+        "100000",
+        "--out",
+        &cal.display().to_string(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    let numbers = |line: &str| -> Vec<f64> {
+        line.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|w| !w.is_empty() && *w != ".")
+            .map(|w| w.parse::<f64>().unwrap())
+            .collect()
+    };
+    let shape = |line: &str| -> String {
+        line.split(|c: char| c.is_ascii_digit() || c == '.')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join("#")
+    };
+    assert_eq!(
+        shape(lines[0]),
+        "probe enter+exit # ns, clock read # ns, lock+unlock # ns"
+    );
+    assert_eq!(
+        shape(lines[1]),
+        "lowest tenth of # undisturbed repetitions of #; probe spread # % (highest tenth # ns)"
+    );
+    assert_eq!(lines[2], format!("stored in {}", cal.display()));
+    let costs = numbers(lines[0]);
+    let spread = numbers(lines[1]);
+    assert!(costs.iter().all(|c| *c > 0.0), "{stdout}");
+    assert_eq!(spread[1], 21.0);
+    assert!(spread[0] >= 5.0 && spread[0] <= 21.0, "{stdout}");
+    assert!(spread[3] >= costs[0] - 0.05, "{stdout}");
+
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cal).unwrap()).unwrap();
+    assert!((stored["probe_pair_ns"].as_f64().unwrap() - costs[0]).abs() < 0.05);
+    assert!(stored["probe_pair_spread_percent"].as_f64().unwrap() >= 0.0);
+    assert_eq!(stored["repetitions"], 21);
+    assert_eq!(stored["repetitions_used"].as_f64(), Some(spread[0]));
+}
+
+/// Item 18: a calibration whose spread is too wide is refused, with
+/// nothing stored and a non-zero exit (no spread at all is accepted here).
+#[test]
+fn calibrate_refuses_a_spread_too_wide() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cal = tmp.path().join("cal.json");
+    let out = instrument(&[
+        "calibrate",
+        "--ops",
+        "200",
+        "--repetitions",
+        "21",
+        "--attempts",
+        "1",
+        "--max-spread",
+        "0",
+        "--out",
+        &cal.display().to_string(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    assert!(out.stdout.is_empty());
+    assert!(stderr.starts_with("error: the "), "{stderr}");
+    assert!(
+        stderr.contains("; nothing was stored. Run `instrument calibrate` again when the machine is quieter, or accept a wider spread with --max-spread PERCENT (REGIO_CALIBRATE_MAX_SPREAD)\n"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!cal.exists());
+}
