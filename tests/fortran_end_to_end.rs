@@ -460,6 +460,82 @@ fn diagnostics_and_runtime_errors_keep_original_lines() {
     }
 }
 
+/// A tree as old benchmarks ship it: fixed-form code including a Fortran
+/// file named `.h`, and a file the scanner cannot follow. `instrument`
+/// succeeds, the `.h` reaches the copy unchanged (it is no C), the
+/// unreadable file is copied unchanged with a warning and listed in the
+/// IDF, and the program builds and runs from the copy as from the original.
+#[test]
+fn fortran_headers_and_unreadable_files_pass_through() {
+    if !toolchain() {
+        return;
+    }
+    let src = testdata().join("fortran/legacy_include");
+    let dir = TestDir::new("fortran-legacy-include");
+    let out = dir.join("inst");
+    let o = run(Command::new(instrument_bin())
+        .arg(&src)
+        .arg("--out")
+        .arg(&out)
+        .args(["--regions", "functions,loops"]));
+    assert!(o.status.success(), "{}", o.describe());
+    assert!(
+        o.stderr.contains("broken.f90:5:")
+            && o.stderr
+                .contains("warning: not measured: this file left as written"),
+        "{}",
+        o.describe()
+    );
+    assert!(
+        o.stderr
+            .contains("left as written (not measured; 1 file(s) copied unchanged)"),
+        "{}",
+        o.describe()
+    );
+    for name in ["params.h", "broken.f90"] {
+        assert_eq!(
+            std::fs::read(out.join(name)).ok(),
+            std::fs::read(src.join(name)).ok(),
+            "{name} not copied unchanged"
+        );
+    }
+    let idf = std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_default();
+    assert!(
+        idf.contains("\"not_measured\""),
+        "broken.f90 not listed: {idf}"
+    );
+
+    let build = |from: &Path, flags: &[String], libs: &[String], exe: &Path| {
+        run_ok(
+            Command::new("gfortran")
+                .current_dir(from)
+                .args(flags)
+                .arg("main.f")
+                .args(libs)
+                .arg("-o")
+                .arg(exe),
+        );
+    };
+    let plain = dir.join("plain");
+    build(&src, &[], &[], &plain);
+    let inst = dir.join("measured");
+    build(
+        &out,
+        &instrument_flags("--fflags"),
+        &instrument_flags("--libs"),
+        &inst,
+    );
+    let want = exec(&plain, dir.path(), &[]);
+    let got = exec(&inst, dir.path(), &[("REGIO_DIR", &dir.join("run"))]);
+    assert_eq!((got.outcome(), &got.stdout), (want.outcome(), &want.stdout));
+    assert!(want.stdout.contains("total"), "{}", want.describe());
+    let report = report_json(&[&dir.join("run")]).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<String> = call_paths(&report["runs"][0], &["function", "program"])
+        .into_keys()
+        .collect();
+    assert!(names.iter().any(|p| p == "MAIN/ADDUP"), "{names:?}");
+}
+
 /// Bad input: an error per problem in `file:line:col: error:` form, a
 /// non-zero exit status and no output file.
 #[test]
@@ -469,7 +545,7 @@ fn bad_input_is_rejected_without_output() {
     for name in [
         "split.f90",
         "mismatched.f90",
-        "syntax.f90",
+        "unbalanced_end.f90",
         "fixed_mismatch.f",
         "crossing.f90",
         "unbalanced_begin.f90",

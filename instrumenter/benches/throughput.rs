@@ -74,6 +74,7 @@ fn throughput(c: &mut Criterion) {
     let (bytes, lines) = write_tree(&src, 100, 40);
     eprintln!("generated tree: {lines} lines, {bytes} bytes in 100 files");
     let opts = driver::Options {
+        strict: false,
         paths: vec![src.clone()],
         out: base.join("out"),
         selection: "functions,loops,user".parse().expect("selection"),

@@ -67,6 +67,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         inst.display()
     );
     let outcome = driver::run(&driver::Options {
+        strict: false,
         paths: vec![src.clone()],
         out: inst.clone(),
         selection: "functions,loops,user".parse()?,

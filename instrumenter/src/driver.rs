@@ -47,6 +47,9 @@ pub struct Options {
     /// `--exclude GLOB`: files and directories of the input trees that are
     /// neither instrumented nor copied.
     pub exclude: Exclude,
+    /// `--strict`: code left as written (`not measured` warnings) fails
+    /// its file instead.
+    pub strict: bool,
 }
 
 /// One `--fixed`/`--free` option.
@@ -157,6 +160,10 @@ pub struct Outcome {
     pub unchanged_sources: usize,
     pub copied: usize,
     pub failed: usize,
+    /// Places left as written (`not measured` warnings), and the files
+    /// written unchanged because nothing in them could be measured.
+    pub not_measured: usize,
+    pub left_as_written: usize,
     pub regions: usize,
     /// Cargo.toml files given a `regio` dependency.
     pub cargo_manifests: usize,
@@ -194,6 +201,11 @@ impl Outcome {
         }
         Some(format!("skipped {}", parts.join(", ")))
     }
+}
+
+/// A warning that code was left as written (`--strict` makes it an error).
+fn is_not_measured(d: &Diagnostic) -> bool {
+    !d.is_error() && d.message.starts_with("not measured:")
 }
 
 /// Problems with the invocation itself (not with one user file).
@@ -916,7 +928,24 @@ pub fn run_with_progress(
             d
         };
         match result {
+            Ok(done) if opts.strict && done.warnings.iter().any(is_not_measured) => {
+                let errors = done
+                    .warnings
+                    .into_iter()
+                    .filter(is_not_measured)
+                    .map(|w| Diagnostic {
+                        severity: crate::diag::Severity::Error,
+                        ..fix_diag(w)
+                    })
+                    .collect();
+                fail(&mut outcome, errors);
+            }
             Ok(mut done) => {
+                let unmeasured = done.warnings.iter().filter(|w| is_not_measured(w)).count();
+                outcome.not_measured += unmeasured;
+                if unmeasured > 0 && done.text == decoded.text {
+                    outcome.left_as_written += 1;
+                }
                 staging.write(&input.rel, &decoded.encode(&done.text))?;
                 let (lines, max_line_len) = decoded.line_stats();
                 files.push(SourceFile {
@@ -1022,6 +1051,7 @@ mod tests {
 
     fn options(src: &Path, out: &Path) -> Options {
         Options {
+            strict: false,
             paths: vec![src.to_path_buf()],
             out: out.to_path_buf(),
             selection: "functions".parse().expect("selection"),

@@ -54,6 +54,10 @@ struct InstrumentArgs {
     /// sources, else its version).
     #[arg(long, value_name = "SPEC")]
     rust_regio: Option<String>,
+    /// Make code left as written (`warning: not measured: ...`) an error
+    /// that fails its file, for CI that wants everything measured.
+    #[arg(long)]
+    strict: bool,
     /// Neither instrument nor copy files or directories matching GLOB,
     /// relative to the input tree (`build/**`, `*.o`; a GLOB without `/`
     /// matches a name anywhere). Repeatable. Version control, Cargo
@@ -217,6 +221,7 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
         form_overrides,
         rust_regio,
         exclude,
+        strict: args.strict,
     };
     let bar = progress_bar();
     let outcome = driver::run_with_progress(&opts, &mut |p| {
@@ -244,8 +249,15 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
     let skipped = outcome
         .skipped_summary()
         .map_or(String::new(), |s| format!(", {s}"));
+    let unmeasured = match (outcome.not_measured, outcome.left_as_written) {
+        (0, _) => String::new(),
+        (n, 0) => format!(", {n} place(s) left as written (not measured)"),
+        (n, f) => {
+            format!(", {n} place(s) left as written (not measured; {f} file(s) copied unchanged)")
+        }
+    };
     eprintln!(
-        "instrument: {} file(s) instrumented, {} source(s) without regions, {} copied{manifests}{skipped}, {} failed; {} region(s); IDF: {}",
+        "instrument: {} file(s) instrumented, {} source(s) without regions, {} copied{manifests}{skipped}{unmeasured}, {} failed; {} region(s); IDF: {}",
         outcome.instrumented,
         outcome.unchanged_sources,
         outcome.copied,

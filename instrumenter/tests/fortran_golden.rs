@@ -208,6 +208,23 @@ fn bad_inputs_are_rejected_with_located_errors() {
     }
 }
 
+/// Code the scanner cannot follow (gfortran refuses these too) is no
+/// error: the file is written unchanged, each problem is a `not measured`
+/// warning, and the IDF lists the file.
+#[test]
+fn unreadable_inputs_are_left_as_written_with_warnings() {
+    let files = sources("unreadable");
+    assert!(files.len() >= 3, "testdata/fortran/unreadable: {files:?}");
+    for f in files {
+        let out = run(&f, "functions,loops,user")
+            .unwrap_or_else(|e| panic!("{} was refused:\n{e}", f.display()));
+        let original = std::fs::read_to_string(&f).expect("testdata is readable");
+        assert!(out.ends_with(&format!("--- text\n{original}")), "{out}");
+        assert!(out.contains(": warning: not measured: this file left as written ("));
+        insta::assert_snapshot!(snapshot_name(&f, ""), out);
+    }
+}
+
 /// A generated free-form source of about `lines` lines: modules of
 /// procedures with nested loops, IF blocks, jumps, I/O and calls.
 fn generated_free(lines: usize) -> String {

@@ -534,7 +534,14 @@ mod tests {
     #[test]
     fn one_branch_is_kept_and_offsets_stay() {
         let src = "int f(int i) {\n  for (;;)\n#ifdef W\n    i += 2;\n#else\n    i += 1;\n#endif\n  return i;\n}\n";
-        let m = mask(src, &[Range { start: 0, end: src.len() }]).text;
+        let m = mask(
+            src,
+            &[Range {
+                start: 0,
+                end: src.len(),
+            }],
+        )
+        .text;
         assert_eq!(m.len(), src.len());
         assert!(m.contains("i += 2;"));
         assert!(!m.contains("i += 1;"));
@@ -545,7 +552,14 @@ mod tests {
     #[test]
     fn if_zero_keeps_the_else_branch_and_own_pragmas_stay() {
         let src = "#if 0\nnot C at all\n#else\nx++;\n#endif\n#pragma omp barrier\n#pragma GCC ivdep\n#define X 1\n#\n";
-        let m = mask(src, &[Range { start: 0, end: src.len() }]).text;
+        let m = mask(
+            src,
+            &[Range {
+                start: 0,
+                end: src.len(),
+            }],
+        )
+        .text;
         assert!(!m.contains("not C"));
         assert!(m.contains("x++;"));
         assert!(m.contains("#pragma omp barrier"));
@@ -556,7 +570,14 @@ mod tests {
     #[test]
     fn continued_directives_are_blanked_whole() {
         let src = "#define TWO \\\n  2\nint x = 1;\n";
-        let m = mask(src, &[Range { start: 0, end: src.len() }]).text;
+        let m = mask(
+            src,
+            &[Range {
+                start: 0,
+                end: src.len(),
+            }],
+        )
+        .text;
         assert!(!m.contains('2'));
         assert!(m.contains("int x = 1;"));
     }

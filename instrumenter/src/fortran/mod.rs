@@ -115,21 +115,83 @@ pub fn form_for_path(path: &Path) -> Option<SourceForm> {
     }
 }
 
-/// Instrument one Fortran source file read in `form`.
+/// Why a file is not instrumented.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// The user's Regio directives do not pair up, or the file is binary:
+    /// the file is refused.
+    Directives(Vec<Diagnostic>),
+    /// The scanner could not follow the code (or Regio cannot place a
+    /// probe in it): the file is left as written, with a warning.
+    Unreadable(Vec<Diagnostic>),
+}
+
+/// Instrument one Fortran source file read in `form`. What the scanner
+/// cannot follow leaves the whole file as written: one `not measured`
+/// warning per problem and an IDF entry for the file, so the build works
+/// and nothing is lost silently. Only Regio directive errors refuse it.
 pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
+    match instrument_or_refuse(input, form) {
+        Ok(done) => Ok(done),
+        Err(Refusal::Directives(errors)) => Err(errors),
+        Err(Refusal::Unreadable(problems)) => Ok(left_as_written(input, &problems)),
+    }
+}
+
+/// The file unchanged, its problems as warnings, and one IDF entry for it.
+fn left_as_written(input: &SourceInput<'_>, problems: &[Diagnostic]) -> Instrumented {
+    let warnings: Vec<Diagnostic> = problems
+        .iter()
+        .map(|d| {
+            Diagnostic::warning(
+                &d.file,
+                d.line,
+                d.col,
+                format!("not measured: this file left as written ({})", d.message),
+            )
+        })
+        .collect();
+    let lines = input.text.lines().count().max(1) as u32;
+    let last_len = input.text.lines().last().map_or(0, str::len) as u32;
+    let mut aux = serde_json::Map::new();
+    let reason = problems.first().map_or("", |d| d.message.as_str());
+    aux.insert("not_measured".into(), serde_json::Value::from(reason));
+    let first_line = problems.first().map_or(1, |d| d.line.max(1));
+    let region = regio_idf::Region {
+        id: input.first_id,
+        kind: regio_idf::RegionKind::Function,
+        name: format!("unreadable@{first_line}"),
+        file: input.rel_path.to_string(),
+        unit: String::new(),
+        start: regio_idf::Pos::new(1, 1),
+        end: regio_idf::Pos::new(lines, last_len.max(1)),
+        parent: None,
+        aux,
+    };
+    Instrumented {
+        text: input.text.to_string(),
+        regions: vec![region],
+        warnings,
+    }
+}
+
+fn instrument_or_refuse(
+    input: &SourceInput<'_>,
+    form: SourceForm,
+) -> Result<Instrumented, Refusal> {
     let text = input.text;
     let file = input.display_path;
     if let Some(at) = text.find('\0') {
         let (l, c) = crate::diag::line_col(text, at);
-        return Err(vec![Diagnostic::error(
+        return Err(Refusal::Directives(vec![Diagnostic::error(
             file,
             l,
             c,
             "not a text file (contains NUL bytes)",
-        )]);
+        )]));
     }
     let fixed = form == SourceForm::Fixed;
-    let scanned = scan::scan(text, form, file)?;
+    let scanned = scan::scan(text, form, file).map_err(Refusal::Unreadable)?;
     let kinds: Vec<Option<Kind>> = scanned
         .items
         .iter()
@@ -138,7 +200,7 @@ pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
             Item::Regio(_) | Item::Omp(_) => None,
         })
         .collect();
-    let st = structure::build(text, file, &scanned.items, &kinds)?;
+    let st = structure::build(text, file, &scanned.items, &kinds).map_err(Refusal::Unreadable)?;
     let skip_target = |t: usize| match &kinds[t] {
         Some(Kind::Header(h)) => {
             h.kind.is_procedure() && h.kind != UnitKind::Program || h.kind == UnitKind::Program
@@ -146,7 +208,8 @@ pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
         Some(Kind::Do { .. }) => true,
         _ => false,
     };
-    let dirs = directives::analyse(text, file, &scanned.items, &st, skip_target)?;
+    let dirs = directives::analyse(text, file, &scanned.items, &st, skip_target)
+        .map_err(Refusal::Directives)?;
     let mut planner = plan::Planner::new(input, &scanned.items, &kinds, &st, &dirs);
     let regions = planner.regions();
     planner.probes();
@@ -180,10 +243,10 @@ pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
     };
     em.run(&action_at);
     if !em.errors.is_empty() {
-        return Err(em.errors);
+        return Err(Refusal::Unreadable(em.errors));
     }
     let body = edit::apply(text, &em.out)
-        .map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
+        .map_err(|e| Refusal::Unreadable(vec![Diagnostic::error(file, 1, 1, e.to_string())]))?;
     // Lines before the first inserted marker must name the original file
     // too (compilers would otherwise report the copy's path).
     let out = format!("{}\n{body}", em.marker(1));

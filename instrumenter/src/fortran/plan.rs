@@ -252,6 +252,8 @@ pub(crate) struct Planner<'a> {
     labels: Labels,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
+    /// Misplaced Regio directives: these refuse the file.
+    directive_errors: Vec<Diagnostic>,
     /// OpenMP constructs (`--regions omp`).
     omp: Vec<openmp::OmpCons>,
     /// DO constructs bound to an OpenMP loop directive.
@@ -417,6 +419,7 @@ impl<'a> Planner<'a> {
             labels,
             warnings: Vec::new(),
             errors: Vec::new(),
+            directive_errors: Vec::new(),
             omp: Vec::new(),
             omp_bound: HashSet::new(),
             omp_quiet: Vec::new(),
@@ -537,6 +540,13 @@ impl<'a> Planner<'a> {
     fn error(&mut self, i: usize, msg: String) {
         let (l, c) = self.index.pos(self.start_of(i));
         self.errors
+            .push(Diagnostic::error(self.input.display_path, l, c, msg));
+    }
+
+    /// A Regio directive the user must fix: the file is refused.
+    fn directive_error(&mut self, i: usize, msg: String) {
+        let (l, c) = self.index.pos(self.start_of(i));
+        self.directive_errors
             .push(Diagnostic::error(self.input.display_path, l, c, msg));
     }
 
@@ -713,7 +723,7 @@ impl<'a> Planner<'a> {
                         .is_some_and(|d| d.command != Command::Skip);
                     if exec {
                         if spec_end.is_some_and(|e| i < e) {
-                            self.error(
+                            self.directive_error(
                                 i,
                                 "`!$regio` directive among the declarations: it must follow them"
                                     .into(),
@@ -1155,10 +1165,12 @@ impl<'a> Planner<'a> {
                 ),
                 _ => "a loop region".to_string(),
             };
-            self.error(
-                from,
-                format!("jump into {what} from outside it: its entry would not be recorded"),
-            );
+            let msg = format!("jump into {what} from outside it: its entry would not be recorded");
+            if what.starts_with("user region") {
+                self.directive_error(from, msg);
+            } else {
+                self.error(from, msg);
+            }
             return None;
         }
         here.get(common).copied()
@@ -1602,12 +1614,17 @@ impl<'a> Planner<'a> {
         }
     }
 
-    pub fn finish(self) -> Result<Plan, Vec<Diagnostic>> {
-        if !self.errors.is_empty() {
-            let mut e = self.errors;
+    pub fn finish(self) -> Result<Plan, super::Refusal> {
+        let sorted = |mut e: Vec<Diagnostic>| {
             e.sort_by_key(|d| (d.line, d.col));
             e.dedup();
-            return Err(e);
+            e
+        };
+        if !self.directive_errors.is_empty() {
+            return Err(super::Refusal::Directives(sorted(self.directive_errors)));
+        }
+        if !self.errors.is_empty() {
+            return Err(super::Refusal::Unreadable(sorted(self.errors)));
         }
         Ok(Plan {
             edits: self.edits,

@@ -24,7 +24,41 @@ fn run_with(
         filter,
         first_id: 1,
     };
-    instrument(&input, form)
+    // Every problem as an error, also those that leave the file as written
+    // (`instrument` turns them into warnings; see
+    // `unreadable_files_are_left_as_written`).
+    instrument_or_refuse(&input, form).map_err(|r| match r {
+        Refusal::Directives(d) | Refusal::Unreadable(d) => d,
+    })
+}
+
+#[test]
+fn unreadable_files_are_left_as_written() {
+    let src = "program p\n  integer :: i\n  i = (1 + 2\n  print *, i\nend program p\n";
+    let input = SourceInput {
+        text: src,
+        display_path: "t.f90",
+        rel_path: "t.f90",
+        idf_path: "/out/regio.idf.json",
+        selection: Selection::default(),
+        filter: &Filter::default(),
+        first_id: 7,
+    };
+    let out = instrument(&input, SourceForm::Free).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(out.text, src);
+    let w: Vec<String> = out.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        w,
+        ["t.f90:3:7: warning: not measured: this file left as written (unbalanced parentheses in this statement)"]
+    );
+    assert_eq!(out.regions.len(), 1);
+    assert_eq!(out.regions[0].id, 7);
+    assert!(out.regions[0].aux.contains_key("not_measured"));
+
+    // Directive errors still refuse the file.
+    let bad = "program p\n!$regio end nothing\nend program p\n";
+    let input = SourceInput { text: bad, ..input };
+    assert!(instrument(&input, SourceForm::Free).is_err());
 }
 
 pub(super) fn run(
