@@ -27,15 +27,28 @@ pub(crate) const DEEP: usize = 100;
 /// path deeper than [`DEEP`] keeps its first and last DEEP / 2 names, so
 /// the text is bounded whatever the depth.
 pub(crate) fn path_names(path: &[&Node]) -> String {
-    let names = |p: &[&Node]| -> Vec<String> { p.iter().map(|n| n.info.name.clone()).collect() };
+    let mut out = String::new();
+    let mut push = |i: usize, name: &str| {
+        if i > 0 {
+            out.push(';');
+        }
+        out.push_str(name);
+    };
     if path.len() <= DEEP {
-        return names(path).join(";");
+        for (i, n) in path.iter().enumerate() {
+            push(i, &n.info.name);
+        }
+        return out;
     }
     let half = DEEP / 2;
-    let mut parts = names(&path[..half]);
-    parts.push(format!("...({} more)...", path.len() - 2 * half));
-    parts.extend(names(&path[path.len() - half..]));
-    parts.join(";")
+    for (i, n) in path[..half].iter().enumerate() {
+        push(i, &n.info.name);
+    }
+    push(half, &format!("...({} more)...", path.len() - 2 * half));
+    for (i, n) in path[path.len() - half..].iter().enumerate() {
+        push(half + 1 + i, &n.info.name);
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
