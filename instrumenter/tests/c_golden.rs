@@ -22,6 +22,7 @@ const IDF_PATH: &str = "/regio-out/regio.idf.json";
 const EXTRA_SELECTIONS: &[(&str, &[&str])] = &[
     ("frontend/calls.c", &["all", "io", "calls"]),
     ("frontend/casts.c", &["calls"]),
+    ("frontend/lvalue.c", &["calls"]),
     ("frontend/exits.c", &["all"]),
     ("frontend/directives.c", &["calls"]),
 ];

@@ -86,6 +86,44 @@ const OPAQUE: &[&str] = &[
     "offsetof",
 ];
 
+/// Library functions gcc expands in place as builtins (no call is made,
+/// `-finstrument-functions` sees none): not call regions.
+const BUILTINS: &[&str] = &[
+    "abs",
+    "labs",
+    "llabs",
+    "fabs",
+    "fabsf",
+    "fabsl",
+    "sqrt",
+    "sqrtf",
+    "sqrtl",
+    "floor",
+    "floorf",
+    "ceil",
+    "ceilf",
+    "trunc",
+    "truncf",
+    "round",
+    "roundf",
+    "fmin",
+    "fminf",
+    "fmax",
+    "fmaxf",
+    "fma",
+    "fmaf",
+    "copysign",
+    "copysignf",
+    "memcpy",
+    "memmove",
+    "memset",
+    "memcmp",
+    "strlen",
+    "strcmp",
+    "strcpy",
+    "alloca",
+];
+
 /// Never wrapped besides the [`OPAQUE`] pseudo-functions: functions whose
 /// call may not be moved into another expression (`setjmp`), functions
 /// that do not return (the exit probe would never run), and standard macros.
@@ -255,6 +293,7 @@ pub(crate) fn plan<'t>(
     } else if callee.kind() == "identifier" {
         if OPAQUE.contains(&name.as_str())
             || NEVER_WRAPPED.contains(&name.as_str())
+            || BUILTINS.contains(&name.as_str())
             || name.starts_with("__builtin_")
             || name.starts_with("__sync_")
             || name.starts_with("__atomic_")
@@ -285,7 +324,7 @@ pub(crate) fn plan<'t>(
         Context::Statement(stmt) => Form::Statement(stmt),
         Context::Discarded => Form::Comma,
         Context::Used => Form::Value,
-        Context::MaybeVoid => return None,
+        Context::MaybeVoid | Context::Lvalue => return None,
     };
     Some(Plan { kind, name, form })
 }
@@ -321,6 +360,10 @@ enum Context<'t> {
     /// A `?:` branch: its type may be void, and wrapping only one branch
     /// could make the branches' types disagree.
     MaybeVoid,
+    /// Assigned to, incremented or its address taken: no function call
+    /// can be that, so it is a macro that expands to an lvalue
+    /// (`tgp(g, t) = x;`) whose definition Regio did not see.
+    Lvalue,
 }
 
 /// How the value of `path[at]` is used, looking through parentheses,
@@ -352,6 +395,15 @@ fn context<'t>(path: &[Node<'t>], at: usize, src: &str, in_void_function: bool) 
             } else {
                 Context::Used
             }
+        }
+        "assignment_expression" if role == Some("left") => Context::Lvalue,
+        "update_expression" => Context::Lvalue,
+        "pointer_expression"
+            if parent
+                .child_by_field_name("operator")
+                .is_some_and(|o| o.kind() == "&") =>
+        {
+            Context::Lvalue
         }
         "conditional_expression" if role == Some("condition") => Context::Used,
         "conditional_expression" => Context::MaybeVoid,
