@@ -521,6 +521,28 @@ struct SourceText {
     latin1: bool,
     /// Lines ended by CR alone (no LF anywhere): each CR became an LF.
     cr_only: bool,
+    /// Not UTF-8, and `text` holds one ASCII control character (`mark`,
+    /// absent from the file) in place of each byte from 0x80 up, so every
+    /// column is the file's own; used for Fortran, whose fixed form counts
+    /// columns up to 72.
+    marks: Option<Marks>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Marks {
+    mark: char,
+    /// The bytes the marks stand for, in file order.
+    bytes: Vec<u8>,
+}
+
+/// Whether `v` holds `mark` in a string anywhere.
+fn json_has(v: &serde_json::Value, mark: char) -> bool {
+    match v {
+        serde_json::Value::String(s) => s.contains(mark),
+        serde_json::Value::Array(a) => a.iter().any(|v| json_has(v, mark)),
+        serde_json::Value::Object(o) => o.values().any(|v| json_has(v, mark)),
+        _ => false,
+    }
 }
 
 impl SourceText {
@@ -534,6 +556,18 @@ impl SourceText {
         } else {
             std::borrow::Cow::Borrowed(out)
         };
+        if let Some(m) = &self.marks {
+            // Checked by `keeps_marks`; a mark without its byte (never
+            // reached) would be written as `?`.
+            let mut originals = m.bytes.iter();
+            return out
+                .chars()
+                .map(|c| match c == m.mark {
+                    true => originals.next().copied().unwrap_or(b'?'),
+                    false => c as u8,
+                })
+                .collect();
+        }
         if !self.latin1 {
             return out.into_owned().into_bytes();
         }
@@ -545,6 +579,44 @@ impl SourceText {
             }
         }
         bytes
+    }
+
+    /// Whether `result` can be written back byte for byte: each mark of the
+    /// original is in the output once, in order, and none went into the
+    /// IDF. Always true without marks.
+    fn keeps_marks(&self, result: &FrontendResult) -> bool {
+        let (Some(m), Ok(done)) = (&self.marks, result) else {
+            return true;
+        };
+        done.text.chars().filter(|&c| c == m.mark).count() == m.bytes.len()
+            && done.text.is_ascii()
+            && !done.regions.iter().any(|r| {
+                r.name.contains(m.mark)
+                    || r.unit.contains(m.mark)
+                    || r.aux.values().any(|v| json_has(v, m.mark))
+            })
+    }
+
+    /// The same file read with Latin-1 characters instead of marks.
+    fn with_latin1_chars(self) -> SourceText {
+        let Some(m) = self.marks else {
+            return self;
+        };
+        let mut originals = m.bytes.into_iter();
+        let text = self
+            .text
+            .chars()
+            .map(|c| match c == m.mark {
+                true => originals.next().map_or('?', char::from),
+                false => c,
+            })
+            .collect();
+        SourceText {
+            text,
+            latin1: true,
+            cr_only: self.cr_only,
+            marks: None,
+        }
     }
 
     /// The 1-based byte column in the original file of a 1-based byte
@@ -597,6 +669,7 @@ fn source_text(display: &str, bytes: Vec<u8>, lang: Language) -> Result<SourceTe
             "not a text file (contains NUL bytes)",
         ));
     }
+    let mut marks = None;
     let (text, latin1) = match String::from_utf8(bytes) {
         Ok(t) => (t, false),
         Err(e) if lang == Language::Rust => {
@@ -610,7 +683,30 @@ fn source_text(display: &str, bytes: Vec<u8>, lang: Language) -> Result<SourceTe
                 "not a UTF-8 text file",
             ));
         }
-        Err(e) => (e.as_bytes().iter().map(|&b| char::from(b)).collect(), true),
+        Err(e) => {
+            let bytes = e.into_bytes();
+            // Fortran counts columns: a mark per byte keeps them.
+            let free = (1u8..=8).chain(14..=31).find(|b| !bytes.contains(b));
+            if let (Language::Fortran(_), Some(mark)) = (lang, free) {
+                let text = bytes
+                    .iter()
+                    .map(|&b| {
+                        if b < 0x80 {
+                            char::from(b)
+                        } else {
+                            char::from(mark)
+                        }
+                    })
+                    .collect();
+                marks = Some(Marks {
+                    mark: char::from(mark),
+                    bytes: bytes.into_iter().filter(|&b| b >= 0x80).collect(),
+                });
+                (text, false)
+            } else {
+                (bytes.iter().map(|&b| char::from(b)).collect(), true)
+            }
+        }
     };
     let cr_only = !text.contains('\n') && text.contains('\r');
     let text = if cr_only {
@@ -622,6 +718,7 @@ fn source_text(display: &str, bytes: Vec<u8>, lang: Language) -> Result<SourceTe
         text,
         latin1,
         cr_only,
+        marks,
     })
 }
 
@@ -899,23 +996,32 @@ pub fn run_with_progress(
             }
         };
         let hash = sha256_hex(&bytes);
-        let decoded = match source_text(&input.display, bytes, lang) {
+        let mut decoded = match source_text(&input.display, bytes, lang) {
             Ok(d) => d,
             Err(d) => {
                 fail(&mut outcome, vec![d]);
                 continue;
             }
         };
-        let source = SourceInput {
-            text: &decoded.text,
-            display_path: &input.display,
-            rel_path: &input.rel,
-            idf_path: &idf_path_text,
-            selection: opts.selection,
-            filter: &opts.filter,
-            first_id: next_id,
+        let front_end = |d: &SourceText| {
+            let source = SourceInput {
+                text: &d.text,
+                display_path: &input.display,
+                rel_path: &input.rel,
+                idf_path: &idf_path_text,
+                selection: opts.selection,
+                filter: &opts.filter,
+                first_id: next_id,
+            };
+            run_front_end(lang, &source)
         };
-        let result = run_front_end(lang, &source);
+        let mut result = front_end(&decoded);
+        if !decoded.keeps_marks(&result) {
+            // The front end copied or dropped text with a Latin-1 byte:
+            // read the file again with Latin-1 characters.
+            decoded = decoded.with_latin1_chars();
+            result = front_end(&decoded);
+        }
         // Positions in the original bytes, where a Latin-1 character is one
         // column.
         let starts = if decoded.latin1 {
@@ -925,6 +1031,9 @@ pub fn run_with_progress(
         };
         let fix_diag = |mut d: Diagnostic| {
             d.col = decoded.original_col(&starts, d.line, d.col);
+            if let Some(m) = &decoded.marks {
+                d.message = d.message.replace(m.mark, "?");
+            }
             d
         };
         match result {
@@ -1177,6 +1286,28 @@ mod tests {
         let d = source_text("y.c", "/* été */\n".into(), Language::C).expect("text");
         assert!(!d.latin1 && !d.cr_only);
         assert_eq!(d.encode(&d.text), "/* été */\n".as_bytes());
+    }
+
+    #[test]
+    fn fortran_latin1_keeps_its_columns_with_marks() {
+        let bytes = b"! \xe9t\xe9\nprint *, '\xfc'\n".to_vec();
+        let lang = Language::Fortran(crate::fortran::SourceForm::Free);
+        let d = source_text("x.f90", bytes.clone(), lang).expect("text");
+        let m = d.marks.clone().expect("marks");
+        assert_eq!(d.text.len(), bytes.len(), "one byte per byte");
+        assert_eq!(m.bytes, b"\xe9\xe9\xfc");
+        assert_eq!(d.encode(&d.text), bytes);
+        assert_eq!(d.line_stats(), (2, 12));
+        // Text the front end duplicated or dropped: read again as chars.
+        let dup = Ok(crate::frontend::Instrumented {
+            text: format!("{}{}", d.text, d.text),
+            regions: Vec::new(),
+            warnings: Vec::new(),
+        });
+        assert!(!d.keeps_marks(&dup));
+        let chars = d.with_latin1_chars();
+        assert!(chars.latin1 && chars.marks.is_none());
+        assert_eq!(chars.encode(&chars.text), bytes);
     }
 
     #[test]

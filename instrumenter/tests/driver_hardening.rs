@@ -403,6 +403,39 @@ fn latin1_bytes_are_kept_exactly() {
     assert_eq!(f_region["end"]["col"], 38);
 }
 
+/// Fixed form counts columns up to 72: a Latin-1 character is one of them,
+/// so a string closed in column 72 stays a string.
+#[test]
+fn latin1_in_fixed_form_keeps_its_columns() {
+    let t = tmp();
+    let d = t.path();
+    let mut line = b"      print *, '".to_vec();
+    line.extend_from_slice(b"\xe9\xe8\xea");
+    line.resize(71, b'a');
+    line.push(b'\'');
+    assert_eq!(line.len(), 72);
+    let mut src = b"c     R\xe9sum\xe9\n      program p\n".to_vec();
+    src.extend_from_slice(&line);
+    src.extend_from_slice(b"\n      end\n");
+    write(&d.join("old.f"), &src);
+    let o = instrument(d, &["--out", "out", "old.f"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let out = fs::read(d.join("out/old.f")).unwrap();
+    assert!(out.windows(line.len()).any(|w| w == line.as_slice()));
+    let comment: &[u8] = b"c     R\xe9sum\xe9\n";
+    assert!(out.windows(comment.len()).any(|w| w == comment));
+    assert_eq!(idf_files(&d.join("out")), ["old.f"]);
+    if have("gfortran") {
+        let fc = Command::new("gfortran")
+            .args(["-fsyntax-only"])
+            .arg(d.join("out/old.f"))
+            .output()
+            .unwrap();
+        assert!(fc.status.success(), "{}", stderr(&fc));
+    }
+}
+
 #[test]
 fn nul_bytes_are_still_refused_as_binary() {
     let t = tmp();
