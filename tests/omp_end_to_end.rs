@@ -72,6 +72,37 @@ fn every_construct_keeps_output_and_is_visited_as_expected() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// A task as the unbraced body of a loop: the task is left as written,
+/// the parallel region, the single and the loops around it are measured,
+/// and the program prints the same at every team size.
+#[test]
+fn a_directive_as_an_unbraced_body_keeps_the_rest_measured() {
+    if !toolchain() {
+        return;
+    }
+    let file = "unbraced.c";
+    let tmp = TestDir::new("omp-unbraced");
+    let (plain, inst, out) = build(file, &tmp);
+    let expect = expectations(&testdata().join("omp").join(file));
+    assert_eq!(expect.len(), 5, "expectations not found: {expect:?}");
+    let idf = std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_default();
+    assert!(
+        !idf.contains("omp_task"),
+        "the unbraced task is not measured"
+    );
+    let mut problems = Vec::new();
+    common::omp::compare_runs(
+        file,
+        &plain,
+        &inst,
+        tmp.path(),
+        Some(&expect),
+        Some("main"),
+        &mut problems,
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Inclusive time of every region of `kind`, summed over nodes and threads.
 fn time_of(run: &Value, kind: &str) -> u64 {
     let mut t = 0;

@@ -67,7 +67,16 @@ pub(crate) fn second_reading(
     let Masked {
         text: masked,
         hidden_macros,
+        hidden_omp,
     } = mask(src, &units);
+    // From each hidden directive to the statement it governs: no probe.
+    let bound: Vec<Range<usize>> = hidden_omp
+        .iter()
+        .map(|p| {
+            let gap = src[p.end..].len() - src[p.end..].trim_start().len();
+            p.start..p.end + gap + 1
+        })
+        .collect();
     let masked = parse::mask_cplusplus_guards(&masked).into_owned();
     let parsed = parse::parse_text(input.display_path, &masked, src).ok()?;
     let still = Unreadable::new(&parsed.errors, src);
@@ -81,6 +90,7 @@ pub(crate) fn second_reading(
         macros,
         lines,
         jumps,
+        bound: &bound,
     };
 
     let full = SourceInput { first_id, ..*input };
@@ -110,7 +120,8 @@ pub(crate) fn second_reading(
                     at.line,
                     at.col,
                     "not measured: the loops, calls and constructs of this function \
-                     (preprocessor conditionals split them; the function is measured)",
+                     (their probes would fall between preprocessor lines and the code \
+                     they govern; the function is measured)",
                 ));
             }
             out.regions.extend(more.regions);
@@ -121,6 +132,23 @@ pub(crate) fn second_reading(
     }
     if recovered.is_empty() {
         return None;
+    }
+    for p in hidden_omp
+        .iter()
+        .filter(|p| recovered.iter().any(|r| r.contains(&p.start)))
+    {
+        let at = lines.pos(p.start);
+        let words: Vec<&str> = src[p.clone()].split_whitespace().skip(1).take(3).collect();
+        out.warnings.push(Diagnostic::warning(
+            input.display_path,
+            at.line,
+            at.col,
+            format!(
+                "not measured: the OpenMP construct `{}` here (it is the unbraced body of a statement; \
+                 braces around it and its statement get it measured)",
+                words.join(" ")
+            ),
+        ));
     }
     for m in hidden_macros.iter().filter(|m| {
         recovered
@@ -148,6 +176,9 @@ type Taken = (walk::Output, Vec<Range<usize>>, Vec<Range<usize>>);
 
 /// One tree of the second reading and what a walk over it needs.
 struct Reading<'a, 't> {
+    /// Spans where no probe may go (a hidden directive and its statement's
+    /// first byte).
+    bound: &'a [Range<usize>],
     root: Node<'t>,
     dirs: &'a directives::Directives,
     macros: &'a HashSet<String>,
@@ -216,6 +247,7 @@ impl Reading<'_, '_> {
                         groups
                             .iter()
                             .any(|g| e.offset < g.end && e.offset + e.replace_len > g.start)
+                            || self.bound.iter().any(|b| b.contains(&e.offset))
                     })
                 })
                 .cloned()
@@ -345,6 +377,11 @@ fn directive_word(line: &str) -> Option<&str> {
 
 /// `#pragma omp ...` and `#pragma regio ...`: directives the front end
 /// itself reads; they keep their place.
+fn is_omp_pragma(line: &str) -> bool {
+    let mut words = line.trim_start().trim_start_matches('#').split_whitespace();
+    words.next() == Some("pragma") && words.next().is_some_and(|w| w.eq_ignore_ascii_case("omp"))
+}
+
 fn is_own_pragma(line: &str) -> bool {
     let mut words = line.trim_start().trim_start_matches('#').split_whitespace();
     words.next() == Some("pragma")
@@ -418,6 +455,7 @@ pub(crate) fn groups(src: &str, range: Range<usize>) -> Vec<Range<usize>> {
 /// directive but `#pragma omp`/`#pragma regio` blanked.
 pub(crate) fn mask(src: &str, units: &[Range<usize>]) -> Masked {
     let mut bytes = src.as_bytes().to_vec();
+    let mut hidden_omp = Vec::new();
     let blank = |bytes: &mut Vec<u8>, r: Range<usize>| {
         for b in &mut bytes[r] {
             if *b != b'\n' && *b != b'\r' {
@@ -450,6 +488,16 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>]) -> Masked {
                     stack.pop();
                     blank(&mut bytes, line);
                 }
+                // An OpenMP directive as the unbraced body of a statement
+                // (`for (...)` then `#pragma omp task`): hidden, and named
+                // in a warning; nothing may be placed between it and the
+                // statement it governs.
+                Some("pragma")
+                    if live && is_omp_pragma(text) && splits_statement(&bytes, line.start) =>
+                {
+                    hidden_omp.push(line.clone());
+                    blank(&mut bytes, line);
+                }
                 Some("pragma")
                     if live && (is_own_pragma(text) || !splits_statement(&bytes, line.start)) => {}
                 Some(_) => blank(&mut bytes, line),
@@ -467,6 +515,7 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>]) -> Masked {
     Masked {
         text: String::from_utf8(bytes).unwrap_or_else(|_| src.to_string()),
         hidden_macros,
+        hidden_omp,
     }
 }
 
@@ -475,6 +524,8 @@ pub(crate) struct Masked {
     pub(crate) text: String,
     /// File-scope macro invocations hidden from the parser.
     pub(crate) hidden_macros: Vec<Range<usize>>,
+    /// `#pragma omp` lines hidden because they split a statement.
+    pub(crate) hidden_omp: Vec<Range<usize>>,
 }
 
 /// Whether a line starting at `at` stands inside a statement: the code
@@ -497,11 +548,16 @@ fn code_before(text: &[u8], at: usize) -> &[u8] {
             }
             continue;
         }
-        // A `//` comment at the end of the last line.
         let line_start = before
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |p| p + 1);
+        // A directive line (kept, like a `#pragma omp` before this one).
+        if before[line_start..].trim_ascii_start().starts_with(b"#") {
+            before = before[..line_start].trim_ascii_end();
+            continue;
+        }
+        // A `//` comment at the end of the last line.
         match find_back(&before[line_start..], b"//") {
             Some(p) if !before[line_start..line_start + p].contains(&b'"') => {
                 before = before[..line_start + p].trim_ascii_end();
@@ -551,7 +607,7 @@ mod tests {
 
     #[test]
     fn if_zero_keeps_the_else_branch_and_own_pragmas_stay() {
-        let src = "#if 0\nnot C at all\n#else\nx++;\n#endif\n#pragma omp barrier\n#pragma GCC ivdep\n#define X 1\n#\n";
+        let src = "#if 0\nnot C at all\n#else\nx++;\n#endif\n#pragma omp barrier\n#pragma GCC ivdep\nfor (;;)\n#pragma GCC unroll 4\n  y++;\n#define X 1\n#\n";
         let m = mask(
             src,
             &[Range {
@@ -563,7 +619,10 @@ mod tests {
         assert!(!m.contains("not C"));
         assert!(m.contains("x++;"));
         assert!(m.contains("#pragma omp barrier"));
-        assert!(!m.contains("ivdep"));
+        // Before a statement a pragma stays (it binds the loop); inside
+        // one it is hidden.
+        assert!(m.contains("#pragma GCC ivdep"));
+        assert!(!m.contains("unroll"));
         assert!(!m.contains("define"));
     }
 
