@@ -57,6 +57,8 @@ struct Program {
     skipped: &'static [&'static str],
     /// Calls on a call path made while measurement was disabled.
     unrecorded: &'static [(&'static str, u64)],
+    /// More `instrument` options (e.g. `--preprocess`).
+    options: &'static [&'static str],
 }
 
 const NONE: &[(&str, u64)] = &[];
@@ -95,6 +97,7 @@ const EXITS: Program = Program {
     ],
     skipped: &[],
     unrecorded: &[],
+    options: &[],
 };
 
 const RECURSION: Program = Program {
@@ -110,6 +113,7 @@ const RECURSION: Program = Program {
     users: NONE,
     skipped: &[],
     unrecorded: &[],
+    options: &[],
 };
 
 const MACROS: Program = Program {
@@ -126,6 +130,7 @@ const MACROS: Program = Program {
     users: NONE,
     skipped: &[],
     unrecorded: &[],
+    options: &[],
 };
 
 const IFDEF_OFF: Program = Program {
@@ -143,6 +148,7 @@ const IFDEF_OFF: Program = Program {
     users: NONE,
     skipped: &[],
     unrecorded: &[],
+    options: &[],
 };
 
 const IFDEF_ON: Program = Program {
@@ -160,6 +166,7 @@ const IFDEF_ON: Program = Program {
     users: NONE,
     skipped: &[],
     unrecorded: &[],
+    options: &[],
 };
 
 const KINDS: Program = Program {
@@ -171,6 +178,7 @@ const KINDS: Program = Program {
     users: NONE,
     skipped: &[],
     unrecorded: &[],
+    options: &[],
 };
 
 const DIRECTIVES: Program = Program {
@@ -200,6 +208,7 @@ const DIRECTIVES: Program = Program {
         ("main/switch_off/leaf", 1),    // the call after disable
         ("main/leaf", 1),               // leaf(100), before main's enable
     ],
+    options: &[],
 };
 
 const TREE: Program = Program {
@@ -217,6 +226,7 @@ const TREE: Program = Program {
     users: NONE,
     skipped: &[],
     unrecorded: &[],
+    options: &[],
 };
 
 // Shapes of real code the C parser reads only the second time (issue 13):
@@ -238,6 +248,7 @@ const fn shape(
         users: NONE,
         skipped: &[],
         unrecorded: &[],
+        options: &[],
     }
 }
 
@@ -302,6 +313,29 @@ fn shape_file_scope_macros_defining_functions() {
 }
 
 #[test]
+fn shape_macro_defined_functions_measured_through_the_preprocessor() {
+    // `--preprocess`: the unit as the compiler sees it, so the functions
+    // the macros define are measured (at the line of the macro use), and
+    // the counts match the ground truth without exceptions.
+    let p = Program {
+        options: &["--preprocess", "--cflags", "-O2 -Wall"],
+        ..shape("shapes/macro_items", &["macro_items.c"], &[], 2, NONE)
+    };
+    check_program(&p);
+    let p = Program {
+        options: &["--preprocess", "--cflags", "-DWIDE"],
+        ..shape(
+            "shapes/pp_between",
+            &["pp_between.c"],
+            &["-DWIDE"],
+            3,
+            PP_BETWEEN_LOOPS,
+        )
+    };
+    check_program(&p);
+}
+
+#[test]
 fn exits() {
     check_program(&EXITS);
 }
@@ -357,13 +391,14 @@ fn strings(a: &[&str]) -> Vec<String> {
 }
 
 /// Instrument `src` into `out`; the sources must stay as they were.
-fn instrument_tree(src: &Path, out: &Path) -> Run {
+fn instrument_tree_with(src: &Path, out: &Path, options: &[&str]) -> Run {
     let before = snapshot(src);
     let r = run(Command::new(instrument_bin())
         .arg(src)
         .arg("--out")
         .arg(out)
-        .args(["--regions", REGIONS]));
+        .args(["--regions", REGIONS])
+        .args(options));
     assert!(r.status.success(), "instrumenting failed: {}", r.describe());
     assert!(
         snapshot(src) == before,
@@ -596,7 +631,11 @@ fn position_problems(src: &Path, run: &Value) -> Vec<String> {
             .lines()
             .skip(first)
             .take(3)
-            .any(|l| l.contains(&format!("{name}(")) || l.contains(&format!("{name} (")));
+            .any(|l| l.contains(&format!("{name}(")) || l.contains(&format!("{name} (")))
+            || text
+                .lines()
+                .nth(first)
+                .is_some_and(|l| made_by_macro_use(l, name));
         if line == 0 || !found {
             problems.push(format!(
                 "{name}: report says {file}:{line}, but the definition is not there"
@@ -606,6 +645,23 @@ fn position_problems(src: &Path, run: &Value) -> Vec<String> {
     problems
 }
 
+/// Whether `line` is a macro use (`DEFINE_OP(add, +)`) whose arguments
+/// name a part of `name`: where `--preprocess` places a function a macro
+/// defines.
+fn made_by_macro_use(line: &str, name: &str) -> bool {
+    let Some((head, args)) = line.trim().split_once('(') else {
+        return false;
+    };
+    let is_macro = !head.is_empty()
+        && head
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    is_macro
+        && args
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|w| w.len() >= 3 && name.contains(w))
+}
+
 fn check_program(p: &Program) {
     if !have_c_toolchain() {
         return;
@@ -613,7 +669,7 @@ fn check_program(p: &Program) {
     let src = program_dir(p.dir);
     let tmp = TestDir::new(&p.dir.replace('/', "-"));
     let inst = tmp.join("inst");
-    instrument_tree(&src, &inst);
+    instrument_tree_with(&src, &inst, p.options);
 
     let plain_bin = build(p, Variant::Plain, &src, &inst, &tmp);
     let truth_bin = build(p, Variant::Truth, &src, &inst, &tmp);

@@ -33,6 +33,7 @@ fn build(base: &Path) -> (PathBuf, PathBuf) {
     let inst = base.join("inst");
     let outcome = driver::run(&driver::Options {
         strict: false,
+        preprocess: None,
         paths: vec![src],
         out: inst.clone(),
         selection: "functions".parse().expect("selection"),

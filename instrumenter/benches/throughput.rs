@@ -75,6 +75,7 @@ fn throughput(c: &mut Criterion) {
     eprintln!("generated tree: {lines} lines, {bytes} bytes in 100 files");
     let opts = driver::Options {
         strict: false,
+        preprocess: None,
         paths: vec![src.clone()],
         out: base.join("out"),
         selection: "functions,loops,user".parse().expect("selection"),

@@ -68,6 +68,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
     );
     let outcome = driver::run(&driver::Options {
         strict: false,
+        preprocess: None,
         paths: vec![src.clone()],
         out: inst.clone(),
         selection: "functions,loops,user".parse()?,

@@ -50,6 +50,42 @@ pub struct Options {
     /// `--strict`: code left as written (`not measured` warnings) fails
     /// its file instead.
     pub strict: bool,
+    /// `--preprocess`: C sources are instrumented as the compiler sees
+    /// them after preprocessing with these flags.
+    pub preprocess: Option<Preprocess>,
+}
+
+/// How to run the user's preprocessor (`--preprocess --cflags ...`).
+#[derive(Debug, Clone)]
+pub struct Preprocess {
+    pub cc: String,
+    pub cflags: Vec<String>,
+}
+
+impl Preprocess {
+    /// `CC -E CFLAGS -I<dir> <file>` in the file's directory: the
+    /// preprocessed text and the name its line markers give the file.
+    fn run(&self, source: &Path) -> Result<(String, String), String> {
+        let abs = fs::canonicalize(source).map_err(|e| e.to_string())?;
+        let dir = abs.parent().unwrap_or(Path::new("/"));
+        let out = std::process::Command::new(&self.cc)
+            .current_dir(dir)
+            .arg("-E")
+            .args(&self.cflags)
+            .arg("-I")
+            .arg(dir)
+            .arg(&abs)
+            .output()
+            .map_err(|e| format!("cannot run `{}`: {e}", self.cc))?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let first = stderr.lines().find(|l| l.contains("error")).unwrap_or("");
+            return Err(format!("`{} -E` failed: {}", self.cc, first.trim()));
+        }
+        let text =
+            String::from_utf8(out.stdout).map_err(|_| "its output is not UTF-8".to_string())?;
+        Ok((text, abs.display().to_string()))
+    }
 }
 
 /// One `--fixed`/`--free` option.
@@ -722,9 +758,9 @@ fn source_text(display: &str, bytes: Vec<u8>, lang: Language) -> Result<SourceTe
     })
 }
 
-fn run_front_end(lang: Language, input: &SourceInput) -> FrontendResult {
+fn run_front_end(lang: Language, input: &SourceInput, macros: &HashSet<String>) -> FrontendResult {
     match lang {
-        Language::C => crate::c::instrument(input),
+        Language::C => crate::c::instrument_with_macros(input, macros),
         Language::Fortran(form) => crate::fortran::instrument(input, form),
         Language::Rust => crate::rust::instrument(input),
     }
@@ -933,6 +969,14 @@ pub fn run_with_progress(
         check_no_links(&out_abs, &input.rel, &mut checked)?;
     }
 
+    // Lower-case function-like macros of the tree's headers: with
+    // `--regions calls` their uses look like calls and must not be wrapped.
+    let tree_macros: HashSet<String> = inputs
+        .iter()
+        .filter(|i| i.rel.ends_with(".h"))
+        .filter_map(|i| fs::read(&i.source).ok())
+        .flat_map(|b| crate::c::function_like_macros(&String::from_utf8_lossy(&b)))
+        .collect();
     let mut staging = Staging::new(&out_abs)?;
     let mut removed: Vec<String> = Vec::new();
     let mut files = Vec::new();
@@ -1013,9 +1057,53 @@ pub fn run_with_progress(
                 filter: &opts.filter,
                 first_id: next_id,
             };
-            run_front_end(lang, &source)
+            run_front_end(lang, &source, &tree_macros)
         };
-        let mut result = front_end(&decoded);
+        let plain_text = !decoded.latin1 && !decoded.cr_only && decoded.marks.is_none();
+        let pp = match &opts.preprocess {
+            Some(pp) if lang == Language::C && plain_text && input.rel.ends_with(".c") => {
+                Some(pp.run(&input.source))
+            }
+            _ => None,
+        };
+        let mut result = match &pp {
+            Some(Ok((text, own_file))) => {
+                let source = SourceInput {
+                    text,
+                    display_path: &input.display,
+                    rel_path: &input.rel,
+                    idf_path: &idf_path_text,
+                    selection: opts.selection,
+                    filter: &opts.filter,
+                    first_id: next_id,
+                };
+                match crate::c::instrument_preprocessed(&source, own_file) {
+                    // Nothing measured: the file as written is the copy.
+                    Ok(done)
+                        if done
+                            .regions
+                            .iter()
+                            .all(|r| r.aux.contains_key("not_measured")) =>
+                    {
+                        Ok(crate::frontend::Instrumented {
+                            text: decoded.text.clone(),
+                            ..done
+                        })
+                    }
+                    r => r,
+                }
+            }
+            Some(Err(why)) => {
+                outcome.diagnostics.push(Diagnostic::warning(
+                    &input.display,
+                    1,
+                    1,
+                    format!("the preprocessor failed ({why}); the text as written is instrumented"),
+                ));
+                front_end(&decoded)
+            }
+            None => front_end(&decoded),
+        };
         if !decoded.keeps_marks(&result) {
             // The front end copied or dropped text with a Latin-1 byte:
             // read the file again with Latin-1 characters.
@@ -1161,6 +1249,7 @@ mod tests {
     fn options(src: &Path, out: &Path) -> Options {
         Options {
             strict: false,
+            preprocess: None,
             paths: vec![src.to_path_buf()],
             out: out.to_path_buf(),
             selection: "functions".parse().expect("selection"),

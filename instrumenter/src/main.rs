@@ -58,6 +58,23 @@ struct InstrumentArgs {
     /// that fails its file, for CI that wants everything measured.
     #[arg(long)]
     strict: bool,
+    /// Instrument C sources as the compiler sees them: run `CC -E` with
+    /// `--cflags` on each `.c` file, so functions that macros define are
+    /// measured too (the copy is then the preprocessed unit).
+    #[arg(long)]
+    preprocess: bool,
+    /// The compile flags for `--preprocess` (`-D`, `-I`, `-std`, ...), as
+    /// one string split at blanks.
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        allow_hyphen_values = true,
+        requires = "preprocess"
+    )]
+    cflags: Option<String>,
+    /// The compiler whose preprocessor `--preprocess` runs.
+    #[arg(long, env = "CC", default_value = "cc", value_name = "CC")]
+    cc: String,
     /// Neither instrument nor copy files or directories matching GLOB,
     /// relative to the input tree (`build/**`, `*.o`; a GLOB without `/`
     /// matches a name anywhere). Repeatable. Version control, Cargo
@@ -222,6 +239,16 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
         rust_regio,
         exclude,
         strict: args.strict,
+        preprocess: args.preprocess.then(|| driver::Preprocess {
+            cc: args.cc.clone(),
+            cflags: args
+                .cflags
+                .as_deref()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::to_string)
+                .collect(),
+        }),
     };
     let bar = progress_bar();
     let outcome = driver::run_with_progress(&opts, &mut |p| {

@@ -23,6 +23,7 @@ mod mask;
 mod omp;
 mod parse;
 mod prelude;
+mod preprocessed;
 mod probes;
 mod recover;
 mod syntax;
@@ -35,6 +36,7 @@ mod omp5_tests;
 mod tests;
 
 pub use calls::function_like_macros;
+pub use preprocessed::instrument_preprocessed;
 
 use std::collections::HashSet;
 

@@ -1,0 +1,218 @@
+//! The preprocessed path: instrumenting the translation unit the compiler
+//! sees (`cc -E` with the user's flags, run by the driver), so functions
+//! that exist only after macro expansion are measured too.
+//!
+//! The text is the preprocessor's output: every header is expanded into
+//! it, and `# N "file"` line markers say which file and line each part
+//! comes from. Only functions whose definition starts in the unit's own
+//! file are instrumented (a header's functions belong to the header, and
+//! system headers are not the user's code); regions and diagnostics are
+//! placed through the markers, so the IDF names the original file and
+//! the line of the macro use. The markers stay in the output, so the
+//! compiler's diagnostics and debug information name the original too.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use regio_idf::Pos;
+use tree_sitter::Node;
+
+use crate::diag::Diagnostic;
+use crate::edit::{self, Edit};
+use crate::frontend::{FrontendResult, Instrumented, SourceInput};
+
+use super::{directives, jumps, parse, prelude, recover, syntax, unreadable, walk};
+
+/// For each line of the preprocessed text, the line of the unit's own
+/// file it comes from (None: another file, or a marker line).
+struct LineMap {
+    own: Vec<Option<u32>>,
+}
+
+impl LineMap {
+    fn new(text: &str, own_file: &str) -> Self {
+        let mut own = Vec::new();
+        let mut current: Option<u32> = None;
+        for line in text.split('\n') {
+            match marker(line) {
+                Some((n, file)) => {
+                    own.push(None);
+                    current = (file == own_file).then_some(n);
+                }
+                None => {
+                    own.push(current);
+                    current = current.map(|n| n + 1);
+                }
+            }
+        }
+        LineMap { own }
+    }
+
+    /// The original line of a (1-based) line of the preprocessed text.
+    fn original(&self, line: u32) -> Option<u32> {
+        self.own.get(line as usize - 1).copied().flatten()
+    }
+
+    fn pos(&self, p: Pos) -> Option<Pos> {
+        Some(Pos::new(self.original(p.line)?, p.col))
+    }
+}
+
+/// `# 12 "src/x.c" 2` (or `#line 12 "src/x.c"`): (12, "src/x.c").
+fn marker(line: &str) -> Option<(u32, &str)> {
+    let rest = line.strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("line").unwrap_or(rest).trim_start();
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let n: u32 = rest[..digits].parse().ok()?;
+    let quoted = rest[digits..].trim_start().strip_prefix('"')?;
+    let end = quoted.find('"')?;
+    Some((n, &quoted[..end]))
+}
+
+/// Instruments the preprocessed text `input.text` of the unit whose own
+/// file the line markers call `own_file`.
+pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> FrontendResult {
+    let src = input.text;
+    let file = input.display_path;
+    let map = LineMap::new(src, own_file);
+    let parsed = parse::parse(file, src)?;
+    let root = parsed.tree.root_node();
+    let lines = syntax::Lines::new(src);
+    let own_functions = own_functions(root, &lines, &map);
+    let in_own = |at: usize| own_functions.iter().any(|r| r.contains(&at));
+    let errors: Vec<parse::SyntaxError> = parsed
+        .errors
+        .into_iter()
+        .filter(|e| in_own(e.start))
+        .collect();
+    let unreadable = unreadable::Unreadable::new(&errors, src);
+    let measured: Vec<Range<usize>> = own_functions
+        .into_iter()
+        .filter(|r| !unreadable.overlaps(r))
+        .collect();
+    let mut jumps = jumps::JumpCache::default();
+    let dirs = directives::analyse(root, src, file, &lines, &mut jumps)?;
+    let out = walk::walk(
+        root,
+        input,
+        &dirs,
+        &HashSet::new(),
+        &lines,
+        &mut jumps,
+        walk::Scope::Only(&measured),
+    );
+    let mut out = out;
+    // Pragmas survive preprocessing, so a `#pragma` between a statement's
+    // head and its body still needs the second reading.
+    let unreadable = match recover::second_reading(
+        input,
+        &unreadable,
+        &HashSet::new(),
+        &lines,
+        input.first_id + out.regions.len() as u32,
+    ) {
+        Some(second) => {
+            out.regions.extend(second.out.regions);
+            out.edits.extend(second.out.edits);
+            out.warnings.extend(second.out.warnings);
+            unreadable.without(&second.recovered)
+        }
+        None => unreadable,
+    };
+    let mut regions = out.regions;
+    let first_unlisted = input.first_id + regions.len() as u32;
+    regions.extend(unreadable.regions(input, &lines, first_unlisted));
+    // Positions in the original file; an end outside it (a macro whose
+    // expansion ends elsewhere) is taken as the start's line.
+    for r in &mut regions {
+        let start = map.pos(r.start).unwrap_or(Pos::new(1, 1));
+        r.end = map.pos(r.end).filter(|e| *e >= start).unwrap_or(start);
+        r.start = start;
+    }
+    let mut warnings: Vec<Diagnostic> = dirs.warnings.to_vec();
+    warnings.extend(out.warnings);
+    warnings.extend(unreadable.warnings(input, &lines));
+    for w in &mut warnings {
+        if let Some(line) = map.original(w.line) {
+            w.line = line;
+        }
+    }
+    warnings.sort_by_key(|d| (d.line, d.col));
+    if regions.iter().all(|r| r.aux.contains_key("not_measured")) {
+        return Ok(Instrumented {
+            text: src.to_string(),
+            regions,
+            warnings,
+        });
+    }
+    let mpi = regions
+        .iter()
+        .any(|r| matches!(r.kind, regio_idf::RegionKind::Mpi(_)));
+    let omp = regions
+        .iter()
+        .any(|r| matches!(r.kind, regio_idf::RegionKind::Omp(_)));
+    let mut edits: Vec<Edit> = out.edits;
+    edits.push(
+        Edit::insert(
+            0,
+            prelude::prelude(own_file, Some(input.idf_path), mpi, omp),
+        )
+        .with_order(i64::MIN),
+    );
+    let text =
+        edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
+    Ok(Instrumented {
+        text,
+        regions,
+        warnings,
+    })
+}
+
+/// Byte ranges of the function definitions that start in the own file.
+fn own_functions(root: Node<'_>, lines: &syntax::Lines, map: &LineMap) -> Vec<Range<usize>> {
+    let mut c = root.walk();
+    root.named_children(&mut c)
+        .filter(|n| n.kind() == "function_definition")
+        .filter(|n| map.original(lines.start(*n).line).is_some())
+        .map(|n| n.byte_range())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::Filter;
+    use crate::selection::Selection;
+
+    #[test]
+    fn markers_are_read() {
+        assert_eq!(marker("# 12 \"src/x.c\" 2"), Some((12, "src/x.c")));
+        assert_eq!(marker("#line 3 \"a b.c\""), Some((3, "a b.c")));
+        assert_eq!(marker("#pragma omp parallel"), None);
+    }
+
+    #[test]
+    fn only_the_units_own_functions_are_measured_at_their_original_lines() {
+        let text = "# 1 \"x.c\"\n# 1 \"inc.h\" 1\nstatic int h(void) { return 1; }\n# 3 \"x.c\" 2\nstatic int get_int(const int *p) { return *p; }\nint main(void) { int v = 3; return get_int(&v) - h(); }\n";
+        let filter = Filter::default();
+        let input = SourceInput {
+            text,
+            display_path: "x.c",
+            rel_path: "x.c",
+            idf_path: "/out/regio.idf.json",
+            selection: "functions".parse::<Selection>().unwrap_or_default(),
+            filter: &filter,
+            first_id: 1,
+        };
+        let out = instrument_preprocessed(&input, "x.c").unwrap_or_else(|e| panic!("{e:?}"));
+        let got: Vec<(String, u32)> = out
+            .regions
+            .iter()
+            .map(|r| (r.name.clone(), r.start.line))
+            .collect();
+        assert_eq!(got, [("get_int".to_string(), 3), ("main".to_string(), 4)]);
+        assert!(out.text.contains("static int h(void) { return 1; }"));
+    }
+}
