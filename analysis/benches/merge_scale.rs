@@ -64,6 +64,7 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
             thread: 0,
             os_tid: u64::from(10_000 + rank),
             finished: false,
+            dropped_calls: 0,
             nodes: records,
         }],
     }

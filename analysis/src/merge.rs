@@ -582,6 +582,12 @@ pub fn merge(run: &RunDir) -> Report {
         let names = p.available_counters();
         for t in &p.threads {
             let key = (p.rank, p.pid, t.thread);
+            if t.dropped_calls > 0 {
+                warnings.push(format!(
+                    "rank {} pid {} thread {}: {} region entries not recorded (made by signal handlers that interrupted a probe)",
+                    p.rank, p.pid, t.thread, t.dropped_calls
+                ));
+            }
             let mut placed: Vec<usize> = Vec::with_capacity(t.nodes.len());
             for (i, n) in t.nodes.iter().enumerate() {
                 // `load_run` refuses parents that do not precede their

@@ -374,3 +374,30 @@ fn ranks_are_summarised_per_node_and_mpi_time_per_process() {
         [(0, 2_000_000, 0, 2_000_000), (1, 2_500_000, 0, 2_500_000)]
     );
 }
+
+/// Region entries a thread's signal handlers could not record (they
+/// interrupted a probe) are counted in the profile; the report says so.
+#[test]
+fn dropped_handler_entries_are_reported() {
+    let tmp = tempdir();
+    let dir = run_dir(&tmp);
+    fixtures::threads_run(&dir);
+    let profile = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("profile-"))
+        })
+        .expect("a profile");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&profile).unwrap()).unwrap();
+    v["threads"][1]["dropped_calls"] = serde_json::Value::from(7);
+    std::fs::write(&profile, v.to_string()).unwrap();
+    let r = merge(&load_run(&dir, None).unwrap());
+    assert_eq!(
+        r.warnings,
+        ["rank 0 pid 100 thread 1: 7 region entries not recorded (made by signal handlers that interrupted a probe)"]
+    );
+}

@@ -119,6 +119,10 @@ pub struct ThreadProfile {
     pub finished: bool,
     /// Nodes in creation order: a parent always precedes its children.
     pub nodes: Vec<NodeRecord>,
+    /// Region entries not recorded: made by a signal handler that
+    /// interrupted a probe of this thread (README "Signal handlers").
+    #[serde(default)]
+    pub dropped_calls: u64,
 }
 
 /// One DRG node: a region executed in the context of its parent node.

@@ -61,6 +61,7 @@ fn threads_run(dir: &Path, threads: u32, wall_ns: u64) {
             thread: t,
             os_tid: 4242 + u64::from(t),
             finished: false,
+            dropped_calls: 0,
             nodes: vec![node.clone()],
         })
         .collect();

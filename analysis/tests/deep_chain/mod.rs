@@ -83,6 +83,7 @@ pub fn write_chain(dir: &Path, depth: u32) {
             thread: 0,
             os_tid: 4242,
             finished: false,
+            dropped_calls: 0,
             nodes,
         }],
     };
