@@ -4,7 +4,8 @@
 #
 #   scripts/corpus.sh DIR [--cflags "..."] [--fflags "..."] [--instrument PATH]
 #                         [--regions LIST] [-j N] [--json FILE] [--tsv FILE]
-#                         [--keep DIR] [--name NAME] [--instrument-args "..."]
+#                         [--keep DIR] [--name NAME] [--preprocess]
+#                         [--instrument-args "..."]
 #
 # DIR is never written to: the instrumented tree goes to a temporary
 # directory (or --keep DIR). See README.md, "Trying Regio on a code base".
@@ -162,6 +163,8 @@ def main():
     ap.add_argument("--regions", default="all", help="--regions for instrument (default all)")
     ap.add_argument("--instrument-args", default="", metavar="ARGS",
                     help="more options for instrument, e.g. \"--preprocess --cflags '-DX'\"")
+    ap.add_argument("--preprocess", action="store_true",
+                    help="instrument --preprocess with --cflags (and -I DIR) as the compiler flags")
     ap.add_argument("--cc", default="gcc")
     ap.add_argument("--fc", default="gfortran")
     ap.add_argument("--std", default="gnu17", help="C standard for gcc (default gnu17)")
@@ -221,10 +224,13 @@ def corpus(a, root, inst, name, jobs, tmp, out):
     size = sum(os.path.getsize(os.path.join(root, r)) for r in rec)
 
     # 1. instrument the whole tree once.
-    cmd = [inst, "--regions", a.regions] + shlex.split(a.instrument_args) + ["--out", out, root]
+    pre = []
+    if a.preprocess:
+        pre = ["--preprocess", "--cc", a.cc, "--cflags",
+               " ".join(["-std=" + a.std] + absolutize(a.cflags, root) + ["-I" + root])]
+    cmd = [inst, "--regions", a.regions] + pre + shlex.split(a.instrument_args) + ["--out", out, root]
     rc, text, secs = run(cmd, tmp, 24 * 3600)
     global_problems, summary_line = [], ""
-    pending_diag = None
     for line in text.splitlines():
         m = DIAG_POS.match(line)
         if m:
@@ -422,7 +428,7 @@ def corpus(a, root, inst, name, jobs, tmp, out):
     if global_problems:
         print("\ninstrument said (not tied to a file):", file=o)
         for g in global_problems[:20]:
-            print("  " + g, file=o)
+            print("  " + (g if len(g) <= 400 else g[:400] + " ... (%d characters)" % len(g)), file=o)
         if len(global_problems) > 20:
             print("  ... %d more" % (len(global_problems) - 20), file=o)
     if err_groups:
