@@ -86,9 +86,44 @@ fn a_directive_as_an_unbraced_body_keeps_the_rest_measured() {
     let expect = expectations(&testdata().join("omp").join(file));
     assert_eq!(expect.len(), 5, "expectations not found: {expect:?}");
     let idf = std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_default();
+    // The unbraced task and the directive in a lone #ifdef are listed,
+    // not measured.
+    let idf: Value = serde_json::from_str(&idf).unwrap_or(Value::Null);
+    let unmeasured: Vec<&str> = idf["regions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["aux"]["not_measured"].is_string())
+        .filter_map(|r| r["kind"].as_str())
+        .collect();
+    assert_eq!(unmeasured, ["omp_parallel_for"], "{idf}");
+    let measured_kinds: Vec<&str> = idf["regions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| !r["aux"]["not_measured"].is_string())
+        .filter_map(|r| r["kind"].as_str())
+        .collect();
     assert!(
-        !idf.contains("omp_task"),
-        "the unbraced task is not measured"
+        !measured_kinds
+            .iter()
+            .any(|k| matches!(*k, "omp_task" | "omp_for" | "omp_parallel_for")),
+        "{measured_kinds:?}"
+    );
+    // Without -fopenmp the copy builds too (no probe of a construct that
+    // only exists with it).
+    let mut flags: Vec<String> = ["-Wall", "-Werror", "-Wno-unknown-pragmas", "-O1"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    flags.extend(instrument_flags("--cflags"));
+    let serial = tmp.join("serial");
+    compile(
+        &common::cc(),
+        &flags,
+        &[out.join(file)],
+        &instrument_flags("--libs"),
+        &serial,
     );
     let mut problems = Vec::new();
     common::omp::compare_runs(

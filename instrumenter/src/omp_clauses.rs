@@ -249,6 +249,8 @@ pub(crate) mod reason {
         "alternative directives for this statement in #if branches differ in form";
     pub(crate) const AMBIGUOUS: &str =
         "the statement it applies to depends on #if branches in a way Regio cannot follow";
+    pub(crate) const ONE_CONFIGURATION: &str =
+        "it is in an #if branch with no #else, and its statement comes after the #endif: its probes would exist in one configuration only";
     pub(crate) const OTHER: &str = "not instrumented by Regio";
 }
 

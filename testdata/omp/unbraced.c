@@ -9,6 +9,21 @@
 #define N 16
 
 static int x[N];
+static int y[N];
+
+/* The directive in `#ifdef _OPENMP` without `#else`, its loop after the
+ * `#endif`: probes would exist in one configuration only, so the
+ * construct is left as written (with a warning) and the copy builds with
+ * and without -fopenmp. */
+static void fill(void)
+{
+    int i;
+#ifdef _OPENMP
+#pragma omp parallel for
+#endif
+    for (i = 0; i < N; i++)
+        y[i] = 2 * i;
+}
 
 int main(void)
 {
@@ -23,8 +38,9 @@ int main(void)
 #pragma omp task firstprivate(i)
         x[i] += i;
 
+    fill();
     for (i = 0; i < N; i++)
-        total += x[i];
+        total += x[i] + y[i];
     printf("total %ld\n", total);
     return 0;
 }

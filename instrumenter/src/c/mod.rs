@@ -13,8 +13,8 @@
 //!   guard (`regio_scope_open`/`regio_scope_close`) so `return` closes them.
 //! * call / io: `{ regio_enter(IDu); f(x); regio_exit(IDu); }` for a call
 //!   statement, `(regio_enter(IDu), f(x), regio_exit(IDu))` when the value
-//!   is discarded, `__extension__ ({ regio_enter(IDu); __auto_type regio__rID = f(x); regio_exit(IDu); regio__rID; })`
-//!   when it is used.
+//!   is discarded, `__extension__ ({ const unsigned int regio__cID __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter(IDu), IDu); f(x); })`
+//!   when it is used (right for `void` functions too).
 
 mod calls;
 mod directives;

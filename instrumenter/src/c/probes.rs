@@ -79,10 +79,21 @@ pub(crate) fn call_comma_close(id: u32, after: &str) -> String {
     }
 }
 
-/// A call whose value is used: the value is kept in a temporary so the
-/// exit probe runs after the call and before the value is used.
-pub(crate) fn call_value_open(id: u32, before: &str) -> String {
-    format!("__extension__ ({{ {before}regio_enter({id}u); __auto_type regio__r{id} = ")
+/// A call whose value is used: a statement expression whose last
+/// statement is the call gives its value, and a guard's cleanup runs the
+/// exit probe after the call, before the value is used. That form is also
+/// right for a `void` function, whose "use" the text cannot rule out (a
+/// macro argument that the macro throws away). With code to run after the
+/// call (`after`, for `int`-valued MPI routines) the value is kept in a
+/// temporary instead.
+pub(crate) fn call_value_open(id: u32, before: &str, after: &str) -> String {
+    if after.is_empty() {
+        format!(
+            "__extension__ ({{ {before}const unsigned int regio__c{id} __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter({id}u), {id}u); "
+        )
+    } else {
+        format!("__extension__ ({{ {before}regio_enter({id}u); __auto_type regio__r{id} = ")
+    }
 }
 
 /// Before `MPI_Abort`, which never returns to run the exit probe: write
@@ -91,7 +102,7 @@ pub(crate) const BEFORE_MPI_ABORT: &str = "regio_mpi_abort(); ";
 
 pub(crate) fn call_value_close(id: u32, after: &str) -> String {
     if after.is_empty() {
-        format!("; regio_exit({id}u); regio__r{id}; }})")
+        "; })".to_string()
     } else {
         format!("; regio_exit({id}u); {after}; regio__r{id}; }})")
     }

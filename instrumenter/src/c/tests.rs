@@ -381,7 +381,7 @@ fn call_forms_follow_how_the_value_is_used() {
     let out = run(src, "calls").unwrap();
     assert_eq!(
         body(&out),
-        "int g(int);\nvoid v(void);\nint f(int x) {\n  { regio_enter(1u); v(); regio_exit(1u); }\n  x = __extension__ ({ regio_enter(2u); __auto_type regio__r2 = g(x); regio_exit(2u); regio__r2; });\n  (void)(regio_enter(3u), g(x), regio_exit(3u));\n  for (; x; x--, (regio_enter(4u), v(), regio_exit(4u))) ;\n  return x ? g(x) : 0;\n}\n"
+        "int g(int);\nvoid v(void);\nint f(int x) {\n  { regio_enter(1u); v(); regio_exit(1u); }\n  x = __extension__ ({ const unsigned int regio__c2 __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter(2u), 2u); g(x); });\n  (void)(regio_enter(3u), g(x), regio_exit(3u));\n  for (; x; x--, (regio_enter(4u), v(), regio_exit(4u))) ;\n  return x ? g(x) : 0;\n}\n"
     );
     let names: Vec<&str> = out.regions.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, vec!["v", "g", "g", "v"]);

@@ -664,7 +664,7 @@ impl<'t> Walker<'_, 't> {
             ),
             Form::Value => (
                 n.byte_range(),
-                probes::call_value_open(id, before),
+                probes::call_value_open(id, before, after),
                 probes::call_value_close(id, after),
             ),
         };

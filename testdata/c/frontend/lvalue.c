@@ -9,6 +9,8 @@
 #include "lvalue_defs.h"
 
 static int next_index(int i) { return (i + 1) % 4; }
+static int shown;
+static void show(int v) { shown += v; }
 
 int main(void)
 {
@@ -20,6 +22,7 @@ int main(void)
     cell(gp)++;
     first = &cell(gp);
     *first += (int)fabs(-2.0);
-    printf("%d %d\n", tgp(gp, 1), cell(gp));
+    keep_value(show(cell(gp)));
+    printf("%d %d %d\n", tgp(gp, 1), cell(gp), shown);
     return 0;
 }

@@ -90,6 +90,39 @@ fn after(n: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
+/// Whether the statement after `n` lies past the `#endif` of a
+/// conditional without `#else` that holds `n` (`#ifdef _OPENMP` /
+/// `#pragma omp parallel for` / `#endif` / `for ...`): without the macro
+/// the directive, and so the probes that open its regions, are gone while
+/// the statement and the closing probes after it stay.
+fn leaves_a_lone_branch(n: Node<'_>) -> bool {
+    let mut cur = n;
+    loop {
+        if next_code(cur).is_some_and(|k| !is_alternative(k.kind())) {
+            return false;
+        }
+        let Some(p) = cur.parent() else {
+            return false;
+        };
+        if !(is_conditional(p.kind()) || is_alternative(p.kind())) {
+            return false;
+        }
+        let Some(top) = chain_top(p) else {
+            return false;
+        };
+        let mut alt = top.child_by_field_name("alternative");
+        let mut has_else = false;
+        while let Some(a) = alt {
+            has_else |= a.kind() == "preproc_else";
+            alt = a.child_by_field_name("alternative");
+        }
+        if !has_else {
+            return true;
+        }
+        cur = top;
+    }
+}
+
 /// The items of one branch (the children that are not its condition, name
 /// or further branches).
 fn branch_items(c: Node<'_>) -> Vec<Node<'_>> {
@@ -243,6 +276,15 @@ impl<'t> Walker<'_, 't> {
     /// through further OpenMP directives with a body and into `#if`
     /// branches (one statement per branch).
     fn governed(&self, n: Node<'t>) -> Result<Vec<Node<'t>>, &'static str> {
+        if leaves_a_lone_branch(n) {
+            return Err(reason::ONE_CONFIGURATION);
+        }
+        self.governed_in_some_configuration(n)
+    }
+
+    /// [`Self::governed`] without asking whether every configuration has
+    /// the directive: the statements a pragma binds where it is compiled.
+    fn governed_in_some_configuration(&self, n: Node<'t>) -> Result<Vec<Node<'t>>, &'static str> {
         let mut out = Vec::new();
         self.resolve(after(n), &mut out)?;
         let mut seen = HashSet::new();
@@ -390,7 +432,7 @@ impl<'t> Walker<'_, 't> {
             None => 0,
         };
         if bound > 0 {
-            for s in self.governed(n).unwrap_or_default() {
+            for s in self.governed_in_some_configuration(n).unwrap_or_default() {
                 self.bind_loops(s, bound);
             }
         }
