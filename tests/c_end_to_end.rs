@@ -296,6 +296,18 @@ fn shape_knr_and_implicit_int() {
 }
 
 #[test]
+fn shape_macro_words_and_macro_arguments() {
+    let loops: &[(&str, u64)] = &[("sum_args", 1)];
+    check_program(&shape(
+        "shapes/macro_words",
+        &["macro_words.c"],
+        &[],
+        4,
+        loops,
+    ));
+}
+
+#[test]
 fn shape_gnu_and_c11_syntax() {
     check_program(&shape("shapes/gnu", &["gnu.c"], &[], 5, NONE));
 }

@@ -12,6 +12,7 @@
 //! invocations that expand to whole definitions, or ends a statement-like
 //! macro use with the `;` its expansion brings.
 
+use std::collections::HashSet;
 use std::ops::Range;
 
 /// One token of C text as far as these rewrites need to know.
@@ -234,7 +235,11 @@ fn is_macro_name(word: &str) -> bool {
 /// conditional lines by the caller); `bytes` keeps its length. Returns
 /// the places of file-scope macro invocations it hid (what they define
 /// is not measured).
-pub(crate) fn rewrite(bytes: &mut [u8], range: Range<usize>) -> Vec<Range<usize>> {
+pub(crate) fn rewrite(
+    bytes: &mut [u8],
+    range: Range<usize>,
+    macros: &HashSet<String>,
+) -> Vec<Range<usize>> {
     let mut hidden = Vec::new();
     let lexed = lex(bytes, range);
     let src = bytes.to_vec();
@@ -411,25 +416,39 @@ pub(crate) fn rewrite(bytes: &mut [u8], range: Range<usize>) -> Vec<Range<usize>
                             }
                         }
                     }
-                    _ if at_file_scope && !KEYWORDS.contains(&w) => {
+                    _ if at_file_scope && file_scope_macro(&lexed, &src, i, w).is_some() => {
                         if let Some(skip_to) = file_scope_macro(&lexed, &src, i, w) {
                             hidden.push(r.start..toks[skip_to].1.end);
                             blank(bytes, r.start..toks[skip_to].1.end);
                             i = skip_to + 1;
                             continue;
                         }
-                        let next = lexed.next_code(i);
-                        if lexed.prev_code(i).is_none_or(|p| {
-                            matches!(src[toks[p].1.start], b';' | b'}' | b')')
-                                || toks[p].0 == Tok::Literal
-                        }) && next.is_some_and(|n| DECL_START.contains(&word(&toks[n].1)))
-                        {
-                            // `EXPORT_ long f(...)`: a macro as a storage
-                            // class or attribute word.
-                            blank(bytes, r.clone());
+                    }
+                    // A function-like macro the tree defines: its
+                    // arguments may be types (`cast(int *, p)`), operators
+                    // or statements; the parser reads an empty call.
+                    _ if macros.contains(w) || matches!(w, "va_arg" | "offsetof") => {
+                        let open = lexed.next_code(i);
+                        if let Some(o) = open.filter(|&o| src[toks[o].1.start] == b'(') {
+                            if let Some(close) = lexed.closing(&src, o) {
+                                if close > o + 1 {
+                                    blank(bytes, toks[o].1.end..toks[close].1.start);
+                                }
+                                if !at_file_scope {
+                                    statement_macro(bytes, &lexed, &src, i);
+                                }
+                                i = close + 1;
+                                continue;
+                            }
                         }
                     }
-                    _ if !at_file_scope && is_macro_name(w) => {
+                    _ if !KEYWORDS.contains(&w) && storage_word(&lexed, &src, i, at_file_scope) => {
+                        // `EXPORT_ long f(...)`, `local int g(...)`,
+                        // `int ZEXPORT h(...)`, `char FAR *p`: a macro as
+                        // a storage class, attribute or qualifier word.
+                        blank(bytes, r.clone());
+                    }
+                    _ if is_macro_name(w) => {
                         statement_macro(bytes, &lexed, &src, i);
                     }
                     _ => {}
@@ -441,6 +460,41 @@ pub(crate) fn rewrite(bytes: &mut [u8], range: Range<usize>) -> Vec<Range<usize>
     }
     join_spliced_words(bytes, &lexed, &src);
     hidden
+}
+
+/// Type words a macro word may stand next to.
+const TYPE_WORDS: &[&str] = &[
+    "char", "double", "float", "int", "long", "short", "signed", "unsigned", "void", "_Bool",
+    "const", "volatile", "struct", "union", "enum",
+];
+
+/// Whether the identifier at `i` is a macro used as a storage class,
+/// attribute or qualifier word: before the specifiers of a declaration
+/// (after `;`, `{`, `}` or at the start; at file scope also after `)` or a
+/// string, the end of an earlier macro use), or an all-caps word between
+/// a type word and the declarator (`int ZEXPORT f(`, `char FAR *p`).
+fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> bool {
+    let toks = &lexed.toks;
+    let w = std::str::from_utf8(&src[toks[i].1.clone()]).unwrap_or("");
+    let word_at = |j: usize| std::str::from_utf8(&src[toks[j].1.clone()]).unwrap_or("");
+    let prev = lexed.prev_code(i);
+    let next = lexed.next_code(i);
+    let starts_declaration = prev.is_none_or(|p| {
+        matches!(src[toks[p].1.start], b';' | b'{' | b'}')
+            || (at_file_scope && (src[toks[p].1.start] == b')' || toks[p].0 == Tok::Literal))
+    });
+    if starts_declaration && next.is_some_and(|n| DECL_START.contains(&word_at(n))) {
+        return true;
+    }
+    is_macro_name(w)
+        && prev.is_some_and(|p| TYPE_WORDS.contains(&word_at(p)) || src[toks[p].1.start] == b'(')
+        && next.is_some_and(|n| {
+            (toks[n].0 == Tok::Ident && !KEYWORDS.contains(&word_at(n)))
+                || src[toks[n].1.start] == b'*'
+        })
+        && prev.is_some_and(|p| {
+            src[toks[p].1.start] != b'(' || next.is_some_and(|n| src[toks[n].1.start] == b'*')
+        })
 }
 
 /// `NAME(...)` alone on its line(s) at file scope, with a macro's name and
@@ -560,7 +614,8 @@ mod tests {
 
     fn rewritten(src: &str) -> String {
         let mut b = src.as_bytes().to_vec();
-        rewrite(&mut b, 0..src.len());
+        let macros: HashSet<String> = ["cast".to_string()].into();
+        rewrite(&mut b, 0..src.len(), &macros);
         assert_eq!(b.len(), src.len());
         String::from_utf8(b).unwrap()
     }
@@ -597,6 +652,17 @@ mod tests {
         assert!(s.contains("PUT(\"x\");"));
         assert!(s.contains("SET(t, a);"));
         assert!(s.contains("LOOP(i)\n"));
+    }
+
+    #[test]
+    fn macro_words_and_macro_arguments() {
+        let s = rewritten(
+            "int ZEXPORT deflate(int x) { char FAR *p = cast(char *, x); local int k; return 0; }",
+        );
+        assert!(s.contains("int         deflate"), "{s}");
+        assert!(s.contains("char     *p"), "{s}");
+        assert!(s.contains("cast(         )"), "{s}");
+        assert!(s.contains("      int k;"), "{s}");
     }
 
     #[test]

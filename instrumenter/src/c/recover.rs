@@ -68,7 +68,7 @@ pub(crate) fn second_reading(
         text: masked,
         hidden_macros,
         hidden_omp,
-    } = mask(src, &units);
+    } = mask(src, &units, macros);
     // From each hidden directive to the statement it governs: no probe.
     let bound: Vec<Range<usize>> = hidden_omp
         .iter()
@@ -453,7 +453,7 @@ pub(crate) fn groups(src: &str, range: Range<usize>) -> Vec<Range<usize>> {
 /// The text the parser reads for a second try: `src` with, inside each of
 /// `units`, conditional lines and all branches but one blanked, and every
 /// directive but `#pragma omp`/`#pragma regio` blanked.
-pub(crate) fn mask(src: &str, units: &[Range<usize>]) -> Masked {
+pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) -> Masked {
     let mut bytes = src.as_bytes().to_vec();
     let mut hidden_omp = Vec::new();
     let blank = |bytes: &mut Vec<u8>, r: Range<usize>| {
@@ -508,7 +508,7 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>]) -> Masked {
     }
     let mut hidden_macros = Vec::new();
     for unit in units {
-        hidden_macros.extend(super::mask::rewrite(&mut bytes, unit.clone()));
+        hidden_macros.extend(super::mask::rewrite(&mut bytes, unit.clone(), macros));
     }
     // Only ASCII bytes replaced ASCII bytes or whole lines, so UTF-8
     // sequences are never cut.
@@ -596,6 +596,7 @@ mod tests {
                 start: 0,
                 end: src.len(),
             }],
+            &HashSet::new(),
         )
         .text;
         assert_eq!(m.len(), src.len());
@@ -614,6 +615,7 @@ mod tests {
                 start: 0,
                 end: src.len(),
             }],
+            &HashSet::new(),
         )
         .text;
         assert!(!m.contains("not C"));
@@ -635,6 +637,7 @@ mod tests {
                 start: 0,
                 end: src.len(),
             }],
+            &HashSet::new(),
         )
         .text;
         assert!(!m.contains('2'));
