@@ -459,6 +459,17 @@ pub(crate) fn rewrite(
         i += 1;
     }
     join_spliced_words(bytes, &lexed, &src);
+    // A line splice inside a string literal: one line for the parser.
+    for (t, r) in &lexed.toks {
+        if *t == Tok::Literal {
+            for at in r.clone() {
+                if src[at] == b'\\' && src.get(at + 1) == Some(&b'\n') {
+                    bytes[at] = b' ';
+                    bytes[at + 1] = b' ';
+                }
+            }
+        }
+    }
     hidden
 }
 
@@ -663,6 +674,12 @@ mod tests {
         assert!(s.contains("char     *p"), "{s}");
         assert!(s.contains("cast(         )"), "{s}");
         assert!(s.contains("      int k;"), "{s}");
+    }
+
+    #[test]
+    fn spliced_strings_are_one_line() {
+        let s = rewritten("int f(void) { return printf(\"a \\\nb\"); }");
+        assert!(s.contains("\"a   b\""), "{s}");
     }
 
     #[test]

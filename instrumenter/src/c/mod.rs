@@ -44,6 +44,37 @@ use crate::diag::Diagnostic;
 use crate::edit::{self, Edit};
 use crate::frontend::{FrontendResult, Instrumented, SourceInput};
 
+/// The first line of a header that only C++ has at the start of a line
+/// (`class X`, `template <...>`, `namespace n`): a C++ header named `.h`,
+/// which the C front end leaves alone whole instead of unit by unit.
+fn cplusplus_header(input: &SourceInput<'_>) -> Option<u32> {
+    let is_header = input
+        .rel_path
+        .rsplit('.')
+        .next()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("h"));
+    if !is_header {
+        return None;
+    }
+    input
+        .text
+        .lines()
+        .position(|l| {
+            let mut words = l.split_whitespace();
+            match words.next() {
+                Some("class") | Some("namespace") => words.next().is_some_and(|w| {
+                    w.chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                        && !l.trim_end().ends_with(';')
+                }),
+                Some(w) => w.starts_with("template<") || (w == "template" && l.contains('<')),
+                None => false,
+            }
+        })
+        .map(|i| i as u32 + 1)
+}
+
 /// Instrument one C source or header file. Function-like macros defined
 /// in the file are known not to be functions; see [`instrument_with_macros`].
 pub fn instrument(input: &SourceInput<'_>) -> FrontendResult {
@@ -59,6 +90,18 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     let file = input.display_path;
     if src.contains('\0') {
         return Err(vec![parse::binary_file(file)]);
+    }
+    if let Some(line) = cplusplus_header(input) {
+        return Ok(Instrumented {
+            text: src.to_string(),
+            regions: Vec::new(),
+            warnings: vec![Diagnostic::warning(
+                file,
+                line,
+                1,
+                "not measured: a C++ header (Regio's C front end reads C); left as written",
+            )],
+        });
     }
     let parsed = parse::parse(file, src)?;
     let root = parsed.tree.root_node();

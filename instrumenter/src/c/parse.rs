@@ -155,7 +155,15 @@ fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
                 start: n.start_byte(),
                 what: describe(n, src),
                 unit: unit.byte_range(),
-                function: (unit.kind() == "function_definition").then(|| function_name(unit, src)),
+                // A misread statement can look like a definition of `if`.
+                function: (unit.kind() == "function_definition")
+                    .then(|| function_name(unit, src))
+                    .filter(|f| {
+                        !matches!(
+                            f.as_str(),
+                            "if" | "else" | "while" | "for" | "switch" | "do" | "return"
+                        )
+                    }),
                 loose: unit.is_error() || unit.kind().ends_with("_statement"),
             });
             return false;

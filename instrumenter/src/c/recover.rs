@@ -471,8 +471,8 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) 
             let text = &src[line.clone()];
             let live = stack.iter().all(|&(keep, _)| keep);
             match directive_word(text) {
-                Some(w @ ("if" | "ifdef" | "ifndef")) => {
-                    let never = w == "if" && is_if_zero(text);
+                Some("if" | "ifdef" | "ifndef") => {
+                    let never = is_if_zero(text);
                     stack.push((!never, !never));
                     blank(&mut bytes, line);
                 }
@@ -571,16 +571,36 @@ fn find_back(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).rposition(|w| w == needle)
 }
 
-/// `#if 0` (and `#elif 0`): a branch never compiled, often not C at all.
+/// A branch the GNU C compilers Regio serves never compile, often not C
+/// at all: `#if 0`, and conditions on MSVC, Windows or C++ (`#ifdef
+/// _MSC_VER`, `#if defined(_WIN32)`, `#ifdef __cplusplus`), unless negated.
 fn is_if_zero(line: &str) -> bool {
     let rest = line.trim_start().trim_start_matches('#').trim_start();
-    let cond = rest
-        .strip_prefix("if")
-        .or_else(|| rest.strip_prefix("elif"))
-        .unwrap_or("");
+    let (word, cond) = match rest.find(|c: char| !c.is_ascii_alphabetic()) {
+        Some(at) => rest.split_at(at),
+        None => (rest, ""),
+    };
     let cond = cond.split("//").next().unwrap_or("");
     let cond = cond.split("/*").next().unwrap_or("").trim();
-    cond == "0"
+    const FOREIGN: &[&str] = &["_MSC_VER", "_WIN32", "_WIN64", "__cplusplus"];
+    let foreign = |c: &str| {
+        let c = c.trim();
+        let c = c
+            .strip_prefix("defined")
+            .map(|d| {
+                d.trim()
+                    .trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .trim()
+            })
+            .unwrap_or(c);
+        FOREIGN.contains(&c)
+    };
+    match word {
+        "if" | "elif" => cond == "0" || foreign(cond),
+        "ifdef" | "elifdef" => foreign(cond),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -626,6 +646,27 @@ mod tests {
         assert!(m.contains("#pragma GCC ivdep"));
         assert!(!m.contains("unroll"));
         assert!(!m.contains("define"));
+    }
+
+    #[test]
+    fn branches_for_other_compilers_are_not_read() {
+        for line in [
+            "#if 0",
+            "#ifdef _MSC_VER",
+            "#if defined(_WIN32)",
+            "#elif defined _WIN64",
+            "#ifdef __cplusplus",
+        ] {
+            assert!(is_if_zero(line), "{line}");
+        }
+        for line in [
+            "#if 1",
+            "#ifndef _MSC_VER",
+            "#ifdef __GNUC__",
+            "#if !defined(_WIN32)",
+        ] {
+            assert!(!is_if_zero(line), "{line}");
+        }
     }
 
     #[test]

@@ -446,3 +446,27 @@ fn lower_case_macros_and_brace_initializers_are_not_calls() {
         "  int z = twice(g(3)) + other_new();\n  { regio_enter(1u); g(4); regio_exit(1u); }\n"
     ));
 }
+
+#[test]
+fn cplusplus_headers_are_left_whole() {
+    let filter = Filter::default();
+    let src = "#include <streambuf>\nclass gzbuf : public std::streambuf {\n  int fd;\n public:\n  int get() { return fd; }\n};\n";
+    let mut i = input(src, "functions", &filter);
+    i.rel_path = "gz.h";
+    let out = instrument(&i).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(out.text, src);
+    let w: Vec<String> = out.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        w,
+        ["src/t.c:2:1: warning: not measured: a C++ header (Regio's C front end reads C); left as written"]
+    );
+    // A C header with a `class` member name is C.
+    let c =
+        "struct s { int class_id; };\nstatic inline int f(struct s *p) { return p->class_id; }\n";
+    let mut i = input(c, "functions", &filter);
+    i.rel_path = "c.h";
+    assert!(instrument(&i)
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .warnings
+        .is_empty());
+}
