@@ -473,10 +473,10 @@ pub(crate) fn rewrite(
     hidden
 }
 
-/// Type words a macro word may stand next to.
+/// Type words a macro word may follow (`int ZEXPORT f(`); not `const` or
+/// `struct`, after which an all-caps word is a type name or a tag.
 const TYPE_WORDS: &[&str] = &[
     "char", "double", "float", "int", "long", "short", "signed", "unsigned", "void", "_Bool",
-    "const", "volatile", "struct", "union", "enum",
 ];
 
 /// Whether the identifier at `i` is a macro used as a storage class,
@@ -497,8 +497,31 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
     if starts_declaration && next.is_some_and(|n| DECL_START.contains(&word_at(n))) {
         return true;
     }
+    // `(z_const Bytef *)p`, `z_const Bytef *next;`: two names before a
+    // `*` are a qualifier macro and a type.
+    let after_next = next.and_then(|n| lexed.next_code(n));
+    let plain = |j: usize| toks[j].0 == Tok::Ident && !KEYWORDS.contains(&word_at(j));
+    // `local z_word_t swap(...)`: three names, the first a storage macro.
+    if next.is_some_and(|n| plain(n) && !is_macro_name(word_at(n)))
+        && !is_macro_name(w)
+        && after_next.is_some_and(|a| src[toks[a].1.start] == b'*' || plain(a))
+        && prev.is_none_or(|p| matches!(src[toks[p].1.start], b'(' | b';' | b'{' | b'}' | b','))
+    {
+        return true;
+    }
+    // `(WINAPI *fp)(void)`: after `(` only before `*` and a name (not a
+    // cast like `(FILE *)p`).
+    let pointer_declarator = next.is_some_and(|n| src[toks[n].1.start] == b'*')
+        && next
+            .and_then(|n| lexed.next_code(n))
+            .is_some_and(|d| toks[d].0 == Tok::Ident);
+    let type_before = |p: usize| {
+        TYPE_WORDS.contains(&word_at(p))
+            || (toks[p].0 == Tok::Ident && !KEYWORDS.contains(&word_at(p)))
+            || (src[toks[p].1.start] == b'(' && pointer_declarator)
+    };
     is_macro_name(w)
-        && prev.is_some_and(|p| TYPE_WORDS.contains(&word_at(p)) || src[toks[p].1.start] == b'(')
+        && prev.is_some_and(type_before)
         && next.is_some_and(|n| {
             (toks[n].0 == Tok::Ident && !KEYWORDS.contains(&word_at(n)))
                 || src[toks[n].1.start] == b'*'

@@ -78,6 +78,9 @@ pub(crate) fn second_reading(
         })
         .collect();
     let masked = parse::mask_cplusplus_guards(&masked).into_owned();
+    if let Some(p) = std::env::var_os("REGIO_DEBUG_MASK") {
+        let _ = std::fs::write(p, &masked);
+    }
     let parsed = parse::parse_text(input.display_path, &masked, src).ok()?;
     let still = Unreadable::new(&parsed.errors, src);
     let candidates: Vec<Range<usize>> = units.into_iter().filter(|r| !still.overlaps(r)).collect();
