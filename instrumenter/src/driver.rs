@@ -239,6 +239,26 @@ impl Outcome {
     }
 }
 
+/// Whether `regions` are a valid IDF for `file` alone.
+fn valid_regions(file: &SourceFile, regions: &[Region]) -> Result<(), String> {
+    let idf = Idf {
+        header: Header {
+            format_version: FORMAT_VERSION,
+            tool: "instrument".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            options: Default::default(),
+            files: vec![file.clone()],
+        },
+        regions: regions.to_vec(),
+    };
+    idf.validate().map_err(|errs| {
+        errs.iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
 /// A warning that code was left as written (`--strict` makes it an error).
 fn is_not_measured(d: &Diagnostic) -> bool {
     !d.is_error() && d.message.starts_with("not measured:")
@@ -1138,30 +1158,47 @@ pub fn run_with_progress(
                 fail(&mut outcome, errors);
             }
             Ok(mut done) => {
+                if decoded.latin1 {
+                    for r in &mut done.regions {
+                        r.start.col = decoded.original_col(&starts, r.start.line, r.start.col);
+                        r.end.col = decoded.original_col(&starts, r.end.line, r.end.col);
+                    }
+                }
+                let (lines, max_line_len) = decoded.line_stats();
+                let source_file = SourceFile {
+                    path: input.rel.clone(),
+                    original: input.display.clone(),
+                    hash,
+                    lines,
+                    max_line_len,
+                };
+                // A front end's mistake costs this file's measurements,
+                // never the run: the file is copied as written.
+                if let Err(why) = valid_regions(&source_file, &done.regions) {
+                    done = crate::frontend::Instrumented {
+                        text: decoded.text.clone(),
+                        regions: Vec::new(),
+                        warnings: vec![Diagnostic::warning(
+                            &input.display,
+                            1,
+                            1,
+                            format!(
+                                "not measured: this file left as written (internal error: {why}; please report it)"
+                            ),
+                        )],
+                    };
+                }
                 let unmeasured = done.warnings.iter().filter(|w| is_not_measured(w)).count();
                 outcome.not_measured += unmeasured;
                 if unmeasured > 0 && done.text == decoded.text {
                     outcome.left_as_written += 1;
                 }
                 staging.write(&input.rel, &decoded.encode(&done.text))?;
-                let (lines, max_line_len) = decoded.line_stats();
-                files.push(SourceFile {
-                    path: input.rel.clone(),
-                    original: input.display.clone(),
-                    hash,
-                    lines,
-                    max_line_len,
-                });
+                files.push(source_file);
                 if done.regions.is_empty() && done.text == decoded.text {
                     outcome.unchanged_sources += 1;
                 } else {
                     outcome.instrumented += 1;
-                }
-                if decoded.latin1 {
-                    for r in &mut done.regions {
-                        r.start.col = decoded.original_col(&starts, r.start.line, r.start.col);
-                        r.end.col = decoded.original_col(&starts, r.end.line, r.end.col);
-                    }
                 }
                 next_id += done.regions.len() as u32;
                 outcome.regions += done.regions.len();
@@ -1219,6 +1256,31 @@ pub fn run_with_progress(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regions_outside_their_file_are_caught_per_file() {
+        let file = SourceFile {
+            path: "a.c".into(),
+            original: "src/a.c".into(),
+            hash: "sha256:0".into(),
+            lines: 3,
+            max_line_len: 10,
+        };
+        let region = |end_col| Region {
+            id: 1,
+            kind: regio_idf::RegionKind::Function,
+            name: "f".into(),
+            file: "a.c".into(),
+            unit: "f".into(),
+            start: regio_idf::Pos::new(1, 1),
+            end: regio_idf::Pos::new(3, end_col),
+            parent: None,
+            aux: Default::default(),
+        };
+        assert!(valid_regions(&file, &[region(10)]).is_ok());
+        let err = valid_regions(&file, &[region(12)]).unwrap_err();
+        assert!(err.contains("lies outside"), "{err}");
+    }
 
     #[test]
     fn non_text_sources_are_diagnosed_at_their_first_bad_byte() {

@@ -23,6 +23,7 @@ const EXTRA_SELECTIONS: &[(&str, &[&str])] = &[
     ("frontend/calls.c", &["all", "io", "calls"]),
     ("frontend/casts.c", &["calls"]),
     ("frontend/lvalue.c", &["calls"]),
+    ("frontend/crlf_lone_branch.c", &["all"]),
     ("frontend/exits.c", &["all"]),
     ("frontend/directives.c", &["calls"]),
 ];

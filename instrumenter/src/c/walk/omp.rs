@@ -475,9 +475,13 @@ impl<'t> Walker<'_, 't> {
         let start = self.lines.pos(n.start_byte());
         let end = match d.has_body().then(|| self.governed(n)) {
             Some(Ok(stmts)) if !stmts.is_empty() => self.lines.last(stmts[stmts.len() - 1]),
-            _ => self
-                .lines
-                .pos(n.end_byte().saturating_sub(1).max(n.start_byte())),
+            // The directive's last character, not the line end (a CR or
+            // LF is past the longest line).
+            _ => {
+                let text_end = n.start_byte() + self.src[n.byte_range()].trim_end().len();
+                self.lines
+                    .pos(text_end.saturating_sub(1).max(n.start_byte()))
+            }
         };
         let word = if d.words.is_empty() {
             "directive".to_string()
