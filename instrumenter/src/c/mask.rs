@@ -288,6 +288,12 @@ pub(crate) fn rewrite(
                     i += 2;
                     continue;
                 }
+                // `float *f(n) int n; {`: a K&R definition returning a
+                // pointer, which the grammar does not follow; the pointer
+                // does not matter for where probes go.
+                b'*' if at_file_scope && knr_head_after(&lexed, &src, i) => {
+                    bytes[r.start] = b' ';
+                }
                 // `&&label` where an operand starts: the address of a label.
                 b'&' if src.get(r.start + 1) == Some(&b'&')
                     && toks.get(i + 2).is_some_and(|(t, _)| *t == Tok::Ident)
@@ -531,6 +537,38 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
         })
 }
 
+/// Whether `name ( a, b, ... )` follows token `i`: the head of a K&R
+/// definition (names only between the parentheses, none empty).
+fn knr_head_after(lexed: &Lexed, src: &[u8], i: usize) -> bool {
+    let toks = &lexed.toks;
+    let Some(name) = lexed.next_code(i).filter(|&n| toks[n].0 == Tok::Ident) else {
+        return false;
+    };
+    let Some(open) = lexed
+        .next_code(name)
+        .filter(|&o| src[toks[o].1.start] == b'(')
+    else {
+        return false;
+    };
+    let Some(close) = lexed.closing(src, open) else {
+        return false;
+    };
+    let inner: Vec<usize> = (open + 1..close).filter(|&j| is_code(toks[j].0)).collect();
+    !inner.is_empty()
+        && inner.iter().enumerate().all(|(k, &j)| {
+            if k % 2 == 0 {
+                toks[j].0 == Tok::Ident
+                    && !KEYWORDS
+                        .contains(&std::str::from_utf8(&src[toks[j].1.clone()]).unwrap_or(""))
+            } else {
+                src[toks[j].1.start] == b','
+            }
+        })
+        && lexed
+            .next_code(close)
+            .is_some_and(|n| toks[n].0 == Tok::Ident)
+}
+
 /// `NAME(...)` alone on its line(s) at file scope, with a macro's name and
 /// nothing after it on the line: a macro that expands to definitions.
 /// Returns the index of its `)`.
@@ -697,6 +735,16 @@ mod tests {
         assert!(s.contains("char     *p"), "{s}");
         assert!(s.contains("cast(         )"), "{s}");
         assert!(s.contains("      int k;"), "{s}");
+    }
+
+    #[test]
+    fn knr_heads_returning_pointers() {
+        let s = rewritten("float *alloc(n)\nint n;\n{ return 0; }\nint *p = q;\nchar *f(void);\n");
+        assert!(s.starts_with("float  alloc(n)"), "{s}");
+        assert!(
+            s.contains("int *p = q;") && s.contains("char *f(void);"),
+            "{s}"
+        );
     }
 
     #[test]

@@ -72,6 +72,22 @@ impl Unreadable {
                 reason: e.what.clone(),
             })
             .collect();
+        // A unit that a top-level `#if` group cuts (alternative function
+        // headers: the group opens before the function and closes inside
+        // it) takes the whole group, so a second reading sees both ends.
+        let groups = super::recover::groups(src, 0..src.len());
+        for u in &mut all {
+            loop {
+                let r = u.range.clone();
+                let Some(g) = groups.iter().find(|g| {
+                    (g.start < r.start && r.start < g.end && g.end < r.end)
+                        || (r.start < g.start && g.start < r.end && r.end < g.end)
+                }) else {
+                    break;
+                };
+                u.range = r.start.min(g.start)..r.end.max(g.end);
+            }
+        }
         all.sort_by_key(|u| (u.range.start, std::cmp::Reverse(u.range.end)));
         let mut units: Vec<Unit> = Vec::new();
         for u in all {
