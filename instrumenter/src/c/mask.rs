@@ -206,6 +206,8 @@ const KEYWORDS: &[&str] = &[
 /// is a storage-class or attribute word).
 const DECL_START: &[&str] = &[
     "char",
+    "const",
+    "volatile",
     "double",
     "enum",
     "extern",
@@ -526,6 +528,18 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
             || (toks[p].0 == Tok::Ident && !KEYWORDS.contains(&word_at(p)))
             || (src[toks[p].1.start] == b'(' && pointer_declarator)
     };
+    // `static SQLITE_WSD FuncDef t[]`: after a storage class or qualifier,
+    // an all-caps word followed by a type name is a macro word.
+    let qualifier_before = |p: usize| {
+        matches!(
+            word_at(p),
+            "static" | "extern" | "register" | "const" | "volatile" | "inline"
+        ) && next.is_some_and(|n| toks[n].0 == Tok::Ident && !KEYWORDS.contains(&word_at(n)))
+            && after_next_is_name(lexed, src, next)
+    };
+    if is_macro_name(w) && prev.is_some_and(qualifier_before) {
+        return true;
+    }
     is_macro_name(w)
         && prev.is_some_and(type_before)
         && next.is_some_and(|n| {
@@ -567,6 +581,13 @@ fn knr_head_after(lexed: &Lexed, src: &[u8], i: usize) -> bool {
         && lexed
             .next_code(close)
             .is_some_and(|n| toks[n].0 == Tok::Ident)
+}
+
+/// Whether the token after `next` is a name or `*` (so `next` is a type).
+fn after_next_is_name(lexed: &Lexed, src: &[u8], next: Option<usize>) -> bool {
+    let toks = &lexed.toks;
+    next.and_then(|n| lexed.next_code(n))
+        .is_some_and(|a| toks[a].0 == Tok::Ident || src[toks[a].1.start] == b'*')
 }
 
 /// `NAME(...)` alone on its line(s) at file scope, with a macro's name and
