@@ -1067,15 +1067,20 @@ pub fn run_with_progress(
                 continue;
             }
         };
+        // Every reading of this file differs only in its text.
+        let base = SourceInput {
+            text: "",
+            display_path: &input.display,
+            rel_path: &input.rel,
+            idf_path: &idf_path_text,
+            selection: opts.selection,
+            filter: &opts.filter,
+            first_id: next_id,
+        };
         let front_end = |d: &SourceText| {
             let source = SourceInput {
                 text: &d.text,
-                display_path: &input.display,
-                rel_path: &input.rel,
-                idf_path: &idf_path_text,
-                selection: opts.selection,
-                filter: &opts.filter,
-                first_id: next_id,
+                ..base
             };
             run_front_end(lang, &source, &tree_macros)
         };
@@ -1088,15 +1093,7 @@ pub fn run_with_progress(
         };
         let mut result = match &pp {
             Some(Ok((text, own_file))) => {
-                let source = SourceInput {
-                    text,
-                    display_path: &input.display,
-                    rel_path: &input.rel,
-                    idf_path: &idf_path_text,
-                    selection: opts.selection,
-                    filter: &opts.filter,
-                    first_id: next_id,
-                };
+                let source = SourceInput { text, ..base };
                 match crate::c::instrument_preprocessed(&source, own_file) {
                     // Nothing measured: the file as written is the copy.
                     Ok(done)

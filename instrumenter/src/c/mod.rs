@@ -122,21 +122,7 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     );
     let mut warnings: Vec<Diagnostic> = dirs.warnings.to_vec();
 
-    let unreadable = match recover::second_reading(
-        input,
-        &unreadable,
-        &all_macros,
-        &lines,
-        input.first_id + out.regions.len() as u32,
-    ) {
-        Some(second) => {
-            out.regions.extend(second.out.regions);
-            out.edits.extend(second.out.edits);
-            out.warnings.extend(second.out.warnings);
-            unreadable.without(&second.recovered)
-        }
-        None => unreadable,
-    };
+    let unreadable = recover::read_again(input, &unreadable, &all_macros, &lines, &mut out);
 
     // Directives in units left as written stay as written too.
     let user_directives = dirs

@@ -106,21 +106,7 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
     let mut out = out;
     // Pragmas survive preprocessing, so a `#pragma` between a statement's
     // head and its body still needs the second reading.
-    let unreadable = match recover::second_reading(
-        input,
-        &unreadable,
-        &HashSet::new(),
-        &lines,
-        input.first_id + out.regions.len() as u32,
-    ) {
-        Some(second) => {
-            out.regions.extend(second.out.regions);
-            out.edits.extend(second.out.edits);
-            out.warnings.extend(second.out.warnings);
-            unreadable.without(&second.recovered)
-        }
-        None => unreadable,
-    };
+    let unreadable = recover::read_again(input, &unreadable, &HashSet::new(), &lines, &mut out);
     let mut regions = out.regions;
     let first_unlisted = input.first_id + regions.len() as u32;
     regions.extend(unreadable.regions(input, &lines, first_unlisted));

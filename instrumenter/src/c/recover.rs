@@ -46,6 +46,27 @@ pub(crate) struct SecondReading {
     pub(crate) recovered: Vec<Range<usize>>,
 }
 
+/// [`second_reading`] of the units a walk left out, its regions, edits
+/// and warnings added to `out`; returns the units still left as written.
+pub(crate) fn read_again(
+    input: &SourceInput<'_>,
+    unreadable: &Unreadable,
+    macros: &HashSet<String>,
+    lines: &Lines,
+    out: &mut walk::Output,
+) -> Unreadable {
+    let first_id = input.first_id + out.regions.len() as u32;
+    match second_reading(input, unreadable, macros, lines, first_id) {
+        Some(second) => {
+            out.regions.extend(second.out.regions);
+            out.edits.extend(second.out.edits);
+            out.warnings.extend(second.out.warnings);
+            unreadable.without(&second.recovered)
+        }
+        None => unreadable.without(&[]),
+    }
+}
+
 /// Reads the `unreadable` units of `input` again in one configuration
 /// and instruments those that now read cleanly and whose probes all stand
 /// outside their conditional groups; a unit whose loops, calls or
@@ -610,18 +631,19 @@ fn is_if_zero(line: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The second reading's text of `src` as one unit.
+    fn masked(src: &str) -> String {
+        let whole = Range {
+            start: 0,
+            end: src.len(),
+        };
+        mask(src, &[whole], &HashSet::new()).text
+    }
+
     #[test]
     fn one_branch_is_kept_and_offsets_stay() {
         let src = "int f(int i) {\n  for (;;)\n#ifdef W\n    i += 2;\n#else\n    i += 1;\n#endif\n  return i;\n}\n";
-        let m = mask(
-            src,
-            &[Range {
-                start: 0,
-                end: src.len(),
-            }],
-            &HashSet::new(),
-        )
-        .text;
+        let m = masked(src);
         assert_eq!(m.len(), src.len());
         assert!(m.contains("i += 2;"));
         assert!(!m.contains("i += 1;"));
@@ -632,15 +654,7 @@ mod tests {
     #[test]
     fn if_zero_keeps_the_else_branch_and_own_pragmas_stay() {
         let src = "#if 0\nnot C at all\n#else\nx++;\n#endif\n#pragma omp barrier\n#pragma GCC ivdep\nfor (;;)\n#pragma GCC unroll 4\n  y++;\n#define X 1\n#\n";
-        let m = mask(
-            src,
-            &[Range {
-                start: 0,
-                end: src.len(),
-            }],
-            &HashSet::new(),
-        )
-        .text;
+        let m = masked(src);
         assert!(!m.contains("not C"));
         assert!(m.contains("x++;"));
         assert!(m.contains("#pragma omp barrier"));
@@ -675,15 +689,7 @@ mod tests {
     #[test]
     fn continued_directives_are_blanked_whole() {
         let src = "#define TWO \\\n  2\nint x = 1;\n";
-        let m = mask(
-            src,
-            &[Range {
-                start: 0,
-                end: src.len(),
-            }],
-            &HashSet::new(),
-        )
-        .text;
+        let m = masked(src);
         assert!(!m.contains('2'));
         assert!(m.contains("int x = 1;"));
     }
