@@ -25,12 +25,16 @@ fn toolchain() -> bool {
 
 /// Builds `file` of testdata/`dir` plain and instrumented; also returns
 /// the compiler's messages for the instrumented copy.
-fn build(dir: &str, file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, String) {
+/// Builds testdata/`dir`/`file` plain and instrumented with `flags`:
+/// (plain binary, instrumented binary, each build's compiler output).
+fn build_both(
+    dir: &str,
+    file: &str,
+    tmp: &TestDir,
+    flags: &[&str],
+) -> (PathBuf, PathBuf, common::Run, common::Run) {
     let (copy, out) = copy_and_instrument(dir, file, tmp.path());
-    let flags: Vec<String> = ["-fopenmp", "-Wall", "-O1"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let flags: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
     let plain = tmp.join("plain");
     let p = compile("gfortran", &flags, &[copy], &[], &plain);
     let mut iflags = flags.clone();
@@ -43,6 +47,11 @@ fn build(dir: &str, file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, String) {
         &instrument_flags("--libs"),
         &inst,
     );
+    (plain, inst, p, i)
+}
+
+fn build(dir: &str, file: &str, tmp: &TestDir) -> (PathBuf, PathBuf, String) {
+    let (plain, inst, p, i) = build_both(dir, file, tmp, &["-fopenmp", "-Wall", "-O1"]);
     assert_eq!(
         p.stderr.trim(),
         "",
@@ -142,20 +151,7 @@ fn conditional_compilation_lines_work_with_and_without_openmp() {
     for file in ["conditional.f90", "conditional_fixed.f"] {
         check_in("fortran/omp", file, 5);
         let tmp = TestDir::new("omp-fortran-off");
-        let (copy, out) = copy_and_instrument("fortran/omp", file, tmp.path());
-        let flags: Vec<String> = vec!["-Wall".into(), "-O1".into()];
-        let plain = tmp.join("plain");
-        let p = compile("gfortran", &flags, &[copy], &[], &plain);
-        let mut iflags = flags.clone();
-        iflags.extend(instrument_flags("--fflags"));
-        let inst = tmp.join("instrumented");
-        let i = compile(
-            "gfortran",
-            &iflags,
-            &[out.join(file)],
-            &instrument_flags("--libs"),
-            &inst,
-        );
+        let (plain, inst, p, i) = build_both("fortran/omp", file, &tmp, &["-Wall", "-O1"]);
         let strip = |w: Vec<String>| -> Vec<String> {
             w.into_iter()
                 .map(|l| l[l.find("Warning:").unwrap_or(0)..].to_string())
