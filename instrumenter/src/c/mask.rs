@@ -233,18 +233,32 @@ fn is_macro_name(word: &str) -> bool {
     word.bytes().any(|b| b.is_ascii_uppercase()) && !word.bytes().any(|b| b.is_ascii_lowercase())
 }
 
-/// Applies every rewrite to `bytes[range]` (already blanked of
+/// Applies every rewrite to each of `units` of `bytes` (already blanked of
 /// conditional lines by the caller); `bytes` keeps its length. Returns
 /// the places of file-scope macro invocations it hid (what they define
 /// is not measured).
-pub(crate) fn rewrite(
+pub(crate) fn rewrite_units(
     bytes: &mut [u8],
+    units: &[Range<usize>],
+    macros: &HashSet<String>,
+) -> Vec<Range<usize>> {
+    // One copy to read from: units are disjoint, so each unit's bytes in
+    // it are as they were before any rewrite.
+    let src = bytes.to_vec();
+    units
+        .iter()
+        .flat_map(|u| rewrite(bytes, &src, u.clone(), macros))
+        .collect()
+}
+
+fn rewrite(
+    bytes: &mut [u8],
+    src: &[u8],
     range: Range<usize>,
     macros: &HashSet<String>,
 ) -> Vec<Range<usize>> {
     let mut hidden = Vec::new();
-    let lexed = lex(bytes, range);
-    let src = bytes.to_vec();
+    let lexed = lex(src, range);
     let word = |r: &Range<usize>| std::str::from_utf8(&src[r.clone()]).unwrap_or("");
     let blank = |bytes: &mut [u8], r: Range<usize>| {
         for b in &mut bytes[r] {
@@ -466,7 +480,7 @@ pub(crate) fn rewrite(
         }
         i += 1;
     }
-    join_spliced_words(bytes, &lexed, &src);
+    join_spliced_words(bytes, &lexed, src);
     // A line splice inside a string literal: one line for the parser.
     for (t, r) in &lexed.toks {
         if *t == Tok::Literal {
@@ -708,7 +722,14 @@ mod tests {
     fn rewritten(src: &str) -> String {
         let mut b = src.as_bytes().to_vec();
         let macros: HashSet<String> = ["cast".to_string()].into();
-        rewrite(&mut b, 0..src.len(), &macros);
+        rewrite_units(
+            &mut b,
+            &[Range {
+                start: 0,
+                end: src.len(),
+            }],
+            &macros,
+        );
         assert_eq!(b.len(), src.len());
         String::from_utf8(b).unwrap()
     }

@@ -239,9 +239,21 @@ impl Reading<'_, '_> {
                 &mut self.jumps,
                 Scope::Only(&candidates),
             );
+            // Edits by offset; each candidate's are one slice.
+            out.edits.sort_by_key(|e| e.offset);
+            let slice_of = |edits: &[Edit], r: &Range<usize>| {
+                let from = edits.partition_point(|e| e.offset < r.start);
+                let to = edits.partition_point(|e| e.offset <= r.end);
+                from..to.max(from)
+            };
+            let mut inside_count = 0;
+            let mut split: Vec<Range<usize>> = Vec::new();
             for r in &candidates {
-                for g in groups(src, r.clone()) {
-                    if let Some(old) = close_after_group(src, &g, &mut out.edits) {
+                let at = slice_of(&out.edits, r);
+                inside_count += at.len();
+                let groups = groups(src, r.clone());
+                for g in &groups {
+                    if let Some(old) = close_after_group(src, g, &mut out.edits[at.clone()]) {
                         // The loop's region now ends with the `#endif` line.
                         let was = self.lines.pos(old.saturating_sub(1));
                         let now = self
@@ -252,30 +264,21 @@ impl Reading<'_, '_> {
                         }
                     }
                 }
+                // An insertion right before `#if` or after `#endif` is
+                // outside the group; anything between is in a branch.
+                let in_a_branch = out.edits[at].iter().any(|e| {
+                    groups
+                        .iter()
+                        .any(|g| e.offset < g.end && e.offset + e.replace_len > g.start)
+                        || self.bound.iter().any(|b| b.contains(&e.offset))
+                });
+                if in_a_branch {
+                    split.push(r.clone());
+                }
             }
-            let inside = |e: &Edit, r: &Range<usize>| r.start <= e.offset && e.offset <= r.end;
-            if out
-                .edits
-                .iter()
-                .any(|e| !candidates.iter().any(|r| inside(e, r)))
-            {
-                return None;
+            if inside_count < out.edits.len() {
+                return None; // the walk reached out of its units: trust none
             }
-            let split: Vec<Range<usize>> = candidates
-                .iter()
-                .filter(|r| {
-                    let groups = groups(src, (*r).clone());
-                    // An insertion right before `#if` or after `#endif` is
-                    // outside the group; anything between is in a branch.
-                    out.edits.iter().filter(|e| inside(e, r)).any(|e| {
-                        groups
-                            .iter()
-                            .any(|g| e.offset < g.end && e.offset + e.replace_len > g.start)
-                            || self.bound.iter().any(|b| b.contains(&e.offset))
-                    })
-                })
-                .cloned()
-                .collect();
             if split.is_empty() {
                 return Some((out, candidates, split_all));
             }
@@ -530,9 +533,14 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) 
             }
         }
     }
-    let mut hidden_macros = Vec::new();
-    for unit in units {
-        hidden_macros.extend(super::mask::rewrite(&mut bytes, unit.clone(), macros));
+    let hidden_macros = super::mask::rewrite_units(&mut bytes, units, macros);
+    // Only the units are read again: the rest, blank, costs the parser
+    // nothing (top-level items do not depend on each other's syntax).
+    let mut from = 0;
+    for unit in units.iter().chain(std::iter::once(&(src.len()..src.len()))) {
+        let to = unit.start.max(from);
+        blank(&mut bytes, from..to);
+        from = unit.end.max(from);
     }
     // Only ASCII bytes replaced ASCII bytes or whole lines, so UTF-8
     // sequences are never cut.

@@ -152,7 +152,8 @@ struct Walker<'a, 't> {
 pub(crate) enum Scope<'a> {
     /// Everything but the units the parser could not read.
     Except(&'a Unreadable),
-    /// Only these byte ranges (units recovered by a second reading).
+    /// Only these byte ranges, sorted and disjoint (units recovered by a
+    /// second reading).
     Only(&'a [std::ops::Range<usize>]),
 }
 
@@ -163,12 +164,15 @@ impl Scope<'_> {
             Scope::Except(unreadable) => unreadable.covers(span),
             // Inside a range, or the file or an `#if` group on the way to
             // one; never a node that reaches out of the ranges.
-            Scope::Only(ranges) => !ranges.iter().any(|r| {
-                (r.start <= span.start && span.end <= r.end)
-                    || (super::parse::is_container(node.kind())
-                        && span.start < r.end
-                        && r.start < span.end)
-            }),
+            // (The ranges are sorted and disjoint.)
+            Scope::Only(ranges) => {
+                let first_after = ranges.partition_point(|r| r.end <= span.start);
+                let overlapping = ranges.get(first_after).filter(|r| r.start < span.end);
+                !overlapping.is_some_and(|r| {
+                    (r.start <= span.start && span.end <= r.end)
+                        || super::parse::is_container(node.kind())
+                })
+            }
         }
     }
 }
