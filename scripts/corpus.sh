@@ -353,6 +353,7 @@ def corpus(a, root, inst, name, jobs, tmp, out):
     s["refused"] = sum(1 for r in vals if r["status"] == "refused")
     s["with_warnings"] = sum(1 for r in vals if r["warnings"])
     s["not_measured_units"] = sum(r["not_measured"] for r in vals)
+    s["other_warnings"] = sum(r["warnings"] - r["not_measured"] for r in vals)
     s["checked"] = sum(1 for r in vals if r["orig_compiles"] is not None)
     s["originals_compile"] = sum(1 for r in vals if r["orig_compiles"])
     s["copies_compile"] = sum(1 for r in vals if r["copy_compiles"])
@@ -412,6 +413,7 @@ def corpus(a, root, inst, name, jobs, tmp, out):
     print(file=o)
     cols = [("files", "files"), ("accepted", "accepted"), ("refused", "refused"),
             ("with_warnings", "with-warnings"), ("not_measured_units", "not-measured units"),
+            ("other_warnings", "other warnings"),
             ("originals_compile", "originals compile"), ("copies_compile", "copies compile"),
             ("broken_copies", "broken copies"), ("refused_but_compiles", "refused, compiler accepts"),
             ("new_warning_copies", "copies with new warnings")]
@@ -436,7 +438,7 @@ def corpus(a, root, inst, name, jobs, tmp, out):
         for e in err_groups:
             print("  %5d %5d  %s   [%s]" % (e["count"], e["files"], e["reason"], e["example"]), file=o)
     if warn_groups:
-        print("\nnot measured, by reason (count, files, first example):", file=o)
+        print("\nwarnings (not measured, and others), by reason (count, files, first example):", file=o)
         for e in warn_groups:
             print("  %5d %5d  %s   [%s]" % (e["count"], e["files"], e["reason"], e["example"]), file=o)
     if broken:
