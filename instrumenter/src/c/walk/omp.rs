@@ -638,14 +638,14 @@ impl<'t> Walker<'_, 't> {
                 Err(why) => {
                     if !matches!(construct, Construct::NotMeasured { .. }) {
                         let msg = if why == reason::NO_STATEMENT {
-                            "is not followed by a statement"
+                            "it is not followed by a statement"
                         } else {
-                            "applies to a statement that depends on #if branches"
+                            why
                         };
                         self.warn(
                             n.start_byte(),
                             format!(
-                                "`#pragma omp {}` {msg}; not instrumented",
+                                "not measured: `#pragma omp {}` ({msg})",
                                 d.words.join(" ")
                             ),
                         );
