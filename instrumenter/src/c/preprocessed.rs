@@ -53,8 +53,11 @@ impl LineMap {
         self.own.get(line as usize - 1).copied().flatten()
     }
 
+    /// The original line of a position; the column is 1, as a column of
+    /// the expanded text is none of the original (a macro's expansion is
+    /// longer than its use).
     fn pos(&self, p: Pos) -> Option<Pos> {
-        Some(Pos::new(self.original(p.line)?, p.col))
+        Some(Pos::new(self.original(p.line)?, 1))
     }
 }
 
