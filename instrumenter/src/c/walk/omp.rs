@@ -644,10 +644,7 @@ impl<'t> Walker<'_, 't> {
                         };
                         self.warn(
                             n.start_byte(),
-                            format!(
-                                "not measured: `#pragma omp {}` ({msg})",
-                                d.words.join(" ")
-                            ),
+                            format!("not measured: `#pragma omp {}` ({msg})", d.words.join(" ")),
                         );
                     }
                     self.not_measured(n, d, why);
