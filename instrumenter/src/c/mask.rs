@@ -307,7 +307,7 @@ fn rewrite(
                 // `float *f(n) int n; {`: a K&R definition returning a
                 // pointer, which the grammar does not follow; the pointer
                 // does not matter for where probes go.
-                b'*' if at_file_scope && knr_head_after(&lexed, &src, i) => {
+                b'*' if at_file_scope && knr_head_after(&lexed, src, i) => {
                     bytes[r.start] = b' ';
                 }
                 // `&&label` where an operand starts: the address of a label.
@@ -374,7 +374,7 @@ fn rewrite(
                         let open = lexed.next_code(i);
                         if let Some(close) = open
                             .filter(|&o| src[toks[o].1.start] == b'(')
-                            .and_then(|o| lexed.closing(&src, o))
+                            .and_then(|o| lexed.closing(src, o))
                         {
                             blank(bytes, r.start..toks[close].1.end);
                             i = close + 1;
@@ -389,7 +389,7 @@ fn rewrite(
                         if let (Some(o), Some(a)) = (open, arg) {
                             let text = word(&toks[a].1).trim_start_matches('"').trim_start();
                             let own = text.starts_with("omp") || text.starts_with("regio");
-                            if let (false, Some(close)) = (own, lexed.closing(&src, o)) {
+                            if let (false, Some(close)) = (own, lexed.closing(src, o)) {
                                 blank(bytes, r.start..toks[close].1.end);
                                 i = close + 1;
                                 continue;
@@ -410,7 +410,7 @@ fn rewrite(
                     "_Atomic" => {
                         let open = lexed.next_code(i);
                         if let Some(o) = open.filter(|&o| src[toks[o].1.start] == b'(') {
-                            if let Some(close) = lexed.closing(&src, o) {
+                            if let Some(close) = lexed.closing(src, o) {
                                 blank(bytes, r.start..toks[o].1.end);
                                 blank(bytes, toks[close].1.clone());
                             }
@@ -438,8 +438,8 @@ fn rewrite(
                             }
                         }
                     }
-                    _ if at_file_scope && file_scope_macro(&lexed, &src, i, w).is_some() => {
-                        if let Some(skip_to) = file_scope_macro(&lexed, &src, i, w) {
+                    _ if at_file_scope && file_scope_macro(&lexed, src, i, w).is_some() => {
+                        if let Some(skip_to) = file_scope_macro(&lexed, src, i, w) {
                             hidden.push(r.start..toks[skip_to].1.end);
                             blank(bytes, r.start..toks[skip_to].1.end);
                             i = skip_to + 1;
@@ -452,26 +452,26 @@ fn rewrite(
                     _ if macros.contains(w) || matches!(w, "va_arg" | "offsetof") => {
                         let open = lexed.next_code(i);
                         if let Some(o) = open.filter(|&o| src[toks[o].1.start] == b'(') {
-                            if let Some(close) = lexed.closing(&src, o) {
+                            if let Some(close) = lexed.closing(src, o) {
                                 if close > o + 1 {
                                     blank(bytes, toks[o].1.end..toks[close].1.start);
                                 }
                                 if !at_file_scope {
-                                    statement_macro(bytes, &lexed, &src, i);
+                                    statement_macro(bytes, &lexed, src, i);
                                 }
                                 i = close + 1;
                                 continue;
                             }
                         }
                     }
-                    _ if !KEYWORDS.contains(&w) && storage_word(&lexed, &src, i, at_file_scope) => {
+                    _ if !KEYWORDS.contains(&w) && storage_word(&lexed, src, i, at_file_scope) => {
                         // `EXPORT_ long f(...)`, `local int g(...)`,
                         // `int ZEXPORT h(...)`, `char FAR *p`: a macro as
                         // a storage class, attribute or qualifier word.
                         blank(bytes, r.clone());
                     }
                     _ if is_macro_name(w) => {
-                        statement_macro(bytes, &lexed, &src, i);
+                        statement_macro(bytes, &lexed, src, i);
                     }
                     _ => {}
                 }
