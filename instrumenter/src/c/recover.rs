@@ -534,14 +534,6 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) 
         }
     }
     let hidden_macros = super::mask::rewrite_units(&mut bytes, units, macros);
-    // Only the units are read again: the rest, blank, costs the parser
-    // nothing (top-level items do not depend on each other's syntax).
-    let mut from = 0;
-    for unit in units.iter().chain(std::iter::once(&(src.len()..src.len()))) {
-        let to = unit.start.max(from);
-        blank(&mut bytes, from..to);
-        from = unit.end.max(from);
-    }
     // Only ASCII bytes replaced ASCII bytes or whole lines, so UTF-8
     // sequences are never cut.
     Masked {
