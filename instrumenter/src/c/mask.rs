@@ -516,7 +516,14 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
         matches!(src[toks[p].1.start], b';' | b'{' | b'}')
             || (at_file_scope && (src[toks[p].1.start] == b')' || toks[p].0 == Tok::Literal))
     });
-    if starts_declaration && next.is_some_and(|n| DECL_START.contains(&word_at(n))) {
+    // Before a qualifier only an all-caps word (`LUA_API const char *f`):
+    // `size_t const n` is a type and its qualifier.
+    if starts_declaration
+        && next.is_some_and(|n| {
+            DECL_START.contains(&word_at(n))
+                && (!matches!(word_at(n), "const" | "volatile") || is_macro_name(w))
+        })
+    {
         return true;
     }
     // `(z_const Bytef *)p`, `z_const Bytef *next;`: two names before a
@@ -539,6 +546,7 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
             .is_some_and(|d| toks[d].0 == Tok::Ident);
     let type_before = |p: usize| {
         TYPE_WORDS.contains(&word_at(p))
+            || (src[toks[p].1.start] == b'*' && next.is_some_and(|n| src[toks[n].1.start] == b'*'))
             || (toks[p].0 == Tok::Ident && !KEYWORDS.contains(&word_at(p)))
             || (src[toks[p].1.start] == b'(' && pointer_declarator)
     };
