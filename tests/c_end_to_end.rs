@@ -347,6 +347,33 @@ fn shape_macro_defined_functions_measured_through_the_preprocessor() {
     check_program(&p);
 }
 
+/// `--cflags` with a relative `-I`: the preprocessor runs where
+/// `instrument` runs, so the header is found and the function the macro
+/// defines is measured.
+#[test]
+fn preprocess_flags_are_relative_to_where_instrument_runs() {
+    if !have_c_toolchain() {
+        return;
+    }
+    let src = program_dir("pp_tree");
+    let tmp = TestDir::new("pp-tree");
+    let out = tmp.join("inst");
+    let r = run(Command::new(instrument_bin())
+        .current_dir(&src)
+        .arg("src")
+        .arg("--out")
+        .arg(&out)
+        .args(["--preprocess", "--cflags", "-I inc"]));
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(
+        !r.stderr.contains("preprocessor failed"),
+        "{}",
+        r.describe()
+    );
+    let idf = std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_default();
+    assert!(idf.contains("\"name\": \"twice\""), "{idf}");
+}
+
 #[test]
 fn exits() {
     check_program(&EXITS);

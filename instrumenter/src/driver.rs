@@ -63,13 +63,14 @@ pub struct Preprocess {
 }
 
 impl Preprocess {
-    /// `CC -E CFLAGS -I<dir> <file>` in the file's directory: the
-    /// preprocessed text and the name its line markers give the file.
+    /// `CC -E CFLAGS -I<dir> <file>` run where `instrument` runs (relative
+    /// `-I` in the flags mean what they mean to the user's compiler run
+    /// from there): the preprocessed text and the name its line markers
+    /// give the file.
     fn run(&self, source: &Path) -> Result<(String, String), String> {
         let abs = fs::canonicalize(source).map_err(|e| e.to_string())?;
         let dir = abs.parent().unwrap_or(Path::new("/"));
         let out = std::process::Command::new(&self.cc)
-            .current_dir(dir)
             .arg("-E")
             .args(&self.cflags)
             .arg("-I")
