@@ -532,7 +532,6 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
     let plain = |j: usize| toks[j].0 == Tok::Ident && !KEYWORDS.contains(&word_at(j));
     // `local z_word_t swap(...)`: three names, the first a storage macro.
     if next.is_some_and(|n| plain(n) && !is_macro_name(word_at(n)))
-        && !is_macro_name(w)
         && after_next.is_some_and(|a| src[toks[a].1.start] == b'*' || plain(a))
         && prev.is_none_or(|p| matches!(src[toks[p].1.start], b'(' | b';' | b'{' | b'}' | b','))
     {
@@ -556,8 +555,12 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
         matches!(
             word_at(p),
             "static" | "extern" | "register" | "const" | "volatile" | "inline"
-        ) && next.is_some_and(|n| toks[n].0 == Tok::Ident && !KEYWORDS.contains(&word_at(n)))
-            && after_next_is_name(lexed, src, next)
+        ) && next.is_some_and(|n| {
+            DECL_START.contains(&word_at(n))
+                || (toks[n].0 == Tok::Ident
+                    && !KEYWORDS.contains(&word_at(n))
+                    && after_next_is_name(lexed, src, next))
+        })
     };
     if is_macro_name(w) && prev.is_some_and(qualifier_before) {
         return true;

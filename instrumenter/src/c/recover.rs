@@ -99,9 +99,6 @@ pub(crate) fn second_reading(
         })
         .collect();
     let masked = parse::mask_cplusplus_guards(&masked).into_owned();
-    if let Some(p) = std::env::var_os("REGIO_DEBUG_MASK") {
-        let _ = std::fs::write(p, &masked);
-    }
     let parsed = parse::parse_text(input.display_path, &masked, src).ok()?;
     let still = Unreadable::new(&parsed.errors, src);
     let candidates: Vec<Range<usize>> = units.into_iter().filter(|r| !still.overlaps(r)).collect();
@@ -153,6 +150,34 @@ pub(crate) fn second_reading(
             out.warnings.extend(more.warnings);
             recovered.extend(taken);
         }
+    }
+    // A unit that could hold a function but gave no region was not read:
+    // its function straddles the unit (the first reading's range missed
+    // the start of its head). It stays listed as left as written.
+    let first_line = |r: &Range<usize>| lines.pos(r.start).line;
+    let last_line = |r: &Range<usize>| lines.pos(r.end.saturating_sub(1).max(r.start)).line;
+    let empty: Vec<Range<usize>> = recovered
+        .iter()
+        .filter(|r| unreadable.could_hold_code(src, r))
+        .filter(|r| {
+            !out.regions
+                .iter()
+                .any(|g| first_line(r) <= g.start.line && g.start.line <= last_line(r))
+        })
+        .cloned()
+        .collect();
+    if !empty.is_empty() {
+        recovered.retain(|r| !empty.contains(r));
+        out.edits.retain(|e| {
+            !empty
+                .iter()
+                .any(|r| r.start <= e.offset && e.offset <= r.end)
+        });
+        out.warnings.retain(|w| {
+            !empty
+                .iter()
+                .any(|r| first_line(r) <= w.line && w.line <= last_line(r))
+        });
     }
     if recovered.is_empty() {
         return None;

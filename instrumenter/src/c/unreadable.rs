@@ -21,6 +21,14 @@ use crate::frontend::SourceInput;
 use super::parse::SyntaxError;
 use super::syntax::Lines;
 
+/// A block after `)` or `;`: a function body (K&R heads included).
+fn holds_a_body(src: &str, range: Range<usize>) -> bool {
+    src.get(range).is_some_and(|t| {
+        t.match_indices('{')
+            .any(|(at, _)| t[..at].trim_end().ends_with([')', ';']))
+    })
+}
+
 fn only_blanks_and_comments(text: Option<&str>) -> bool {
     let Some(mut t) = text else {
         return false;
@@ -148,12 +156,15 @@ impl Unreadable {
     /// units with a block after `)` or `;` (a function body after a head
     /// the parser misread, K&R parameter declarations included).
     fn lost<'a>(&'a self, src: &'a str) -> impl Iterator<Item = &'a Unit> + 'a {
-        self.units.iter().filter(move |u| {
-            u.function.is_some()
-                || src.get(u.range.clone()).is_some_and(|t| {
-                    t.match_indices('{')
-                        .any(|(at, _)| t[..at].trim_end().ends_with([')', ';']))
-                })
+        self.units
+            .iter()
+            .filter(move |u| u.function.is_some() || holds_a_body(src, u.range.clone()))
+    }
+
+    /// Whether the unit at `range` could hold measured code (see `lost`).
+    pub(crate) fn could_hold_code(&self, src: &str, range: &Range<usize>) -> bool {
+        self.units.iter().any(|u| {
+            u.range == *range && (u.function.is_some() || holds_a_body(src, range.clone()))
         })
     }
 
