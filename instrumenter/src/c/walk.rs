@@ -162,8 +162,10 @@ impl Scope<'_> {
         let span = node.byte_range();
         match self {
             Scope::Except(unreadable) => unreadable.covers(span),
-            // Inside a range, or the file or an `#if` group on the way to
-            // one; never a node that reaches out of the ranges.
+            // Inside a range, or the file, an `#if` group or an ERROR node
+            // on the way to one (a complete function the second reading
+            // placed under a misread neighbour); never another node that
+            // reaches out of the ranges.
             // (The ranges are sorted and disjoint.)
             Scope::Only(ranges) => {
                 let first_after = ranges.partition_point(|r| r.end <= span.start);
@@ -171,6 +173,7 @@ impl Scope<'_> {
                 !overlapping.is_some_and(|r| {
                     (r.start <= span.start && span.end <= r.end)
                         || super::parse::is_container(node.kind())
+                        || node.is_error()
                 })
             }
         }
