@@ -44,6 +44,21 @@ use crate::diag::Diagnostic;
 use crate::edit::{self, Edit};
 use crate::frontend::{FrontendResult, Instrumented, SourceInput};
 
+/// The prelude at offset `at`, first of all edits there: the probe
+/// declarations the `regions` need (MPI, OpenMP), the IDF registration,
+/// and a `#line` naming `line_name`.
+fn prelude_edit(
+    at: usize,
+    line_name: &str,
+    register: Option<&str>,
+    regions: &[regio_idf::Region],
+) -> Edit {
+    let has = |f: fn(&regio_idf::RegionKind) -> bool| regions.iter().any(|r| f(&r.kind));
+    let mpi = has(|k| matches!(k, regio_idf::RegionKind::Mpi(_)));
+    let omp = has(|k| matches!(k, regio_idf::RegionKind::Omp(_)));
+    Edit::insert(at, prelude::prelude(line_name, register, mpi, omp)).with_order(i64::MIN)
+}
+
 /// The first line of a header that only C++ has at the start of a line
 /// (`class X`, `template <...>`, `namespace n`): a C++ header named `.h`,
 /// which the C front end leaves alone whole instead of unit by unit.
@@ -155,15 +170,7 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     // A byte-order mark must stay the first thing in the file.
     let at = if src.starts_with('\u{feff}') { 3 } else { 0 };
     let mut edits = out.edits;
-    let mpi = out
-        .regions
-        .iter()
-        .any(|r| matches!(r.kind, regio_idf::RegionKind::Mpi(_)));
-    let omp = out
-        .regions
-        .iter()
-        .any(|r| matches!(r.kind, regio_idf::RegionKind::Omp(_)));
-    edits.push(Edit::insert(at, prelude::prelude(file, register, mpi, omp)).with_order(i64::MIN));
+    edits.push(prelude_edit(at, file, register, &out.regions));
     let text =
         edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {

@@ -21,7 +21,7 @@ use crate::diag::Diagnostic;
 use crate::edit::{self, Edit};
 use crate::frontend::{FrontendResult, Instrumented, SourceInput};
 
-use super::{directives, jumps, parse, prelude, recover, syntax, unreadable, walk};
+use super::{directives, jumps, parse, recover, syntax, unreadable, walk};
 
 /// For each line of the preprocessed text, the line of the unit's own
 /// file it comes from (None: another file, or a marker line).
@@ -136,20 +136,13 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
             warnings,
         });
     }
-    let mpi = regions
-        .iter()
-        .any(|r| matches!(r.kind, regio_idf::RegionKind::Mpi(_)));
-    let omp = regions
-        .iter()
-        .any(|r| matches!(r.kind, regio_idf::RegionKind::Omp(_)));
     let mut edits: Vec<Edit> = out.edits;
-    edits.push(
-        Edit::insert(
-            0,
-            prelude::prelude(own_file, Some(input.idf_path), mpi, omp),
-        )
-        .with_order(i64::MIN),
-    );
+    edits.push(super::prelude_edit(
+        0,
+        own_file,
+        Some(input.idf_path),
+        &regions,
+    ));
     let text =
         edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {
