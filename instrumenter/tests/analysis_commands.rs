@@ -16,6 +16,23 @@ fn instrument(args: &[&str]) -> Output {
         .expect("run instrument")
 }
 
+/// `instrument calibrate` with short repetitions into `cal`.
+fn calibrate(cal: &std::path::Path, attempts: &str, max_spread: &str) -> Output {
+    instrument(&[
+        "calibrate",
+        "--ops",
+        "200",
+        "--repetitions",
+        "21",
+        "--attempts",
+        attempts,
+        "--max-spread",
+        max_spread,
+        "--out",
+        &cal.display().to_string(),
+    ])
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -157,19 +174,7 @@ fn experiment_help_shows_the_launcher_placeholder() {
 fn calibrate_reports_the_spread_and_stores_it() {
     let tmp = tempfile::tempdir().unwrap();
     let cal = tmp.path().join("cal.json");
-    let out = instrument(&[
-        "calibrate",
-        "--ops",
-        "200",
-        "--repetitions",
-        "21",
-        "--attempts",
-        "5",
-        "--max-spread",
-        "100000",
-        "--out",
-        &cal.display().to_string(),
-    ]);
+    let out = calibrate(&cal, "5", "100000");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let lines: Vec<&str> = stdout.lines().collect();
@@ -216,19 +221,7 @@ fn calibrate_reports_the_spread_and_stores_it() {
 fn calibrate_refuses_a_spread_too_wide() {
     let tmp = tempfile::tempdir().unwrap();
     let cal = tmp.path().join("cal.json");
-    let out = instrument(&[
-        "calibrate",
-        "--ops",
-        "200",
-        "--repetitions",
-        "21",
-        "--attempts",
-        "1",
-        "--max-spread",
-        "0",
-        "--out",
-        &cal.display().to_string(),
-    ]);
+    let out = calibrate(&cal, "1", "0");
     let stderr = text(&out.stderr);
     assert!(!out.status.success(), "{}", text(&out.stdout));
     assert!(out.stdout.is_empty());
