@@ -308,6 +308,14 @@ fn shape_macro_words_and_macro_arguments() {
 }
 
 #[test]
+fn shape_functions_after_an_unreadable_place_are_read_one_by_one() {
+    let files: &[&str] = &["swallowed.c"];
+    let loops: &[(&str, u64)] = &[("set_mode", 1)];
+    check_program(&shape("shapes/swallowed", files, &[], 0, loops));
+    check_program(&shape("shapes/swallowed", files, &["-DWIDECHAR"], 0, loops));
+}
+
+#[test]
 fn shape_gnu_and_c11_syntax() {
     check_program(&shape("shapes/gnu", &["gnu.c"], &[], 5, NONE));
 }

@@ -565,6 +565,15 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
     if is_macro_name(w) && prev.is_some_and(qualifier_before) {
         return true;
     }
+    // `const char * ZEXPORT zlibVersion(void)`: between the `*` of a
+    // return type and a function's name (no expression has that shape).
+    if is_macro_name(w)
+        && prev.is_some_and(|p| src[toks[p].1.start] == b'*')
+        && next.is_some_and(plain)
+        && after_next.is_some_and(|a| src[toks[a].1.start] == b'(')
+    {
+        return true;
+    }
     is_macro_name(w)
         && prev.is_some_and(type_before)
         && next.is_some_and(|n| {
@@ -788,6 +797,9 @@ mod tests {
         assert!(s.contains("char     *p"), "{s}");
         assert!(s.contains("cast(         )"), "{s}");
         assert!(s.contains("      int k;"), "{s}");
+        let s = rewritten("const char * ZEXPORT zlibVersion(void) { return x * Y(z); }");
+        assert!(s.contains("const char *         zlibVersion(void)"), "{s}");
+        assert!(s.contains("x * Y(z)"), "{s}");
     }
 
     #[test]

@@ -35,7 +35,7 @@ use super::directives;
 use super::jumps::JumpCache;
 use super::parse;
 use super::probes;
-use super::syntax::Lines;
+use super::syntax::{self, Lines};
 use super::unreadable::Unreadable;
 use super::walk::{self, Scope};
 
@@ -44,6 +44,8 @@ pub(crate) struct SecondReading {
     pub(crate) out: walk::Output,
     /// The units it took; the others stay as written.
     pub(crate) recovered: Vec<Range<usize>>,
+    /// The units it read ([`Unreadable::split_by`] functions).
+    pub(crate) units: Unreadable,
 }
 
 /// [`second_reading`] of the units a walk left out, its regions, edits
@@ -61,7 +63,7 @@ pub(crate) fn read_again(
             out.regions.extend(second.out.regions);
             out.edits.extend(second.out.edits);
             out.warnings.extend(second.out.warnings);
-            unreadable.without(&second.recovered)
+            second.units.without(&second.recovered)
         }
         None => unreadable.without(&[]),
     }
@@ -101,8 +103,13 @@ pub(crate) fn second_reading(
     let masked = parse::mask_cplusplus_guards(&masked).into_owned();
     let parsed = parse::parse_text(input.display_path, &masked, src).ok()?;
     let still = Unreadable::new(&parsed.errors, src);
-    let candidates: Vec<Range<usize>> = units.into_iter().filter(|r| !still.overlaps(r)).collect();
     let root = parsed.tree.root_node();
+    let unreadable = &unreadable.split_by(src, |r| functions_within(root, r, src));
+    let candidates: Vec<Range<usize>> = unreadable
+        .ranges()
+        .into_iter()
+        .filter(|r| !still.overlaps(r))
+        .collect();
     let mut jumps = JumpCache::default();
     let dirs = directives::analyse(root, src, input.display_path, lines, &mut jumps).ok()?;
     let mut reading = Reading {
@@ -179,9 +186,6 @@ pub(crate) fn second_reading(
                 .any(|r| first_line(r) <= w.line && w.line <= last_line(r))
         });
     }
-    if recovered.is_empty() {
-        return None;
-    }
     for p in hidden_omp
         .iter()
         .filter(|p| recovered.iter().any(|r| r.contains(&p.start)))
@@ -199,11 +203,10 @@ pub(crate) fn second_reading(
             ),
         ));
     }
-    for m in hidden_macros.iter().filter(|m| {
-        recovered
-            .iter()
-            .any(|r| r.start <= m.start && m.end <= r.end)
-    }) {
+    // A macro use between the functions of a split unit is named too: no
+    // unit left as written covers it.
+    let left = unreadable.without(&recovered);
+    for m in hidden_macros.iter().filter(|m| !left.covers(m.start..m.end)) {
         let at = lines.pos(m.start);
         let call: String = src[m.clone()]
             .split_whitespace()
@@ -216,7 +219,47 @@ pub(crate) fn second_reading(
             format!("not measured: what `{call}` defines (a macro invocation at file scope)"),
         ));
     }
-    Some(SecondReading { out, recovered })
+    Some(SecondReading {
+        out,
+        recovered,
+        units: unreadable.without(&[]),
+    })
+}
+
+/// The function definitions of a reading inside `unit`, with their names;
+/// None when one straddles its edge or an unreadable (ERROR) part lies in
+/// it, so that the unit is judged whole.
+fn functions_within(
+    root: Node<'_>,
+    unit: &Range<usize>,
+    src: &str,
+) -> Option<Vec<(Range<usize>, String)>> {
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut cursor = n.walk();
+        for c in n.children(&mut cursor) {
+            let r = c.byte_range();
+            if r.end <= unit.start || unit.end <= r.start {
+                continue;
+            }
+            if c.is_error() || c.is_missing() {
+                return None;
+            }
+            if c.kind() == "function_definition" {
+                if r.start < unit.start || unit.end < r.end {
+                    return None;
+                }
+                found.push((r, syntax::function_name(c, src)));
+            } else if parse::is_container(c.kind()) {
+                stack.push(c);
+            } else if c.has_error() {
+                return None;
+            }
+        }
+    }
+    found.sort_by_key(|(r, _)| r.start);
+    Some(found)
 }
 
 /// What one pass of the second reading took: its output, the units it

@@ -122,6 +122,45 @@ impl Unreadable {
         Unreadable { units }
     }
 
+    /// The units again, each that `pieces` splits into two or more
+    /// function definitions (a second reading's) replaced by one unit per
+    /// function. tree-sitter's recovery can swallow every function after
+    /// an unreadable place into one ERROR node; read again, they are
+    /// separate, and each is taken or left on its own. What lies between
+    /// them (declarations, directives) holds nothing to measure. The
+    /// function holding the first reading's place keeps its reason; the
+    /// others name it.
+    pub(crate) fn split_by(
+        &self,
+        src: &str,
+        pieces: impl Fn(&Range<usize>) -> Option<Vec<(Range<usize>, String)>>,
+    ) -> Unreadable {
+        let mut units = Vec::new();
+        for u in &self.units {
+            match pieces(&u.range) {
+                Some(ps) if ps.len() >= 2 => {
+                    let line = src[..u.at.min(src.len())].matches('\n').count() + 1;
+                    for (range, name) in ps {
+                        let holds_the_place = range.contains(&u.at);
+                        units.push(Unit {
+                            at: if holds_the_place { u.at } else { range.start },
+                            reason: if holds_the_place {
+                                u.reason.clone()
+                            } else {
+                                format!("after line {line}: {}", u.reason)
+                            },
+                            range,
+                            function: Some(name),
+                            loose: false,
+                        });
+                    }
+                }
+                _ => units.push(u.clone()),
+            }
+        }
+        Unreadable { units }
+    }
+
     /// Byte ranges of the units.
     pub(crate) fn ranges(&self) -> Vec<Range<usize>> {
         self.units.iter().map(|u| u.range.clone()).collect()
