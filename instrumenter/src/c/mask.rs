@@ -307,7 +307,7 @@ fn rewrite(
                 // `float *f(n) int n; {`: a K&R definition returning a
                 // pointer, which the grammar does not follow; the pointer
                 // does not matter for where probes go.
-                b'*' if at_file_scope && knr_head_after(&lexed, src, i) => {
+                b'*' if at_file_scope && knr_head_after(&lexed, src, last_star(&lexed, src, i)) => {
                     bytes[r.start] = b' ';
                 }
                 // `&&label` where an operand starts: the address of a label.
@@ -617,6 +617,17 @@ fn knr_head_after(lexed: &Lexed, src: &[u8], i: usize) -> bool {
             .is_some_and(|n| toks[n].0 == Tok::Ident)
 }
 
+/// The last `*` of the run starting at token `i` (`float **f(m, n)`).
+fn last_star(lexed: &Lexed, src: &[u8], mut i: usize) -> usize {
+    while let Some(n) = lexed
+        .next_code(i)
+        .filter(|&n| src[lexed.toks[n].1.start] == b'*')
+    {
+        i = n;
+    }
+    i
+}
+
 /// Whether the token after `next` is a name or `*` (so `next` is a type).
 fn after_next_is_name(lexed: &Lexed, src: &[u8], next: Option<usize>) -> bool {
     let toks = &lexed.toks;
@@ -805,6 +816,8 @@ mod tests {
     #[test]
     fn knr_heads_returning_pointers() {
         let s = rewritten("float *alloc(n)\nint n;\n{ return 0; }\nint *p = q;\nchar *f(void);\n");
+        let two = rewritten("float **alloc2(m, n)\nint m, n;\n{ return 0; }\n");
+        assert!(two.starts_with("float   alloc2(m, n)"), "{two}");
         assert!(s.starts_with("float  alloc(n)"), "{s}");
         assert!(
             s.contains("int *p = q;") && s.contains("char *f(void);"),

@@ -178,13 +178,18 @@ fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
 /// misread (implicit `int`, a macro in it): head and body are one unit.
 fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
     let mut c = container.walk();
+    // Where the items before a block began: a K&R head the parser read as
+    // several declarations (`float *f(n)` then `int n;`) is all of them.
+    let mut head: Option<usize> = None;
     let mut prev: Option<Node> = None;
     for n in container.named_children(&mut c) {
         match n.kind() {
             "compound_statement" => found.push(SyntaxError {
                 start: n.start_byte(),
                 what: "the C parser cannot read the head of this function".to_string(),
-                unit: prev.map_or(n.start_byte(), |p| p.start_byte())..n.end_byte(),
+                unit: head
+                    .or(prev.map(|p| p.start_byte()))
+                    .unwrap_or(n.start_byte())..n.end_byte(),
                 function: None,
                 loose: true,
             }),
@@ -199,6 +204,13 @@ fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
             }),
             k if is_group(k) => stray_blocks(n, found),
             _ => {}
+        }
+        match n.kind() {
+            "comment" => {}
+            "declaration" | "ERROR" | "expression_statement" => {
+                head = head.or(Some(n.start_byte()));
+            }
+            _ => head = None,
         }
         if n.kind() != "comment" {
             prev = Some(n);

@@ -226,14 +226,14 @@ pub(crate) fn second_reading(
     })
 }
 
-/// The function definitions of a reading inside `unit`, with their names;
-/// None when one straddles its edge or an unreadable (ERROR) part lies in
-/// it, so that the unit is judged whole.
+/// The function definitions of a reading inside `unit`, with their names,
+/// and the parts it still cannot read (without a name); None when one
+/// straddles the unit's edge, so that the unit is judged whole.
 fn functions_within(
     root: Node<'_>,
     unit: &Range<usize>,
     src: &str,
-) -> Option<Vec<(Range<usize>, String)>> {
+) -> Option<Vec<(Range<usize>, Option<String>)>> {
     let mut found = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
@@ -243,19 +243,19 @@ fn functions_within(
             if r.end <= unit.start || unit.end <= r.start {
                 continue;
             }
-            if c.is_error() || c.is_missing() {
-                return None;
-            }
-            if c.kind() == "function_definition" {
-                if r.start < unit.start || unit.end < r.end {
-                    return None;
-                }
-                found.push((r, syntax::function_name(c, src)));
-            } else if parse::is_container(c.kind()) {
+            let function = c.kind() == "function_definition";
+            let unreadable = c.is_error() || c.is_missing() || c.has_error();
+            if parse::is_container(c.kind()) && !c.is_error() {
                 stack.push(c);
-            } else if c.has_error() {
+                continue;
+            }
+            if !function && !unreadable {
+                continue; // declarations, directives: nothing to measure
+            }
+            if r.start < unit.start || unit.end < r.end {
                 return None;
             }
+            found.push((r, function.then(|| syntax::function_name(c, src))));
         }
     }
     found.sort_by_key(|(r, _)| r.start);

@@ -123,8 +123,8 @@ impl Unreadable {
     }
 
     /// The units again, each that `pieces` splits into two or more
-    /// function definitions (a second reading's) replaced by one unit per
-    /// function. tree-sitter's recovery can swallow every function after
+    /// function definitions or unreadable parts (a second reading's)
+    /// replaced by one unit per piece. tree-sitter's recovery can swallow every function after
     /// an unreadable place into one ERROR node; read again, they are
     /// separate, and each is taken or left on its own. What lies between
     /// them (declarations, directives) holds nothing to measure. The
@@ -133,7 +133,7 @@ impl Unreadable {
     pub(crate) fn split_by(
         &self,
         src: &str,
-        pieces: impl Fn(&Range<usize>) -> Option<Vec<(Range<usize>, String)>>,
+        pieces: impl Fn(&Range<usize>) -> Option<Vec<(Range<usize>, Option<String>)>>,
     ) -> Unreadable {
         let mut units = Vec::new();
         for u in &self.units {
@@ -149,9 +149,9 @@ impl Unreadable {
                             } else {
                                 format!("after line {line}: {}", u.reason)
                             },
+                            loose: name.is_none(),
                             range,
-                            function: Some(name),
-                            loose: false,
+                            function: name,
                         });
                     }
                 }
