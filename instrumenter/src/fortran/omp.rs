@@ -486,6 +486,6 @@ pub(crate) fn lines(body: &str, fixed: bool, indent: &str, limit: usize) -> Vec<
 
 /// OpenMP lock routines: the region kind suffix (`lock` = waiting to
 /// acquire, `unlock`), by routine name (any case).
-pub(crate) fn lock_kind(name: &str) -> Option<&'static str> {
+pub(crate) fn lock_kind(name: &str) -> Option<regio_idf::OmpKind> {
     crate::omp_clauses::lock_kind(&name.to_ascii_lowercase())
 }

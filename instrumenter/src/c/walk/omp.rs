@@ -496,7 +496,7 @@ impl<'t> Walker<'_, 't> {
         aux.insert("not_measured".into(), Value::from(why));
         // Ids are given when the measured regions are all known.
         let name = format!("{word}@{}", start.line);
-        let region = self.region_here(0, RegionKind::Omp(word), &name, start, end, aux);
+        let region = self.region_here(0, RegionKind::omp_directive(&word), &name, start, end, aux);
         self.unmeasured.push(region);
     }
 
@@ -506,7 +506,7 @@ impl<'t> Walker<'_, 't> {
             return q.pop_front().unwrap_or(0);
         }
         self.new_region(
-            RegionKind::Omp(kind.into()),
+            RegionKind::omp_directive(kind),
             name,
             site.start,
             site.end,

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use regio_idf::RegionKind;
+use regio_idf::{OmpKind, RegionKind};
 
 use super::super::omp::{self, reason, Construct, Directive, Extent, Inner, Worksharing};
 use super::super::scan::Item;
@@ -540,7 +540,7 @@ impl Planner<'_> {
                 };
                 listed.push(Pre {
                     key: Key::Omp(c.dir, slot::MAIN),
-                    kind: RegionKind::Omp(word),
+                    kind: RegionKind::omp_directive(&word),
                     name: main,
                     unit: unit.to_string(),
                     start,
@@ -555,7 +555,7 @@ impl Planner<'_> {
             let mut push = |slot: u8, kind: &str, name: String, aux: &Map<String, Value>, leaf| {
                 pre.push(Pre {
                     key: Key::Omp(c.dir, slot),
-                    kind: RegionKind::Omp(kind.to_string()),
+                    kind: RegionKind::omp_directive(kind),
                     name,
                     unit: unit.to_string(),
                     start,
@@ -685,7 +685,7 @@ impl Planner<'_> {
                     aux.insert("clauses".into(), Value::from(""));
                     pre.push(Pre {
                         key,
-                        kind: RegionKind::Omp("section".into()),
+                        kind: RegionKind::Omp(OmpKind::Section),
                         name: format!("section@{sline}"),
                         unit: unit.to_string(),
                         start: s0,
