@@ -21,6 +21,7 @@ mod directives;
 mod jumps;
 mod mask;
 mod omp;
+mod omp_probes;
 mod parse;
 mod prelude;
 mod preprocessed;
