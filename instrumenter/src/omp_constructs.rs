@@ -634,6 +634,7 @@ pub(crate) fn row(construct: Construct, words: &[String], lang: Lang) -> Option<
 /// The slot of the region a spec's region is a child of inside its
 /// construct (None: the region around the construct): the nearest earlier
 /// spec that encloses, in `lang`.
+#[cfg(test)]
 pub(crate) fn parent(row: &Row, slot: Slot, lang: Lang) -> Option<Slot> {
     let encloses = |s: &Spec| match s.nest {
         Nest::Leaf => false,
