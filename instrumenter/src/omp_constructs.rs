@@ -267,7 +267,9 @@ impl Role {
     pub(crate) fn adds_nowait(self) -> bool {
         matches!(
             self,
-            Role::Worksharing(Worksharing::For { .. } | Worksharing::Sections | Worksharing::Workshare)
+            Role::Worksharing(
+                Worksharing::For { .. } | Worksharing::Sections | Worksharing::Workshare
+            )
         )
     }
 
@@ -432,7 +434,11 @@ fn parallel_part(role: Role) -> Part {
             leaf(Join, OmpKind::Join, Probes::TeamEnd),
             // The parallel's own end barrier, made explicit just before
             // the team ends.
-            leaf(Barrier, OmpKind::ImplicitBarrier, Probes::Barrier(Place::BodyEnd)),
+            leaf(
+                Barrier,
+                OmpKind::ImplicitBarrier,
+                Probes::Barrier(Place::BodyEnd),
+            ),
         ],
     )
 }
@@ -513,7 +519,13 @@ pub(crate) fn row(construct: Construct, words: &[String], lang: Lang) -> Option<
                 parallel_part(Role::Parallel),
                 part(
                     Role::Masked { master },
-                    vec![inside(Masked, masked_kind(master), Kind, Combined, Nest::Encloses)],
+                    vec![inside(
+                        Masked,
+                        masked_kind(master),
+                        Kind,
+                        Combined,
+                        Nest::Encloses,
+                    )],
                 ),
             ];
             if let Some(simd) = taskloop {
@@ -543,7 +555,13 @@ pub(crate) fn row(construct: Construct, words: &[String], lang: Lang) -> Option<
             parts: vec![
                 part(
                     Role::Masked { master },
-                    vec![inside(Main, masked_kind(master), Kind, Combined, Nest::Encloses)],
+                    vec![inside(
+                        Main,
+                        masked_kind(master),
+                        Kind,
+                        Combined,
+                        Nest::Encloses,
+                    )],
                 ),
                 part(
                     Role::Taskloop { simd },
@@ -564,7 +582,13 @@ pub(crate) fn row(construct: Construct, words: &[String], lang: Lang) -> Option<
         Construct::Single => {
             let single = around(Main, OmpKind::Single, Directive, Clauses);
             // The one thread's block.
-            let body = inside(Inner, OmpKind::SingleBody, Kind, Empty, Nest::EnclosesInFortran);
+            let body = inside(
+                Inner,
+                OmpKind::SingleBody,
+                Kind,
+                Empty,
+                Nest::EnclosesInFortran,
+            );
             // `copyprivate` needs the construct's own barrier.
             let barrier = explicit_barrier(Some("copyprivate"), None);
             // (Historic id order, kept so that no IDF changes.)
@@ -573,8 +597,20 @@ pub(crate) fn row(construct: Construct, words: &[String], lang: Lang) -> Option<
                 Lang::Fortran => vec![single, barrier, body],
             })
         }
-        Construct::Master => whole(vec![inside(Main, OmpKind::Master, Directive, Clauses, Nest::Encloses)]),
-        Construct::Masked => whole(vec![inside(Main, OmpKind::Masked, Directive, Clauses, Nest::Encloses)]),
+        Construct::Master => whole(vec![inside(
+            Main,
+            OmpKind::Master,
+            Directive,
+            Clauses,
+            Nest::Encloses,
+        )]),
+        Construct::Masked => whole(vec![inside(
+            Main,
+            OmpKind::Masked,
+            Directive,
+            Clauses,
+            Nest::Encloses,
+        )]),
         Construct::Critical | Construct::Ordered => {
             let (kind, wait) = if construct == Construct::Critical {
                 (OmpKind::Critical, OmpKind::CriticalWait)
@@ -585,7 +621,14 @@ pub(crate) fn row(construct: Construct, words: &[String], lang: Lang) -> Option<
                 around(Main, kind, Directive, Clauses),
                 // Waiting to get in: from before the directive to the
                 // first thing inside.
-                spec(Inner, wait, Kind, Empty, Nest::Leaf, Probes::Plain(BeforeDirective, BodyStart)),
+                spec(
+                    Inner,
+                    wait,
+                    Kind,
+                    Empty,
+                    Nest::Leaf,
+                    Probes::Plain(BeforeDirective, BodyStart),
+                ),
             ])
         }
         Construct::Atomic => whole(vec![around(Main, OmpKind::Atomic, Directive, Clauses)]),
@@ -600,7 +643,14 @@ pub(crate) fn row(construct: Construct, words: &[String], lang: Lang) -> Option<
         // team's number (runtime `teams` module).
         Construct::Teams => whole(vec![
             around(Main, OmpKind::Teams, Directive, Clauses),
-            spec(Body, OmpKind::TeamsBody, Kind, Empty, Nest::EnclosesInFortran, Probes::TeamsBody),
+            spec(
+                Body,
+                OmpKind::TeamsBody,
+                Kind,
+                Empty,
+                Nest::EnclosesInFortran,
+                Probes::TeamsBody,
+            ),
         ]),
         // A combined `teams ...` / `distribute ...`: its first word.
         Construct::Around { .. } => {
@@ -764,14 +814,26 @@ mod tests {
         assert_eq!(parent(&row, Slot::Inner, Lang::C), Some(Slot::Masked));
         assert_eq!(parent(&row, Slot::Body, Lang::C), Some(Slot::Inner));
         let single = super::row(Construct::Single, &[], Lang::Fortran).unwrap();
-        assert_eq!(parent(&single, Slot::Barrier, Lang::Fortran), Some(Slot::Main));
-        assert_eq!(parent(&single, Slot::Inner, Lang::Fortran), Some(Slot::Main));
+        assert_eq!(
+            parent(&single, Slot::Barrier, Lang::Fortran),
+            Some(Slot::Main)
+        );
+        assert_eq!(
+            parent(&single, Slot::Inner, Lang::Fortran),
+            Some(Slot::Main)
+        );
     }
 
     #[test]
     fn loop_kinds_follow_the_language() {
         let ws = Construct::Worksharing(Worksharing::For { simd: false });
-        assert_eq!(row(ws, &[], Lang::C).unwrap().parts[0].regions[0].kind, OmpKind::For);
-        assert_eq!(row(ws, &[], Lang::Fortran).unwrap().parts[0].regions[0].kind, OmpKind::Do);
+        assert_eq!(
+            row(ws, &[], Lang::C).unwrap().parts[0].regions[0].kind,
+            OmpKind::For
+        );
+        assert_eq!(
+            row(ws, &[], Lang::Fortran).unwrap().parts[0].regions[0].kind,
+            OmpKind::Do
+        );
     }
 }

@@ -28,8 +28,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 pub use classify::{classify, omp_kind, Category};
-use regio_idf::OmpKind;
 pub use compensate::compensate;
+use regio_idf::OmpKind;
 
 use crate::merge::{visit, Node, Report, Visit};
 use crate::regions::{RegionInfo, RegionTable};

@@ -990,11 +990,7 @@ impl<'a> Planner<'a> {
                             let mut aux = Map::new();
                             aux.insert("callee".into(), Value::from(n.clone()));
                             let line = self.index.pos(s.orig(r.start)).0;
-                            (
-                                RegionKind::Omp(suffix),
-                                format!("{n}@{line}"),
-                                aux,
-                            )
+                            (RegionKind::Omp(suffix), format!("{n}@{line}"), aux)
                         }
                         Kind::Io {
                             word, region: true, ..

@@ -745,9 +745,15 @@ impl Planner<'_> {
                 }
                 self.place_row(&c, &row, &ids);
             }
-            // Each section: entered first and left last inside its block.
+            // Each section, as the `section` row says, in its block: from
+            // its directive (the construct's, for an implicit first one)
+            // to the next section's or the end directive.
             if c.is_sections() {
                 let Some(end) = c.end_dir else { continue };
+                let Some(section_row) = omp_constructs::row(Construct::Section, &[], Lang::Fortran)
+                else {
+                    continue;
+                };
                 let spans = self.section_spans(&c);
                 for (k, (s, _, _)) in spans.iter().enumerate() {
                     let (section, at) = match s {
@@ -758,10 +764,18 @@ impl Planner<'_> {
                         continue;
                     };
                     let next = spans.get(k + 1).and_then(|x| x.0).unwrap_or(end);
-                    self.edits[at].after.push(Probe::new(Op::Enter(id)));
-                    self.edits[next]
-                        .before_label
-                        .push(Probe::new(Op::Exit(Target::Id(id))));
+                    let mut ids = SlotIds::default();
+                    ids.set(Slot::Main, id);
+                    let probes = |place| -> Vec<Probe> {
+                        section_row.parts[0]
+                            .atoms(place, |s| ids.has(s))
+                            .into_iter()
+                            .flat_map(|a| fortran_probes(a, &ids))
+                            .collect()
+                    };
+                    let (first, last) = (probes(Place::BodyStart), probes(Place::BodyEnd));
+                    self.edits[at].after.extend(first);
+                    self.edits[next].before_label.extend(last);
                 }
             }
         }
@@ -862,7 +876,10 @@ impl Planner<'_> {
 
 /// `firstprivate(regio__team<P>)`: the parallel region's team token.
 fn team_clause(ids: &SlotIds) -> String {
-    format!("firstprivate(regio__team{})", ids.get(Slot::Main).unwrap_or(0))
+    format!(
+        "firstprivate(regio__team{})",
+        ids.get(Slot::Main).unwrap_or(0)
+    )
 }
 
 /// The Fortran probes of one table probe.
