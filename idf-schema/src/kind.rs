@@ -31,141 +31,89 @@ pub enum RegionKind {
     Mpi(String),
 }
 
-/// The measured OpenMP region kinds (`omp_<name>`), named as SPEC.md and
-/// notes/OPENMP.md fix them. Which construct gets which of them, and where
-/// their probes go, is `instrumenter/src/omp_constructs.rs`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OmpKind {
-    Parallel,
+/// Declares [`OmpKind`] with its names, so a new kind is one line.
+macro_rules! omp_kinds {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+        /// The measured OpenMP region kinds (`omp_<name>`), named as SPEC.md
+        /// and notes/OPENMP.md fix them. Which construct gets which of
+        /// them, and where their probes go, is
+        /// `instrumenter/src/omp_constructs.rs`; the overhead
+        /// classification (`analysis/src/overhead/classify.rs`) matches on
+        /// them exhaustively.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum OmpKind {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl OmpKind {
+            /// Every kind.
+            pub const ALL: &'static [OmpKind] = &[$(OmpKind::$variant,)*];
+
+            /// The name after `omp_` (equal to the serde name, which a
+            /// test checks).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(OmpKind::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+omp_kinds! {
+    Parallel = "parallel",
     /// From the fork on the encountering thread to the start of the team
     /// thread's work (`regio_omp_begin`).
-    Fork,
+    Fork = "fork",
     /// From the end of a team thread's work to the join (`regio_omp_end`).
-    Join,
+    Join = "join",
     /// An implicit barrier made explicit (instrumented `barrier`).
-    ImplicitBarrier,
+    ImplicitBarrier = "implicit_barrier",
     /// The C work-sharing loop.
-    For,
+    For = "for",
     /// The Fortran work-sharing loop.
-    Do,
-    Sections,
-    Section,
-    Loop,
-    Workshare,
-    Single,
+    Do = "do",
+    Sections = "sections",
+    Section = "section",
+    Loop = "loop",
+    Workshare = "workshare",
+    Single = "single",
     /// A single's block, on the one thread that runs it.
-    SingleBody,
-    Master,
-    Masked,
-    Critical,
+    SingleBody = "single_body",
+    Master = "master",
+    Masked = "masked",
+    Critical = "critical",
     /// Waiting to enter a critical section.
-    CriticalWait,
-    Ordered,
+    CriticalWait = "critical_wait",
+    Ordered = "ordered",
     /// Waiting for an ordered block's turn.
-    OrderedWait,
-    Atomic,
-    Barrier,
+    OrderedWait = "ordered_wait",
+    Atomic = "atomic",
+    Barrier = "barrier",
     /// A task's execution.
-    Task,
+    Task = "task",
     /// Creating a task, on the encountering thread.
-    TaskCreate,
-    Taskwait,
-    Taskgroup,
-    Flush,
-    Taskloop,
+    TaskCreate = "task_create",
+    Taskwait = "taskwait",
+    Taskgroup = "taskgroup",
+    Flush = "flush",
+    Taskloop = "taskloop",
     /// One iteration of a taskloop's innermost bound loop.
-    TaskloopBody,
-    Teams,
+    TaskloopBody = "taskloop_body",
+    Teams = "teams",
     /// A host teams body, once per team.
-    TeamsBody,
+    TeamsBody = "teams_body",
     /// A run-time region for one team number (the runtime's `teams`).
-    Team,
-    Distribute,
+    Team = "team",
+    Distribute = "distribute",
     /// Waiting to acquire an OpenMP lock (`omp_set_lock`, ...).
-    Lock,
+    Lock = "lock",
     /// `omp_unset_lock`, `omp_unset_nest_lock`.
-    Unlock,
+    Unlock = "unlock",
 }
 
 impl OmpKind {
-    /// Every kind, for tests (a new variant must be added here too; the
-    /// test that compares the names with the serde names reads it).
-    pub const ALL: [OmpKind; 33] = [
-        OmpKind::Parallel,
-        OmpKind::Fork,
-        OmpKind::Join,
-        OmpKind::ImplicitBarrier,
-        OmpKind::For,
-        OmpKind::Do,
-        OmpKind::Sections,
-        OmpKind::Section,
-        OmpKind::Loop,
-        OmpKind::Workshare,
-        OmpKind::Single,
-        OmpKind::SingleBody,
-        OmpKind::Master,
-        OmpKind::Masked,
-        OmpKind::Critical,
-        OmpKind::CriticalWait,
-        OmpKind::Ordered,
-        OmpKind::OrderedWait,
-        OmpKind::Atomic,
-        OmpKind::Barrier,
-        OmpKind::Task,
-        OmpKind::TaskCreate,
-        OmpKind::Taskwait,
-        OmpKind::Taskgroup,
-        OmpKind::Flush,
-        OmpKind::Taskloop,
-        OmpKind::TaskloopBody,
-        OmpKind::Teams,
-        OmpKind::TeamsBody,
-        OmpKind::Team,
-        OmpKind::Distribute,
-        OmpKind::Lock,
-        OmpKind::Unlock,
-    ];
-
-    /// The name after `omp_` (equal to the serde name).
-    pub fn name(self) -> &'static str {
-        match self {
-            OmpKind::Parallel => "parallel",
-            OmpKind::Fork => "fork",
-            OmpKind::Join => "join",
-            OmpKind::ImplicitBarrier => "implicit_barrier",
-            OmpKind::For => "for",
-            OmpKind::Do => "do",
-            OmpKind::Sections => "sections",
-            OmpKind::Section => "section",
-            OmpKind::Loop => "loop",
-            OmpKind::Workshare => "workshare",
-            OmpKind::Single => "single",
-            OmpKind::SingleBody => "single_body",
-            OmpKind::Master => "master",
-            OmpKind::Masked => "masked",
-            OmpKind::Critical => "critical",
-            OmpKind::CriticalWait => "critical_wait",
-            OmpKind::Ordered => "ordered",
-            OmpKind::OrderedWait => "ordered_wait",
-            OmpKind::Atomic => "atomic",
-            OmpKind::Barrier => "barrier",
-            OmpKind::Task => "task",
-            OmpKind::TaskCreate => "task_create",
-            OmpKind::Taskwait => "taskwait",
-            OmpKind::Taskgroup => "taskgroup",
-            OmpKind::Flush => "flush",
-            OmpKind::Taskloop => "taskloop",
-            OmpKind::TaskloopBody => "taskloop_body",
-            OmpKind::Teams => "teams",
-            OmpKind::TeamsBody => "teams_body",
-            OmpKind::Team => "team",
-            OmpKind::Distribute => "distribute",
-            OmpKind::Lock => "lock",
-            OmpKind::Unlock => "unlock",
-        }
-    }
-
     /// The kind named `name` (without `omp_`), if it is a measured one
     /// (through the derived serde names, so a new variant needs no entry
     /// here).
@@ -312,7 +260,7 @@ mod tests {
 
     #[test]
     fn omp_kinds_have_their_serde_names_and_parse_as_measured() {
-        for k in OmpKind::ALL {
+        for &k in OmpKind::ALL {
             let json = serde_json::to_value(k).unwrap();
             assert_eq!(json, serde_json::Value::from(k.name()));
             let kind: RegionKind = format!("omp_{k}").parse().unwrap();
