@@ -1,7 +1,8 @@
 //! OpenMP directives during the walk: the statement(s) a directive applies
 //! to (through further directives and `#if` branches), alternative
-//! directives for one statement, the probes each construct gets
-//! (notes/OPENMP.md), and the constructs listed but not measured.
+//! directives for one statement, the regions of each construct as its row
+//! in `omp_constructs` lists them (their text: `c/omp_probes.rs`), and the
+//! constructs listed but not measured.
 
 use std::collections::HashSet;
 

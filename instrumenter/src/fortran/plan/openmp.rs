@@ -1,5 +1,6 @@
-//! `--regions omp`: pairing `!$omp` directives into constructs, their
-//! regions (notes/OPENMP.md) and their probes.
+//! `--regions omp`: pairing `!$omp` directives into constructs, and their
+//! regions and probes as the construct's row in `omp_constructs` says,
+//! rendered on Fortran items.
 //!
 //! Directives are items of their own (`Item::Omp`). A construct's probes
 //! attach to its directive items (before, after, added clauses, or the
