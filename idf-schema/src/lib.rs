@@ -15,7 +15,7 @@ pub mod kind;
 pub mod rundir;
 
 pub use idf::{Header, Idf, IdfError, Pos, Region, SourceFile, ValidationError};
-pub use kind::RegionKind;
+pub use kind::{OmpKind, RegionKind};
 
 /// File name of the IDF at the root of the instrumented tree (and in a run
 /// directory, where the runtime copies it).

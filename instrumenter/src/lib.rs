@@ -11,6 +11,7 @@ pub mod filter;
 pub mod fortran;
 pub mod frontend;
 pub(crate) mod omp_clauses;
+pub(crate) mod omp_constructs;
 pub mod runtime_locator;
 pub mod rust;
 pub mod selection;

@@ -4,6 +4,8 @@
 //! why a construct is not measured, and the clause split of combined
 //! constructs.
 
+use regio_idf::OmpKind;
+
 /// Words that make up construct names (the rest of a line are clauses).
 pub(crate) const CONSTRUCT_WORDS: &[&str] = &[
     "parallel",
@@ -616,14 +618,14 @@ pub(crate) fn split_combined(clauses: &[(String, String)], inner: Inner, masked:
     out
 }
 
-/// OpenMP lock routines: the region kind suffix (`lock` = waiting to
-/// acquire, `unlock`), by routine name.
-pub(crate) fn lock_kind(name: &str) -> Option<&'static str> {
+/// OpenMP lock routines: the region kind (`lock` = waiting to acquire,
+/// `unlock`), by routine name.
+pub(crate) fn lock_kind(name: &str) -> Option<OmpKind> {
     match name {
         "omp_set_lock" | "omp_set_nest_lock" | "omp_test_lock" | "omp_test_nest_lock" => {
-            Some("lock")
+            Some(OmpKind::Lock)
         }
-        "omp_unset_lock" | "omp_unset_nest_lock" => Some("unlock"),
+        "omp_unset_lock" | "omp_unset_nest_lock" => Some(OmpKind::Unlock),
         _ => None,
     }
 }

@@ -7,6 +7,8 @@
 
 use std::collections::HashMap;
 
+use regio_idf::{OmpKind, RegionKind};
+
 use super::{Categories, Flat};
 use crate::merge::{Node, Report, ThreadStat};
 
@@ -121,17 +123,8 @@ const MPI_WAIT: &[&str] = &[
 /// they are computed from where time is spent (see `mod.rs`).
 pub fn classify(kind: &str) -> Option<(Category, &'static str)> {
     use Category::*;
-    if let Some(c) = kind.strip_prefix("omp_") {
-        return Some(match c {
-            "barrier" | "implicit_barrier" => (Synchronization, "barrier"),
-            "critical_wait" => (Synchronization, "critical"),
-            "ordered_wait" => (Synchronization, "ordered"),
-            "lock" => (Synchronization, "lock"),
-            "taskwait" => (Synchronization, "taskwait"),
-            "fork" | "join" => (ControlOfParallelism, "fork_join"),
-            "task_create" => (ControlOfParallelism, "task_creation"),
-            _ => return None,
-        });
+    if kind.starts_with("omp_") {
+        return omp_kind(kind).and_then(omp_overhead);
     }
     let c = kind.strip_prefix("mpi_")?;
     Some(if c == "barrier" {
@@ -150,9 +143,90 @@ pub fn classify(kind: &str) -> Option<(Category, &'static str)> {
     })
 }
 
+/// The measured OpenMP kind of a kind string (`omp_barrier`), if it is
+/// one. Listed-only directives (`omp_target`) are never measured.
+pub fn omp_kind(kind: &str) -> Option<OmpKind> {
+    match kind.parse::<RegionKind>() {
+        Ok(RegionKind::Omp(k)) => Some(k),
+        _ => None,
+    }
+}
+
+/// The overhead category of an OpenMP region kind. Exhaustive on purpose:
+/// a new kind must be classified here.
+fn omp_overhead(k: OmpKind) -> Option<(Category, &'static str)> {
+    use Category::*;
+    Some(match k {
+        OmpKind::Barrier | OmpKind::ImplicitBarrier => (Synchronization, "barrier"),
+        OmpKind::CriticalWait => (Synchronization, "critical"),
+        OmpKind::OrderedWait => (Synchronization, "ordered"),
+        OmpKind::Lock => (Synchronization, "lock"),
+        OmpKind::Taskwait => (Synchronization, "taskwait"),
+        OmpKind::Fork | OmpKind::Join => (ControlOfParallelism, "fork_join"),
+        OmpKind::TaskCreate => (ControlOfParallelism, "task_creation"),
+        // Useful work, or regions whose overhead is in their children.
+        OmpKind::Parallel
+        | OmpKind::For
+        | OmpKind::Do
+        | OmpKind::Sections
+        | OmpKind::Section
+        | OmpKind::Loop
+        | OmpKind::Workshare
+        | OmpKind::Single
+        | OmpKind::SingleBody
+        | OmpKind::Master
+        | OmpKind::Masked
+        | OmpKind::Critical
+        | OmpKind::Ordered
+        | OmpKind::Atomic
+        | OmpKind::Task
+        | OmpKind::Taskgroup
+        | OmpKind::Flush
+        | OmpKind::Taskloop
+        | OmpKind::TaskloopBody
+        | OmpKind::Teams
+        | OmpKind::TeamsBody
+        | OmpKind::Team
+        | OmpKind::Distribute
+        | OmpKind::Unlock => return None,
+    })
+}
+
 /// Regions one thread executes while the rest of its team waits.
 pub fn is_one_thread_body(kind: &str) -> bool {
-    matches!(kind, "omp_single_body" | "omp_master" | "omp_masked")
+    omp_kind(kind).is_some_and(|k| match k {
+        OmpKind::SingleBody | OmpKind::Master | OmpKind::Masked => true,
+        OmpKind::Parallel
+        | OmpKind::Fork
+        | OmpKind::Join
+        | OmpKind::ImplicitBarrier
+        | OmpKind::For
+        | OmpKind::Do
+        | OmpKind::Sections
+        | OmpKind::Section
+        | OmpKind::Loop
+        | OmpKind::Workshare
+        | OmpKind::Single
+        | OmpKind::Critical
+        | OmpKind::CriticalWait
+        | OmpKind::Ordered
+        | OmpKind::OrderedWait
+        | OmpKind::Atomic
+        | OmpKind::Barrier
+        | OmpKind::Task
+        | OmpKind::TaskCreate
+        | OmpKind::Taskwait
+        | OmpKind::Taskgroup
+        | OmpKind::Flush
+        | OmpKind::Taskloop
+        | OmpKind::TaskloopBody
+        | OmpKind::Teams
+        | OmpKind::TeamsBody
+        | OmpKind::Team
+        | OmpKind::Distribute
+        | OmpKind::Lock
+        | OmpKind::Unlock => false,
+    })
 }
 
 const INSTRUCTIONS: &str = "instructions";

@@ -27,8 +27,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-pub use classify::{classify, Category};
+pub use classify::{classify, omp_kind, Category};
 pub use compensate::compensate;
+use regio_idf::OmpKind;
 
 use crate::merge::{visit, Node, Report, Visit};
 use crate::regions::{RegionInfo, RegionTable};
@@ -296,7 +297,7 @@ impl<'a> Flat<'a> {
                 f.names.push(crate::render::path_names(path));
                 let up = |v: &Vec<bool>| parent.is_some_and(|p| v[p]);
                 f.in_parallel
-                    .push(up(&f.in_parallel) || n.info.kind == "omp_parallel");
+                    .push(up(&f.in_parallel) || omp_kind(&n.info.kind) == Some(OmpKind::Parallel));
                 f.in_overhead
                     .push(up(&f.in_overhead) || classify(&n.info.kind).is_some());
                 open.push(i);

@@ -155,7 +155,7 @@ pub(crate) enum CallKind {
     /// An `MPI_*` routine (with `--regions mpi`).
     Mpi,
     /// An OpenMP lock routine (with `--regions omp`): `lock` or `unlock`.
-    OmpLock(&'static str),
+    OmpLock(regio_idf::OmpKind),
 }
 
 /// MPI routines that start MPI: after them the front end reports the rank

@@ -21,6 +21,7 @@ mod directives;
 mod jumps;
 mod mask;
 mod omp;
+mod omp_probes;
 mod parse;
 mod prelude;
 mod preprocessed;
@@ -55,7 +56,7 @@ fn prelude_edit(
 ) -> Edit {
     let has = |f: fn(&regio_idf::RegionKind) -> bool| regions.iter().any(|r| f(&r.kind));
     let mpi = has(|k| matches!(k, regio_idf::RegionKind::Mpi(_)));
-    let omp = has(|k| matches!(k, regio_idf::RegionKind::Omp(_)));
+    let omp = has(regio_idf::RegionKind::is_omp);
     Edit::insert(at, prelude::prelude(line_name, register, mpi, omp)).with_order(i64::MIN)
 }
 

@@ -22,7 +22,7 @@ pub(crate) struct Directive {
 }
 
 use crate::omp_clauses::{follows, item_name, items, CONSTRUCT_WORDS};
-pub(crate) use crate::omp_clauses::{lock_kind, reason, Construct, Inner, Split, Worksharing};
+pub(crate) use crate::omp_clauses::{lock_kind, reason, Construct, Inner, Split};
 
 /// The joined text of a directive's argument: line continuations removed
 /// and runs of blanks made one (clauses hold no string literals).
@@ -180,7 +180,7 @@ pub(crate) fn words_of(d: &Directive) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::omp_clauses::clause_vars;
+    use crate::omp_clauses::{clause_vars, Worksharing};
 
     #[test]
     fn directives_split_into_construct_and_clauses() {

@@ -631,7 +631,7 @@ impl<'t> Walker<'_, 't> {
             CallKind::Io => RegionKind::Io,
             CallKind::Call => RegionKind::Call,
             CallKind::Mpi => RegionKind::Mpi(calls::mpi_kind(&plan.name)),
-            CallKind::OmpLock(k) => RegionKind::Omp(k.into()),
+            CallKind::OmpLock(k) => RegionKind::Omp(k),
         };
         let mut aux = Map::new();
         aux.insert("callee".into(), Value::from(plan.name.clone()));

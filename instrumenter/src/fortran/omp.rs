@@ -83,7 +83,11 @@ pub(crate) fn line_text(line: &str, body: usize, free: bool) -> (String, usize, 
 }
 
 use crate::omp_clauses::{classify, clause_arg, follows, item_name, items, CONSTRUCT_WORDS};
-pub(crate) use crate::omp_clauses::{reason, split_combined, Construct, Inner, Worksharing};
+// (`Inner` for the tests' clause splits; the plan takes it from the
+// construct table.)
+#[cfg(test)]
+pub(crate) use crate::omp_clauses::Inner;
+pub(crate) use crate::omp_clauses::{reason, split_combined, Construct, Worksharing};
 
 /// A parsed directive (continuation lines joined).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -486,6 +490,6 @@ pub(crate) fn lines(body: &str, fixed: bool, indent: &str, limit: usize) -> Vec<
 
 /// OpenMP lock routines: the region kind suffix (`lock` = waiting to
 /// acquire, `unlock`), by routine name (any case).
-pub(crate) fn lock_kind(name: &str) -> Option<&'static str> {
+pub(crate) fn lock_kind(name: &str) -> Option<regio_idf::OmpKind> {
     crate::omp_clauses::lock_kind(&name.to_ascii_lowercase())
 }

@@ -10,7 +10,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use regio_idf::{Pos, Region, RegionKind};
+use regio_idf::{OmpKind, Pos, Region, RegionKind};
 use serde_json::{Map, Value};
 
 use crate::diag::Diagnostic;
@@ -513,7 +513,7 @@ impl<'a> Planner<'a> {
                 aux.insert("callee".into(), Value::from(routine));
                 pre.push(Pre {
                     key,
-                    kind: RegionKind::Omp("lock".to_string()),
+                    kind: RegionKind::Omp(OmpKind::Lock),
                     name: rname,
                     unit: unit.to_string(),
                     start: range.start,
@@ -986,15 +986,11 @@ impl<'a> Planner<'a> {
                         _ if lock.is_some() => {
                             let r = lock.clone().unwrap_or_default();
                             let n = orig_text(self.text(), s, r.clone());
-                            let suffix = omp::lock_kind(&n).unwrap_or("lock");
+                            let suffix = omp::lock_kind(&n).unwrap_or(OmpKind::Lock);
                             let mut aux = Map::new();
                             aux.insert("callee".into(), Value::from(n.clone()));
                             let line = self.index.pos(s.orig(r.start)).0;
-                            (
-                                RegionKind::Omp(suffix.to_string()),
-                                format!("{n}@{line}"),
-                                aux,
-                            )
+                            (RegionKind::Omp(suffix), format!("{n}@{line}"), aux)
                         }
                         Kind::Io {
                             word, region: true, ..

@@ -1,21 +1,23 @@
 //! OpenMP directives during the walk: the statement(s) a directive applies
 //! to (through further directives and `#if` branches), alternative
-//! directives for one statement, the probes each construct gets
-//! (notes/OPENMP.md), and the constructs listed but not measured.
+//! directives for one statement, the regions of each construct as its row
+//! in `omp_constructs` lists them (their text: `c/omp_probes.rs`), and the
+//! constructs listed but not measured.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 
-use regio_idf::{Pos, RegionKind};
+use regio_idf::{OmpKind, Pos, RegionKind};
 use serde_json::{Map, Value};
 use tree_sitter::Node;
 
 use super::{closing, newlines_of, opening, Frame, Walker};
-use crate::c::omp::{self, reason, Construct, Directive, Inner, Worksharing};
+use crate::c::omp::{self, reason, Construct, Directive};
+use crate::c::omp_probes;
 use crate::c::probes;
 use crate::c::syntax::{function_name, is_loop, text};
 use crate::edit::Edit;
 use crate::omp_clauses::{nested_reason, quiet_reason};
+use crate::omp_constructs::{self, Aux, Lang, Name as RegionName, Nest, Presence, Probes, SlotIds};
 
 /// Order of the text that closes OpenMP construct `k` of a chain of
 /// directives on one statement (`parallel` then `for` ...): after the
@@ -259,7 +261,6 @@ pub(super) fn device_functions(root: Node<'_>, src: &str) -> HashSet<usize> {
 struct Site {
     start: Pos,
     end: Pos,
-    line: u32,
 }
 
 /// The directives that apply to one statement and how they relate.
@@ -496,17 +497,23 @@ impl<'t> Walker<'_, 't> {
         aux.insert("not_measured".into(), Value::from(why));
         // Ids are given when the measured regions are all known.
         let name = format!("{word}@{}", start.line);
-        let region = self.region_here(0, RegionKind::Omp(word), &name, start, end, aux);
+        let region = self.region_here(0, RegionKind::omp_directive(&word), &name, start, end, aux);
         self.unmeasured.push(region);
     }
 
     /// A new OpenMP region, or the next reused id of the first alternative.
-    fn omp_region(&mut self, kind: &str, name: &str, site: Site, aux: &Map<String, Value>) -> u32 {
+    fn omp_region(
+        &mut self,
+        kind: OmpKind,
+        name: &str,
+        site: Site,
+        aux: &Map<String, Value>,
+    ) -> u32 {
         if let Some(q) = self.replay.as_mut() {
             return q.pop_front().unwrap_or(0);
         }
         self.new_region(
-            RegionKind::Omp(kind.into()),
+            RegionKind::Omp(kind),
             name,
             site.start,
             site.end,
@@ -517,7 +524,7 @@ impl<'t> Walker<'_, 't> {
     /// [`Self::omp_region`] that encloses the statement's regions.
     fn open_region(
         &mut self,
-        kind: &str,
+        kind: OmpKind,
         name: String,
         site: Site,
         aux: &Map<String, Value>,
@@ -529,45 +536,6 @@ impl<'t> Walker<'_, 't> {
             self.parents.push(id);
         }
         id
-    }
-
-    fn child_region(&mut self, kind: &str, site: Site) -> u32 {
-        let name = format!("{kind}@{}", site.line);
-        self.omp_region(kind, &name, site, &Map::new())
-    }
-
-    /// A taskloop region and, unless SIMD lanes run the iterations, the
-    /// region of its body (a guard in the innermost loop, per iteration).
-    fn open_taskloop(
-        &mut self,
-        name: String,
-        site: Site,
-        aux: &Map<String, Value>,
-        opened: &mut Vec<u32>,
-        simd: bool,
-    ) -> (u32, Option<u32>) {
-        let tl = self.open_region("taskloop", name, site, aux, opened);
-        let body = (!simd).then(|| self.child_region("taskloop_body", site));
-        (tl, body)
-    }
-
-    /// A work-sharing construct's implicit barrier made explicit: unless
-    /// the directive says `nowait` or must keep its own barrier, a region
-    /// for it and the clauses with `nowait` added.
-    fn explicit_barrier(
-        &mut self,
-        d: &omp::Directive,
-        keeps_barrier: bool,
-        site: Site,
-        clauses: &[String],
-    ) -> (Option<u32>, Vec<String>) {
-        let ib = (!d.has_clause("nowait") && !keeps_barrier)
-            .then(|| self.child_region("implicit_barrier", site));
-        let mut cl = clauses.to_vec();
-        if ib.is_some() {
-            cl.push("nowait".into());
-        }
-        (ib, cl)
     }
 
     /// Whether a `cancel` / `cancellation point` for `what` lies in `s`: its
@@ -774,8 +742,8 @@ impl<'t> Walker<'_, 't> {
         }
     }
 
-    /// The regions of one construct and its text before and after the
-    /// statement.
+    /// The regions of one construct (its row of `omp_constructs`) and its
+    /// text before and after the statement.
     fn emit(
         &mut self,
         n: Node<'t>,
@@ -783,6 +751,13 @@ impl<'t> Walker<'_, 't> {
         construct: Construct,
         stmts: &[Node<'t>],
     ) -> Emitted {
+        let mut e = Emitted {
+            quiet: quiet_reason(construct),
+            ..Emitted::default()
+        };
+        let Some(row) = omp_constructs::row(construct, &d.words, Lang::C) else {
+            return e;
+        };
         let start = self.lines.pos(n.start_byte());
         let line = start.line;
         let end = match stmts.last() {
@@ -791,281 +766,53 @@ impl<'t> Walker<'_, 't> {
                 .lines
                 .pos(n.end_byte().saturating_sub(1).max(n.start_byte())),
         };
-        let site = Site { start, end, line };
+        let site = Site { start, end };
         let mut aux = Map::new();
-        let clauses = omp::clause_texts(d);
-        aux.insert("clauses".into(), Value::from(clauses.join(" ")));
+        aux.insert(
+            "clauses".into(),
+            Value::from(omp::clause_texts(d).join(" ")),
+        );
         let mut aux_combined = aux.clone();
         aux_combined.insert("combined".into(), Value::from(d.words.join(" ")));
-        let word = d.words.join("_");
         let name = match (&construct, &d.name) {
             (Construct::Critical, Some(c)) => format!("critical({c})@{line}"),
-            _ => format!("{word}@{line}"),
+            _ => format!("{}@{line}", d.words.join("_")),
         };
-        let [cancel_for, cancel_sections] = self.cancel_flags(stmts);
-        let mut e = Emitted::default();
-        let mut before = String::new();
-        let mut after = String::new();
-        let opened = &mut e.opened;
-        match construct {
-            Construct::Parallel
-            | Construct::ParallelWorksharing(_)
-            | Construct::ParallelMasked { .. } => {
-                let (inner, masked) = match construct {
-                    Construct::ParallelWorksharing(Worksharing::For { simd }) => {
-                        (Inner::For { simd }, None)
-                    }
-                    Construct::ParallelWorksharing(Worksharing::Sections) => {
-                        (Inner::Sections, None)
-                    }
-                    Construct::ParallelWorksharing(Worksharing::Loop) => (Inner::Loop, None),
-                    Construct::ParallelMasked { master, taskloop } => (
-                        taskloop.map_or(Inner::None, |simd| Inner::Taskloop { simd }),
-                        Some(master),
-                    ),
-                    _ => (Inner::None, None),
-                };
-                let p =
-                    self.open_region("parallel", format!("parallel@{line}"), site, &aux, opened);
-                let f = self.child_region("fork", site);
-                let j = self.child_region("join", site);
-                let ib = self.child_region("implicit_barrier", site);
-                let team = format!("regio__team{p}");
-                let split = if construct == Construct::Parallel {
-                    omp::Split {
-                        parallel: clauses.clone(),
-                        ..Default::default()
-                    }
-                } else {
-                    omp::split_combined(d, inner, masked.is_some())
-                };
-                let mut par_clauses = split.parallel;
-                par_clauses.push(format!("firstprivate({team})"));
-                let _ = write!(
-                    before,
-                    "{{ __UINT64_TYPE__ {team} = regio_omp_fork({p}u); {} {{ regio_omp_begin({team}, {f}u); ",
-                    omp::pragma("parallel", &par_clauses)
-                );
-                let mut closers: Vec<String> = Vec::new();
-                if let Some(master) = masked {
-                    let mw = if master { "master" } else { "masked" };
-                    let m =
-                        self.open_region(mw, format!("{mw}@{line}"), site, &aux_combined, opened);
-                    let _ = write!(
-                        before,
-                        "{} {{ regio_enter({m}u); ",
-                        omp::pragma(mw, &split.masked)
-                    );
-                    closers.push(format!(" regio_exit({m}u); }}"));
+        let mut ids = SlotIds::default();
+        for s in row.specs() {
+            let present = match s.presence {
+                Presence::Always | Presence::LoopBody => true,
+                Presence::Barrier { kept_by, cancel } => {
+                    !d.has_clause("nowait")
+                        && !kept_by.is_some_and(|c| d.has_clause(c))
+                        && !cancel.is_some_and(|w| self.cancels(stmts, w))
                 }
-                match inner {
-                    Inner::For { .. } | Inner::Sections | Inner::Loop => {
-                        let (kind, words) = match inner {
-                            Inner::For { simd: false } => ("for", "for"),
-                            Inner::For { simd: true } => ("for", "for simd"),
-                            Inner::Sections => ("sections", "sections"),
-                            _ => ("loop", "loop"),
-                        };
-                        let w = self.open_region(
-                            kind,
-                            format!("{kind}@{line}"),
-                            site,
-                            &aux_combined,
-                            opened,
-                        );
-                        let mut wc = split.inner;
-                        let cancel = match inner {
-                            Inner::For { .. } => cancel_for,
-                            Inner::Sections => cancel_sections,
-                            _ => true,
-                        };
-                        if !cancel && !wc.iter().any(|c| c.trim() == "nowait") {
-                            wc.push("nowait".into());
-                        }
-                        let _ = write!(before, "regio_enter({w}u); {} ", omp::pragma(words, &wc));
-                        closers.push(format!(" regio_exit({w}u);"));
-                    }
-                    Inner::Taskloop { simd } => {
-                        let words = if simd { "taskloop simd" } else { "taskloop" };
-                        let name = format!("taskloop@{line}");
-                        let (tl, guard) =
-                            self.open_taskloop(name, site, &aux_combined, opened, simd);
-                        e.body_guard = guard.or(e.body_guard);
-                        let _ = write!(
-                            before,
-                            "{{ regio_enter({tl}u); {} ",
-                            omp::pragma(words, &split.inner)
-                        );
-                        closers.push(format!(" regio_exit({tl}u); }}"));
-                    }
-                    Inner::None => {}
-                }
-                for c in closers.iter().rev() {
-                    after.push_str(c);
-                }
-                let _ = write!(
-                    after,
-                    " regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u); regio_omp_end({team}, {j}u); }} regio_omp_join({team}); }}"
-                );
+            };
+            if !present {
+                continue;
             }
-            Construct::Worksharing(ws) => {
-                let (kind, _) = ws.kind_and_words(false);
-                let w = self.open_region(kind, name.clone(), site, &aux, opened);
-                let keeps_barrier = match ws {
-                    Worksharing::For { .. } => cancel_for,
-                    Worksharing::Sections => cancel_sections,
-                    // (`workshare` is Fortran only.)
-                    Worksharing::Loop | Worksharing::Workshare => true,
-                };
-                let (ib, cl) = self.explicit_barrier(d, keeps_barrier, site, &clauses);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({w}u); {} ",
-                    omp::pragma(&d.words.join(" "), &cl)
-                );
-                let _ = write!(after, " regio_exit({w}u);{} }}", barrier_text(ib));
+            let region_name = match s.name {
+                RegionName::Directive => name.clone(),
+                RegionName::Kind => format!("{}@{line}", s.kind),
+            };
+            let region_aux = match s.aux {
+                Aux::Empty => Map::new(),
+                Aux::Clauses => aux.clone(),
+                Aux::Combined => aux_combined.clone(),
+                Aux::Written if d.words.len() > 1 => aux_combined.clone(),
+                Aux::Written => aux.clone(),
+            };
+            let id = if s.nest == Nest::Encloses {
+                self.open_region(s.kind, region_name, site, &region_aux, &mut e.opened)
+            } else {
+                self.omp_region(s.kind, &region_name, site, &region_aux)
+            };
+            ids.set(s.slot, id);
+            if s.probes == Probes::PerIteration {
+                e.body_guard = Some(id);
             }
-            Construct::MaskedTaskloop { master, simd } => {
-                let mw = if master { "master" } else { "masked" };
-                let split = omp::split_combined(d, Inner::Taskloop { simd }, true);
-                let m = self.open_region(mw, format!("{mw}@{line}"), site, &aux_combined, opened);
-                let name = format!("taskloop@{line}");
-                let (tl, guard) = self.open_taskloop(name, site, &aux_combined, opened, simd);
-                e.body_guard = guard.or(e.body_guard);
-                let words = if simd { "taskloop simd" } else { "taskloop" };
-                let _ = write!(
-                    before,
-                    "{} {{ regio_enter({m}u); {{ regio_enter({tl}u); {} ",
-                    omp::pragma(mw, &split.masked),
-                    omp::pragma(words, &split.inner)
-                );
-                let _ = write!(after, " regio_exit({tl}u); }} regio_exit({m}u); }}");
-            }
-            Construct::Taskloop { simd } => {
-                let (tl, guard) = self.open_taskloop(name.clone(), site, &aux, opened, simd);
-                e.body_guard = guard.or(e.body_guard);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({tl}u); {} ",
-                    omp::pragma(&d.words.join(" "), &clauses)
-                );
-                let _ = write!(after, " regio_exit({tl}u); }}");
-            }
-            Construct::Teams => {
-                let t = self.open_region("teams", name.clone(), site, &aux, opened);
-                let body = self.child_region("teams_body", site);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({t}u); {} {{ regio_omp_teams_begin({body}u); ",
-                    omp::pragma("teams", &clauses)
-                );
-                let _ = write!(
-                    after,
-                    " regio_omp_teams_end({body}u); }} regio_exit({t}u); }}"
-                );
-            }
-            Construct::Around { .. } => {
-                let kind = d.words[0].as_str();
-                let a_aux = if d.words.len() > 1 {
-                    &aux_combined
-                } else {
-                    &aux
-                };
-                let a = self.open_region(kind, name.clone(), site, a_aux, opened);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({a}u); {} ",
-                    omp::pragma(&d.words.join(" "), &clauses)
-                );
-                let _ = write!(after, " regio_exit({a}u); }}");
-            }
-            Construct::Section => {
-                let s = self.open_region("section", name.clone(), site, &aux, opened);
-                let _ = write!(
-                    before,
-                    "{} {{ regio_enter({s}u); ",
-                    omp::pragma("section", &clauses)
-                );
-                let _ = write!(after, " regio_exit({s}u); }}");
-            }
-            Construct::Single => {
-                let s = self.open_region("single", name.clone(), site, &aux, opened);
-                let body = self.child_region("single_body", site);
-                let keeps_barrier = d.has_clause("copyprivate");
-                let (ib, cl) = self.explicit_barrier(d, keeps_barrier, site, &clauses);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({s}u); {} {{ regio_enter({body}u); ",
-                    omp::pragma("single", &cl)
-                );
-                let _ = write!(
-                    after,
-                    " regio_exit({body}u); }} regio_exit({s}u);{} }}",
-                    barrier_text(ib)
-                );
-            }
-            Construct::Master | Construct::Masked => {
-                let m = self.open_region(&word, name.clone(), site, &aux, opened);
-                let _ = write!(
-                    before,
-                    "{} {{ regio_enter({m}u); ",
-                    omp::pragma(&d.words.join(" "), &clauses)
-                );
-                let _ = write!(after, " regio_exit({m}u); }}");
-            }
-            Construct::Critical | Construct::Ordered => {
-                let kind = if construct == Construct::Critical {
-                    "critical"
-                } else {
-                    "ordered"
-                };
-                let c = self.open_region(kind, name.clone(), site, &aux, opened);
-                let wait = self.child_region(&format!("{kind}_wait"), site);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({c}u); regio_enter({wait}u); {} {{ regio_exit({wait}u); ",
-                    omp::pragma(&omp::words_of(d), &clauses)
-                );
-                let _ = write!(after, " }} regio_exit({c}u); }}");
-            }
-            Construct::Atomic | Construct::Taskgroup => {
-                let a = self.open_region(&word, name.clone(), site, &aux, opened);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({a}u); {} ",
-                    omp::pragma(&d.words.join(" "), &clauses)
-                );
-                let _ = write!(after, " regio_exit({a}u); }}");
-            }
-            Construct::Task => {
-                let tc = self.open_region(
-                    "task_create",
-                    format!("task_create@{line}"),
-                    site,
-                    &aux,
-                    opened,
-                );
-                let t = self.open_region("task", name.clone(), site, &aux, opened);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({tc}u); {} {{ regio_enter({t}u); ",
-                    omp::pragma("task", &clauses)
-                );
-                let _ = write!(after, " regio_exit({t}u); }} regio_exit({tc}u); }}");
-            }
-            Construct::Barrier | Construct::Taskwait | Construct::Flush => {
-                let b = self.omp_region(&word, &name, site, &aux);
-                let _ = write!(
-                    before,
-                    "{{ regio_enter({b}u); {} regio_exit({b}u); }}",
-                    omp::pragma(&omp::words_of(d), &clauses)
-                );
-            }
-            Construct::NotMeasured { .. } => {}
         }
-        e.quiet = quiet_reason(construct);
-        e.before = before;
-        e.after = after;
+        (e.before, e.after) = omp_probes::render(&row, d, &ids, |w| self.cancels(stmts, w));
         e
     }
 }
@@ -1093,12 +840,4 @@ fn shape(d: &Directive, cancel: &[bool; 2]) -> String {
         d.has_clause("copyprivate"),
         d.bound_loops()
     )
-}
-
-/// The instrumented explicit barrier that follows a construct whose
-/// implicit one was removed (empty when it was kept).
-fn barrier_text(ib: Option<u32>) -> String {
-    ib.map_or(String::new(), |ib| {
-        format!(" regio_enter({ib}u); _Pragma(\"omp barrier\") regio_exit({ib}u);")
-    })
 }

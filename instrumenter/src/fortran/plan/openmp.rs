@@ -1,5 +1,6 @@
-//! `--regions omp`: pairing `!$omp` directives into constructs, their
-//! regions (notes/OPENMP.md) and their probes.
+//! `--regions omp`: pairing `!$omp` directives into constructs, and their
+//! regions and probes as the construct's row in `omp_constructs` says,
+//! rendered on Fortran items.
 //!
 //! Directives are items of their own (`Item::Omp`). A construct's probes
 //! attach to its directive items (before, after, added clauses, or the
@@ -14,30 +15,44 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use regio_idf::RegionKind;
+use regio_idf::{OmpKind, RegionKind};
 
-use super::super::omp::{self, reason, Construct, Directive, Extent, Inner, Worksharing};
+use super::super::omp::{self, reason, Construct, Directive, Extent, Worksharing};
 use super::super::scan::Item;
 use super::super::structure::ConsKind;
 use super::super::syntax::{Construct as SynConstruct, Kind};
 use super::{Key, Op, Planner, Pre, Probe, Target};
 use crate::omp_clauses::{nested_reason, quiet_reason};
+use crate::omp_constructs::{
+    self, Atom, Aux, Lang, Name as RegionName, Nest, Place, Presence, Probes, Role, Row, Slot,
+    SlotIds,
+};
 
-/// Which of a construct's regions a key names.
-pub(super) mod slot {
-    pub const MAIN: u8 = 0;
-    pub const FORK: u8 = 1;
-    pub const JOIN: u8 = 2;
-    pub const BARRIER: u8 = 3;
-    /// The inner part: the work-sharing half of a combined construct, a
-    /// single's body, a task's execution, a critical's or ordered's wait.
-    pub const INNER: u8 = 4;
-    /// A `sections` block's first section when it has no `!$omp section`.
-    pub const FIRST_SECTION: u8 = 5;
-    /// Once per iteration of a taskloop, once per team of a `teams`.
-    pub const BODY: u8 = 6;
-    /// The masked (or master) part of `parallel masked ...`.
-    pub const MASKED: u8 = 7;
+/// Every slot, to collect a construct's ids.
+const ALL_SLOTS: [Slot; 7] = [
+    Slot::Main,
+    Slot::Fork,
+    Slot::Join,
+    Slot::Barrier,
+    Slot::Inner,
+    Slot::Body,
+    Slot::Masked,
+];
+
+/// The kind of a section's region (the `section` row's).
+fn section_kind() -> OmpKind {
+    omp_constructs::row(Construct::Section, &[], Lang::Fortran)
+        .and_then(|r| r.specs().next().map(|s| s.kind))
+        .unwrap_or(OmpKind::Section)
+}
+
+/// The key slot of a `sections` block's first section when it has no
+/// `!$omp section` (the other slots are `omp_constructs::Slot`).
+const FIRST_SECTION: u8 = 5;
+
+/// The key of a construct's region.
+fn key(dir: usize, slot: Slot) -> Key {
+    Key::Omp(dir, slot as u8)
 }
 
 /// One construct: its directive, how it ends, what it contains.
@@ -104,31 +119,6 @@ impl OmpCons {
 
     fn has_end_clause(&self, name: &str) -> bool {
         self.d.has_clause(name) || self.end_d.as_ref().is_some_and(|e| e.has_clause(name))
-    }
-}
-
-/// Adds one of a construct's regions: (slot, kind, name, aux, leaf).
-type PushRegion<'a> = dyn FnMut(u8, &str, String, &Map<String, Value>, bool) + 'a;
-
-fn team(p: u32) -> String {
-    format!("regio__team{p}")
-}
-
-/// The clause split of a combined construct's inner part (`workshare`
-/// takes the clauses `sections` would).
-fn inner_of(ws: Worksharing) -> Inner {
-    match ws {
-        Worksharing::For { simd } => Inner::For { simd },
-        Worksharing::Sections | Worksharing::Workshare => Inner::Sections,
-        Worksharing::Loop => Inner::Loop,
-    }
-}
-
-fn taskloop_words(simd: bool) -> &'static str {
-    if simd {
-        "taskloop simd"
-    } else {
-        "taskloop"
     }
 }
 
@@ -539,8 +529,8 @@ impl Planner<'_> {
                     c.d.words.join("_")
                 };
                 listed.push(Pre {
-                    key: Key::Omp(c.dir, slot::MAIN),
-                    kind: RegionKind::Omp(word),
+                    key: key(c.dir, Slot::Main),
+                    kind: RegionKind::omp_directive(&word),
                     name: main,
                     unit: unit.to_string(),
                     start,
@@ -552,140 +542,55 @@ impl Planner<'_> {
             }
             let mut aux_combined = aux.clone();
             aux_combined.insert("combined".into(), Value::from(c.d.words.join(" ")));
-            let mut push = |slot: u8, kind: &str, name: String, aux: &Map<String, Value>, leaf| {
+            // (A `section` is placed by its `sections`, below.)
+            let row = (c.construct != Construct::Section)
+                .then(|| omp_constructs::row(c.construct, &c.d.words, Lang::Fortran))
+                .flatten();
+            for s in row.iter().flat_map(|r| r.specs()) {
+                let present = match s.presence {
+                    Presence::Always => true,
+                    // (Unlike C, a `cancel` inside is not looked for.)
+                    Presence::Barrier { kept_by, .. } => {
+                        !c.has_end_clause("nowait") && !kept_by.is_some_and(|k| c.has_end_clause(k))
+                    }
+                    Presence::LoopBody => c.body_loop.is_some(),
+                };
+                if !present {
+                    continue;
+                }
                 pre.push(Pre {
-                    key: Key::Omp(c.dir, slot),
-                    kind: RegionKind::Omp(kind.to_string()),
-                    name,
+                    key: key(c.dir, s.slot),
+                    kind: RegionKind::Omp(s.kind),
+                    name: match s.name {
+                        RegionName::Directive => main.clone(),
+                        RegionName::Kind => format!("{}@{line}", s.kind),
+                    },
                     unit: unit.to_string(),
                     start,
                     last,
-                    aux: aux.clone(),
-                    leaf,
+                    aux: match s.aux {
+                        Aux::Empty => Map::new(),
+                        Aux::Clauses => aux.clone(),
+                        Aux::Combined => aux_combined.clone(),
+                        Aux::Written if c.d.words.len() > 1 => aux_combined.clone(),
+                        Aux::Written => aux.clone(),
+                    },
+                    leaf: s.nest == Nest::Leaf,
                 });
-            };
-            let child = |what: &str| format!("{what}@{line}");
-            let none = Map::new();
-            let barrier = |push: &mut PushRegion| {
-                push(
-                    slot::BARRIER,
-                    "implicit_barrier",
-                    child("implicit_barrier"),
-                    &none,
-                    true,
-                )
-            };
-            // The taskloop part of a (combined) taskloop construct, and its
-            // body unless SIMD lanes run it or a jump would skip its exit.
-            let taskloop = |push: &mut PushRegion,
-                            slot: u8,
-                            name: String,
-                            aux: &Map<String, Value>,
-                            simd: bool| {
-                push(slot, "taskloop", name, aux, false);
-                if !simd && c.body_loop.is_some() {
-                    let b = "taskloop_body";
-                    push(slot::BODY, b, child(b), &none, false);
-                }
-            };
-            match c.construct {
-                Construct::Parallel
-                | Construct::ParallelWorksharing(_)
-                | Construct::ParallelMasked { .. } => {
-                    push(slot::MAIN, "parallel", main, &aux, false);
-                    push(slot::FORK, "fork", child("fork"), &none, true);
-                    push(slot::JOIN, "join", child("join"), &none, true);
-                    barrier(&mut push);
-                    if let Construct::ParallelWorksharing(ws) = c.construct {
-                        let (kind, _) = ws.kind_and_words(true);
-                        push(slot::INNER, kind, child(kind), &aux_combined, false);
-                    }
-                    if let Construct::ParallelMasked {
-                        master,
-                        taskloop: taskloop_of,
-                    } = c.construct
-                    {
-                        let mw = masked_word(master);
-                        push(slot::MASKED, mw, child(mw), &aux_combined, false);
-                        if let Some(simd) = taskloop_of {
-                            let name = child("taskloop");
-                            taskloop(&mut push, slot::INNER, name, &aux_combined, simd);
-                        }
-                    }
-                }
-                Construct::Worksharing(ws) => {
-                    let (kind, _) = ws.kind_and_words(true);
-                    push(slot::MAIN, kind, main, &aux, false);
-                    // `loop` has no nowait: its own barrier stays.
-                    if !c.has_end_clause("nowait") && ws != Worksharing::Loop {
-                        barrier(&mut push);
-                    }
-                }
-                Construct::MaskedTaskloop { master, simd } => {
-                    push(slot::MAIN, masked_word(master), main, &aux_combined, false);
-                    let name = child("taskloop");
-                    taskloop(&mut push, slot::INNER, name, &aux_combined, simd);
-                }
-                Construct::Taskloop { simd } => taskloop(&mut push, slot::MAIN, main, &aux, simd),
-                Construct::Teams => {
-                    push(slot::MAIN, "teams", main, &aux, false);
-                    push(slot::BODY, "teams_body", child("teams_body"), &none, false);
-                }
-                Construct::Around { .. } => {
-                    let a = if c.d.words.len() > 1 {
-                        &aux_combined
-                    } else {
-                        &aux
-                    };
-                    push(slot::MAIN, &c.d.words[0], main, a, false);
-                }
-                Construct::Single => {
-                    push(slot::MAIN, "single", main, &aux, false);
-                    if !c.has_end_clause("nowait") && !c.has_end_clause("copyprivate") {
-                        barrier(&mut push);
-                    }
-                    push(
-                        slot::INNER,
-                        "single_body",
-                        child("single_body"),
-                        &none,
-                        false,
-                    );
-                }
-                Construct::Critical | Construct::Ordered => {
-                    let kind = if c.construct == Construct::Critical {
-                        "critical"
-                    } else {
-                        "ordered"
-                    };
-                    push(slot::MAIN, kind, main, &aux, false);
-                    let wait = format!("{kind}_wait");
-                    push(slot::INNER, &wait, child(&wait), &none, true);
-                }
-                Construct::Task => {
-                    push(slot::MAIN, "task_create", child("task_create"), &aux, false);
-                    push(slot::INNER, "task", main, &aux, false);
-                }
-                Construct::Section | Construct::NotMeasured { .. } => {}
-                _ => {
-                    let kind = c.d.words.join("_");
-                    let leaf = c.d.extent() == Extent::Standalone;
-                    push(slot::MAIN, &kind, main, &aux, leaf);
-                }
             }
             // Sections: one region per section, from its directive to the
             // item before the next one.
             if c.is_sections() {
                 for (k, s0, s1) in self.section_spans(&c) {
                     let (key, sline) = match k {
-                        Some(s) => (Key::Omp(s, slot::MAIN), self.line(s)),
-                        None => (Key::Omp(c.dir, slot::FIRST_SECTION), line),
+                        Some(s) => (key(s, Slot::Main), self.line(s)),
+                        None => (Key::Omp(c.dir, FIRST_SECTION), line),
                     };
                     let mut aux = Map::new();
                     aux.insert("clauses".into(), Value::from(""));
                     pre.push(Pre {
                         key,
-                        kind: RegionKind::Omp("section".into()),
+                        kind: RegionKind::Omp(section_kind()),
                         name: format!("section@{sline}"),
                         unit: unit.to_string(),
                         start: s0,
@@ -728,8 +633,19 @@ impl Planner<'_> {
         out
     }
 
-    fn omp_id(&self, dir: usize, s: u8) -> Option<u32> {
-        self.ids.get(&Key::Omp(dir, s)).copied()
+    fn omp_id(&self, dir: usize, s: Slot) -> Option<u32> {
+        self.ids.get(&key(dir, s)).copied()
+    }
+
+    /// The ids of construct `c`'s regions.
+    fn slot_ids(&self, c: &OmpCons) -> SlotIds {
+        let mut ids = SlotIds::default();
+        for s in ALL_SLOTS {
+            if let Some(id) = self.omp_id(c.dir, s) {
+                ids.set(s, id);
+            }
+        }
+        ids
     }
 
     /// Closes a block construct: `inside` before its end directive, the
@@ -773,7 +689,7 @@ impl Planner<'_> {
     /// The taskloop body region: entered first and left last in each
     /// iteration of the innermost bound loop.
     fn taskloop_body(&mut self, c: &OmpCons) {
-        let (Some(l), Some(b)) = (c.body_loop, self.omp_id(c.dir, slot::BODY)) else {
+        let (Some(l), Some(b)) = (c.body_loop, self.omp_id(c.dir, Slot::Body)) else {
             return;
         };
         let (start, end) = (self.st.cons[l].start, self.st.cons[l].end);
@@ -803,28 +719,17 @@ impl Planner<'_> {
             }
         };
         for c in list {
-            let Some(m) = self.omp_id(c.dir, slot::MAIN) else {
+            if !self.ids.contains_key(&key(c.dir, Slot::Main)) {
                 continue;
-            };
-            let enter = |id| Probe::new(Op::Enter(id));
-            let exit = |id| Probe::new(Op::Exit(Target::Id(id)));
-            let dir = |s: String| Probe::new(Op::Directive(s));
+            }
             need("regio_enter");
             need("regio_exit");
-            let barrier = |ib: u32| vec![enter(ib), dir("barrier".into()), exit(ib)];
-            let last = c.last();
-            match c.construct {
-                Construct::Parallel
-                | Construct::ParallelWorksharing(_)
-                | Construct::ParallelMasked { .. } => {
-                    let ids = (
-                        self.omp_id(c.dir, slot::FORK),
-                        self.omp_id(c.dir, slot::JOIN),
-                        self.omp_id(c.dir, slot::BARRIER),
-                    );
-                    let (Some(f), Some(j), Some(ib)) = ids else {
-                        continue;
-                    };
+            let row = (c.construct != Construct::Section)
+                .then(|| omp_constructs::row(c.construct, &c.d.words, Lang::Fortran))
+                .flatten();
+            if let Some(row) = row {
+                let ids = self.slot_ids(&c);
+                if row.forks() {
                     for n in [
                         "regio_omp_fork",
                         "regio_omp_begin",
@@ -833,213 +738,171 @@ impl Planner<'_> {
                     ] {
                         need(n);
                     }
-                    teams.push(m);
-                    self.edits[c.dir]
-                        .before_label
-                        .push(Probe::new(Op::OmpFork(m)));
-                    let team_clause = format!("firstprivate({})", team(m));
-                    let mut opening = Vec::new();
-                    let mut closing = Vec::new();
-                    match c.construct {
-                        Construct::ParallelWorksharing(ws) => {
-                            let Some(w) = self.omp_id(c.dir, slot::INNER) else {
-                                continue;
-                            };
-                            let split = omp::split_combined(&c.d.clauses, inner_of(ws), false);
-                            let mut par = split.parallel;
-                            par.push(team_clause);
-                            let (_, words) = ws.kind_and_words(true);
-                            opening.extend([
-                                dir(omp::body("parallel", &par)),
-                                Probe::new(Op::OmpBegin(m, f)),
-                                enter(w),
-                                dir(omp::body(words, &split.inner)),
-                            ]);
-                            // `loop` takes no nowait. `end do simd nowait`
-                            // is allowed: OpenMP 5.0-5.2 give the Fortran
-                            // worksharing-loop SIMD construct the end
-                            // directive `!$omp end do simd [nowait]`.
-                            if ws == Worksharing::Loop {
-                                closing.push(dir(format!("end {words}")));
-                            } else {
-                                closing.push(dir(format!("end {words} nowait")));
-                            }
-                            closing.push(exit(w));
-                        }
-                        Construct::ParallelMasked { master, taskloop } => {
-                            let Some(mk) = self.omp_id(c.dir, slot::MASKED) else {
-                                continue;
-                            };
-                            let inner =
-                                taskloop.map_or(Inner::None, |simd| Inner::Taskloop { simd });
-                            let split = omp::split_combined(&c.d.clauses, inner, true);
-                            let mut par = split.parallel;
-                            par.push(team_clause);
-                            let mw = masked_word(master);
-                            opening.extend([
-                                dir(omp::body("parallel", &par)),
-                                Probe::new(Op::OmpBegin(m, f)),
-                                dir(omp::body(mw, &split.masked)),
-                                enter(mk),
-                            ]);
-                            if let Some(simd) = taskloop {
-                                let Some(tl) = self.omp_id(c.dir, slot::INNER) else {
-                                    continue;
-                                };
-                                let words = taskloop_words(simd);
-                                opening.push(enter(tl));
-                                opening.push(dir(omp::body(words, &split.inner)));
-                                closing.push(dir(format!("end {words}")));
-                                closing.push(exit(tl));
-                                self.taskloop_body(&c);
-                            }
-                            // No barrier inside masked: the team's comes
-                            // after it.
-                            closing.push(exit(mk));
-                            closing.push(dir(format!("end {mw}")));
-                        }
-                        _ => {
-                            self.edits[c.dir].append.push(team_clause);
-                            self.edits[c.dir].after.push(Probe::new(Op::OmpBegin(m, f)));
-                        }
-                    }
-                    if !opening.is_empty() {
-                        self.edits[c.dir].replace = Some(opening);
-                    }
-                    closing.extend(barrier(ib));
-                    closing.push(Probe::new(Op::OmpEnd(m, j)));
-                    if c.construct == Construct::Parallel {
-                        self.close_block(&c, closing, &[], vec![Probe::new(Op::OmpJoin(m))]);
-                    } else {
-                        closing.push(dir("end parallel".into()));
-                        closing.push(Probe::new(Op::OmpJoin(m)));
-                        self.rewrite_end(&c, closing);
-                    }
+                    teams.extend(ids.get(Slot::Main));
                 }
-                Construct::Worksharing(ws) => {
-                    self.edits[c.dir].before_label.push(enter(m));
-                    let ib = self.omp_id(c.dir, slot::BARRIER);
-                    let mut closing = Vec::new();
-                    match (c.end_dir, ib) {
-                        (Some(e), Some(_)) => self.edits[e].append.push("nowait".into()),
-                        (None, Some(_)) => {
-                            // (`end do simd nowait`: see above.)
-                            let (_, words) = ws.kind_and_words(true);
-                            closing.push(dir(format!("end {words} nowait")));
-                        }
-                        _ => {}
-                    }
-                    closing.push(exit(m));
-                    if let Some(ib) = ib {
-                        closing.extend(barrier(ib));
-                    }
-                    self.edits[last].after.extend(closing);
-                }
-                Construct::MaskedTaskloop { master, simd } => {
-                    let Some(tl) = self.omp_id(c.dir, slot::INNER) else {
-                        continue;
-                    };
-                    let split = omp::split_combined(&c.d.clauses, Inner::Taskloop { simd }, true);
-                    let (mw, words) = (masked_word(master), taskloop_words(simd));
-                    self.edits[c.dir].replace = Some(vec![
-                        dir(omp::body(mw, &split.masked)),
-                        enter(m),
-                        enter(tl),
-                        dir(omp::body(words, &split.inner)),
-                    ]);
-                    let closing = vec![
-                        dir(format!("end {words}")),
-                        exit(tl),
-                        exit(m),
-                        dir(format!("end {mw}")),
-                    ];
-                    self.rewrite_end(&c, closing);
-                    self.taskloop_body(&c);
-                }
-                Construct::Taskloop { .. } | Construct::Around { .. } => {
-                    // No barrier: a taskloop's end is its taskgroup.
-                    self.edits[c.dir].before_label.push(enter(m));
-                    self.edits[last].after.push(exit(m));
-                    self.taskloop_body(&c);
-                }
-                Construct::Single => {
-                    let Some(b) = self.omp_id(c.dir, slot::INNER) else {
-                        continue;
-                    };
-                    let ib = self.omp_id(c.dir, slot::BARRIER);
-                    self.edits[c.dir].before_label.push(enter(m));
-                    self.edits[c.dir].after.push(enter(b));
-                    let mut after = vec![exit(m)];
-                    if let Some(ib) = ib {
-                        after.extend(barrier(ib));
-                    }
-                    let append: &[&str] = if ib.is_some() { &["nowait"] } else { &[] };
-                    self.close_block(&c, vec![exit(b)], append, after);
-                }
-                Construct::Master | Construct::Masked => {
-                    self.edits[c.dir].after.push(enter(m));
-                    self.close_block(&c, vec![exit(m)], &[], Vec::new());
-                }
-                Construct::Critical | Construct::Ordered => {
-                    let Some(w) = self.omp_id(c.dir, slot::INNER) else {
-                        continue;
-                    };
-                    self.edits[c.dir].before_label.extend([enter(m), enter(w)]);
-                    self.edits[c.dir].after.push(exit(w));
-                    self.close_block(&c, Vec::new(), &[], vec![exit(m)]);
-                }
-                // Around the construct, and inside it where the task runs.
-                Construct::Task => {
-                    let Some(t) = self.omp_id(c.dir, slot::INNER) else {
-                        continue;
-                    };
-                    self.edits[c.dir].before_label.push(enter(m));
-                    self.edits[c.dir].after.push(enter(t));
-                    self.close_block(&c, vec![exit(t)], &[], vec![exit(m)]);
-                }
-                // Around the construct, and inside it once per team, with
-                // the team's number (runtime `teams` module).
-                Construct::Teams => {
-                    let Some(t) = self.omp_id(c.dir, slot::BODY) else {
-                        continue;
-                    };
+                if row.has_teams_body() {
                     need("regio_omp_teams_begin");
                     need("regio_omp_teams_end");
-                    self.edits[c.dir].before_label.push(enter(m));
-                    let begin = Probe::new(Op::TeamsBegin(t));
-                    self.edits[c.dir].after.push(begin);
-                    let end = Probe::new(Op::TeamsEnd(t));
-                    self.close_block(&c, vec![end], &[], vec![exit(m)]);
                 }
-                Construct::Atomic | Construct::Taskgroup => {
-                    // Nothing between `!$omp atomic`, its statement and
-                    // `!$omp end atomic`.
-                    self.edits[c.dir].before_label.push(enter(m));
-                    self.edits[last].after.push(exit(m));
-                }
-                Construct::Barrier | Construct::Taskwait | Construct::Flush => {
-                    self.edits[c.dir].before_label.push(enter(m));
-                    self.edits[c.dir].after.push(exit(m));
-                }
-                Construct::Section | Construct::NotMeasured { .. } => {}
+                self.place_row(&c, &row, &ids);
             }
-            // Each section: entered first and left last inside its block.
+            // Each section, as the `section` row says, in its block: from
+            // its directive (the construct's, for an implicit first one)
+            // to the next section's or the end directive.
             if c.is_sections() {
                 let Some(end) = c.end_dir else { continue };
+                let Some(section_row) = omp_constructs::row(Construct::Section, &[], Lang::Fortran)
+                else {
+                    continue;
+                };
                 let spans = self.section_spans(&c);
                 for (k, (s, _, _)) in spans.iter().enumerate() {
-                    let (key, at) = match s {
-                        Some(s) => (Key::Omp(*s, slot::MAIN), *s),
-                        None => (Key::Omp(c.dir, slot::FIRST_SECTION), c.dir),
+                    let (section, at) = match s {
+                        Some(s) => (key(*s, Slot::Main), *s),
+                        None => (Key::Omp(c.dir, FIRST_SECTION), c.dir),
                     };
-                    let Some(&id) = self.ids.get(&key) else {
+                    let Some(&id) = self.ids.get(&section) else {
                         continue;
                     };
                     let next = spans.get(k + 1).and_then(|x| x.0).unwrap_or(end);
-                    self.edits[at].after.push(enter(id));
-                    self.edits[next].before_label.push(exit(id));
+                    let mut ids = SlotIds::default();
+                    ids.set(Slot::Main, id);
+                    let probes = |place| -> Vec<Probe> {
+                        section_row.parts[0]
+                            .atoms(place, |s| ids.has(s))
+                            .into_iter()
+                            .flat_map(|a| fortran_probes(a, &ids))
+                            .collect()
+                    };
+                    let (first, last) = (probes(Place::BodyStart), probes(Place::BodyEnd));
+                    self.edits[at].after.extend(first);
+                    self.edits[next].before_label.extend(last);
                 }
             }
         }
     }
+
+    /// Places the probes of construct `c` as its row says: a plain
+    /// construct on its own directive items; a split combined one by
+    /// rewriting its directive and its end (each part's directive and end
+    /// written in the body of the part before).
+    fn place_row(&mut self, c: &OmpCons, row: &Row, ids: &SlotIds) {
+        let present = |s: Slot| ids.has(s);
+        let probes = |part: &omp_constructs::Part, place: Place| -> Vec<Probe> {
+            part.atoms(place, present)
+                .into_iter()
+                .flat_map(|a| fortran_probes(a, ids))
+                .collect()
+        };
+        let [first, rest @ ..] = row.parts.as_slice() else {
+            return;
+        };
+        self.edits[c.dir]
+            .before_label
+            .extend(probes(first, Place::BeforeDirective));
+        let has_loop_body = row.specs().any(|s| s.probes == Probes::PerIteration);
+        if rest.is_empty() {
+            let part = first;
+            if part.regions.iter().any(|s| s.probes == Probes::ForkJoin) {
+                let team = team_clause(ids);
+                self.edits[c.dir].append.push(team);
+            }
+            self.edits[c.dir]
+                .after
+                .extend(probes(part, Place::BodyStart));
+            let inside = probes(part, Place::BodyEnd);
+            let mut after = probes(part, Place::AfterConstruct);
+            after.extend(probes(part, Place::Following));
+            // Fortran puts `nowait` on the end directive.
+            let barrier_made_explicit = part
+                .regions
+                .iter()
+                .any(|s| matches!(s.presence, Presence::Barrier { .. }) && present(s.slot));
+            let append: &[&str] = if barrier_made_explicit {
+                &["nowait"]
+            } else {
+                &[]
+            };
+            if part.probes_in_body(present) || !append.is_empty() {
+                self.close_block(c, inside, append, after);
+            } else {
+                // Nothing inside: nothing between the directive, its
+                // statement and an optional end directive either.
+                self.edits[c.last()].after.extend(after);
+            }
+        } else {
+            let split = row
+                .split
+                .map(|(inner, masked)| omp::split_combined(&c.d.clauses, inner, masked))
+                .unwrap_or_default();
+            let mut opening = Vec::new();
+            let mut closing: Vec<Vec<Probe>> = Vec::new();
+            for (k, part) in row.parts.iter().enumerate() {
+                if k > 0 {
+                    opening.extend(probes(part, Place::BeforeDirective));
+                }
+                let words = part.role.words(Lang::Fortran).unwrap_or("");
+                let mut clauses = match part.role {
+                    Role::Parallel => split.parallel.clone(),
+                    Role::Masked { .. } => split.masked.clone(),
+                    _ => split.inner.clone(),
+                };
+                if part.regions.iter().any(|s| s.probes == Probes::ForkJoin) {
+                    clauses.push(team_clause(ids));
+                }
+                opening.push(Probe::new(Op::Directive(omp::body(words, &clauses))));
+                opening.extend(probes(part, Place::BodyStart));
+                let mut close = probes(part, Place::BodyEnd);
+                // `end do simd nowait` is allowed: OpenMP 5.0-5.2 give the
+                // Fortran worksharing-loop SIMD construct the end directive
+                // `!$omp end do simd [nowait]`.
+                let end = if part.role.adds_nowait() {
+                    format!("end {words} nowait")
+                } else {
+                    format!("end {words}")
+                };
+                close.push(Probe::new(Op::Directive(end)));
+                close.extend(probes(part, Place::AfterConstruct));
+                close.extend(probes(part, Place::Following));
+                closing.push(close);
+            }
+            self.edits[c.dir].replace = Some(opening);
+            self.rewrite_end(c, closing.into_iter().rev().flatten().collect());
+        }
+        if has_loop_body {
+            self.taskloop_body(c);
+        }
+    }
+}
+
+/// `firstprivate(regio__team<P>)`: the parallel region's team token.
+fn team_clause(ids: &SlotIds) -> String {
+    format!(
+        "firstprivate(regio__team{})",
+        ids.get(Slot::Main).unwrap_or(0)
+    )
+}
+
+/// The Fortran probes of one table probe.
+fn fortran_probes(a: Atom, ids: &SlotIds) -> Vec<Probe> {
+    let id = |s: Slot| ids.get(s).unwrap_or(0);
+    let main = id(Slot::Main);
+    let op = match a {
+        Atom::Enter(s) => Op::Enter(id(s)),
+        Atom::Exit(s) => Op::Exit(Target::Id(id(s))),
+        Atom::Fork(s) => Op::OmpFork(id(s)),
+        Atom::Join(s) => Op::OmpJoin(id(s)),
+        Atom::Begin(s) => Op::OmpBegin(main, id(s)),
+        Atom::End(s) => Op::OmpEnd(main, id(s)),
+        Atom::TeamsBegin(s) => Op::TeamsBegin(id(s)),
+        Atom::TeamsEnd(s) => Op::TeamsEnd(id(s)),
+        Atom::Barrier(s) => {
+            return vec![
+                Probe::new(Op::Enter(id(s))),
+                Probe::new(Op::Directive("barrier".into())),
+                Probe::new(Op::Exit(Target::Id(id(s)))),
+            ]
+        }
+    };
+    vec![Probe::new(op)]
 }
