@@ -10,6 +10,7 @@ pub mod edit;
 pub mod filter;
 pub mod fortran;
 pub mod frontend;
+pub(crate) mod mpi_routines;
 pub(crate) mod omp_clauses;
 pub mod runtime_locator;
 pub mod rust;

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::diag::Diagnostic;
 use crate::frontend::SourceInput;
+use crate::mpi_routines::{self, Effect, Spelling};
 
 use super::directives::{Command, Directives};
 use super::omp;
@@ -340,31 +341,12 @@ fn call_arguments(text: &str, s: &Stmt, after_callee: usize) -> Vec<String> {
     args
 }
 
-/// `aux` of an MPI call: the routine, and its communicator, peer and tag
-/// arguments as written (positions as in the C bindings).
-fn mpi_aux(name: &str, upper: &str, args: &[String]) -> Map<String, Value> {
+/// `aux` of an MPI call: the routine as written, and its communicator,
+/// peer and tag arguments (positions as in the C bindings).
+fn mpi_aux(name: &str, args: &[String]) -> Map<String, Value> {
     let mut aux = Map::new();
     aux.insert("callee".into(), Value::from(name));
-    let peers: &[(&str, usize)] = match upper {
-        "MPI_SEND" | "MPI_SSEND" | "MPI_BSEND" | "MPI_RSEND" | "MPI_ISEND" | "MPI_ISSEND"
-        | "MPI_IBSEND" | "MPI_IRSEND" => &[("dest", 3), ("tag", 4)],
-        "MPI_RECV" | "MPI_IRECV" => &[("source", 3), ("tag", 4)],
-        "MPI_SENDRECV" => &[("dest", 3), ("sendtag", 4), ("source", 8), ("recvtag", 9)],
-        "MPI_SENDRECV_REPLACE" => &[("dest", 3), ("sendtag", 4), ("source", 5), ("recvtag", 6)],
-        _ => &[],
-    };
-    for (key, i) in peers {
-        if let Some(a) = args.get(*i) {
-            aux.insert((*key).into(), Value::from(a.clone()));
-        }
-    }
-    if let Some(c) = args
-        .iter()
-        .rev()
-        .find(|a| a.to_ascii_lowercase().contains("comm"))
-    {
-        aux.insert("comm".into(), Value::from(c.clone()));
-    }
+    aux.extend(mpi_routines::argument_aux(name, Spelling::AnyCase, args));
     aux
 }
 
@@ -1004,15 +986,15 @@ impl<'a> Planner<'a> {
                             (RegionKind::Io, word.to_string(), aux)
                         }
                         Kind::Call { callee, .. }
-                            if sel.mpi && callee.upper.to_ascii_uppercase().starts_with("MPI_") =>
+                            if sel.mpi
+                                && mpi_routines::is_mpi(&callee.upper, Spelling::AnyCase) =>
                         {
                             let n = orig_text(self.text(), s, callee.canon.clone());
-                            let upper = callee.upper.to_ascii_uppercase();
                             let args = call_arguments(self.text(), s, callee.canon.end);
                             (
-                                RegionKind::Mpi(upper["MPI_".len()..].to_ascii_lowercase()),
+                                RegionKind::Mpi(mpi_routines::region_kind(&callee.upper)),
                                 n.clone(),
-                                mpi_aux(&n, &upper, &args),
+                                mpi_aux(&n, &args),
                             )
                         }
                         Kind::Call { callee, .. }
@@ -1354,17 +1336,19 @@ impl<'a> Planner<'a> {
             let mut after: Vec<Probe> = Vec::new();
             let cond = self.conditional(i);
             if let Some(&r) = self.ids.get(&Key::Stmt(i)) {
-                if matches!(&k, Kind::Call { callee, .. } if callee.upper.eq_ignore_ascii_case("MPI_ABORT"))
-                {
+                let effect = match &k {
+                    Kind::Call { callee, .. } => {
+                        mpi_routines::effect(&callee.upper, Spelling::AnyCase)
+                    }
+                    _ => Effect::None,
+                };
+                if effect == Effect::Aborts {
                     before.push(Probe::new(Op::MpiAbort));
                     need("regio_mpi_abort", &mut used);
                 }
                 before.push(Probe::new(Op::Enter(r)));
                 after.push(Probe::new(Op::Exit(Target::Id(r))));
-                if matches!(&k, Kind::Call { callee, .. }
-                    if callee.upper.eq_ignore_ascii_case("MPI_INIT")
-                        || callee.upper.eq_ignore_ascii_case("MPI_INIT_THREAD"))
-                {
+                if effect == Effect::StartsMpi {
                     after.push(Probe::new(Op::MpiInitDone));
                     need("regio_mpi_init_done", &mut used);
                 }
