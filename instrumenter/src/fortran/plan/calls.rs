@@ -8,7 +8,8 @@ use regio_idf::RegionKind;
 use serde_json::{Map, Value};
 
 use super::super::scan::Stmt;
-use super::{orig_text, Key, Planner, Pre};
+use super::super::syntax::Kind;
+use super::{omp, orig_text, stmt, Key, Planner, Pre};
 use crate::mpi_routines::{self, Spelling};
 
 /// `omp_test_lock(` / `omp_test_nest_lock(` inside an expression: the name
@@ -85,6 +86,98 @@ pub(super) fn mpi_aux(name: &str, args: &[String]) -> Map<String, Value> {
 }
 
 impl<'a> Planner<'a> {
+    /// Call, I/O, MPI and lock statements of a procedure's `body`, and
+    /// the lock tests inside its expressions.
+    pub(super) fn statement_regions(&mut self, body: &[usize], name: &str, pre: &mut Vec<Pre>) {
+        let sel = self.input.selection;
+        let name = name.to_string();
+        for &i in body {
+            let Some(s) = stmt(&self.items[i]) else {
+                continue;
+            };
+            let Some(k) = self.kinds[i].as_ref() else {
+                continue;
+            };
+            let (k, at) = match k {
+                Kind::LogicalIf { action, action_at } => (action.as_ref(), *action_at),
+                k => (k, 0),
+            };
+            let lock = match k {
+                Kind::Call { callee, .. } if sel.omp => {
+                    omp::lock_kind(&callee.upper).map(|_| callee.canon.clone())
+                }
+                Kind::Assignment { .. } if sel.omp => LOCK_TESTS.iter().find_map(|&(f, _, _)| {
+                    let p = lock_test_calls(&s.canon, at..s.canon.len(), f).next()?;
+                    Some(p..p + f.len() - 1)
+                }),
+                _ => None,
+            };
+            if sel.omp {
+                // A logical IF's condition, and the rest of the
+                // statement unless it is itself a lock region.
+                let span = if lock.is_none() {
+                    0..s.canon.len()
+                } else {
+                    0..at
+                };
+                self.lock_tests_in(i, s, span, &name, pre);
+            }
+            let (kind, rname, aux) = match k {
+                _ if lock.is_some() => {
+                    let r = lock.clone().unwrap_or_default();
+                    let n = orig_text(self.text(), s, r.clone());
+                    let suffix = omp::lock_kind(&n).unwrap_or("lock");
+                    let mut aux = Map::new();
+                    aux.insert("callee".into(), Value::from(n.clone()));
+                    let line = self.index.pos(s.orig(r.start)).0;
+                    (
+                        RegionKind::Omp(suffix.to_string()),
+                        format!("{n}@{line}"),
+                        aux,
+                    )
+                }
+                Kind::Io {
+                    word, region: true, ..
+                } if sel.io => {
+                    let mut aux = Map::new();
+                    aux.insert("statement".into(), Value::from(*word));
+                    (RegionKind::Io, word.to_string(), aux)
+                }
+                Kind::Call { callee, .. }
+                    if sel.mpi && mpi_routines::is_mpi(&callee.upper, Spelling::AnyCase) =>
+                {
+                    let n = orig_text(self.text(), s, callee.canon.clone());
+                    let args = call_arguments(self.text(), s, callee.canon.end);
+                    (
+                        RegionKind::Mpi(mpi_routines::region_kind(&callee.upper)),
+                        n.clone(),
+                        mpi_aux(&n, &args),
+                    )
+                }
+                Kind::Call { callee, .. } if sel.calls && !callee.upper.starts_with("REGIO_") => {
+                    let n = orig_text(self.text(), s, callee.canon.clone());
+                    let mut aux = Map::new();
+                    aux.insert("callee".into(), Value::from(n.clone()));
+                    (RegionKind::Call, n, aux)
+                }
+                _ => continue,
+            };
+            if !self.allowed(&rname) || self.in_pure_construct(i) || self.quiet_at(i).is_some() {
+                continue;
+            }
+            pre.push(Pre {
+                key: Key::Stmt(i),
+                kind,
+                name: rname,
+                unit: name.clone(),
+                start: s.orig(at),
+                last: s.end - 1,
+                aux,
+                leaf: false,
+            });
+        }
+    }
+
     /// Lock tests inside the expressions of statement `i` (the canonical
     /// `span` of it, in unit `unit`): regions measured through a wrapper call where the wrapper's
     /// text fits in the original's place; a warning where it does not.
