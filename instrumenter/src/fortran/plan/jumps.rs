@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::super::syntax::{Kind, LabelRef};
+use super::probes::need;
 use super::{stmt, Key, Op, Planner, Probe, Target};
 
 /// Fresh statement labels, unique in their scoping unit (labels of an
@@ -40,7 +42,7 @@ impl Labels {
     }
 }
 
-pub(super) enum JumpTo {
+enum JumpTo {
     Outside,
     Label(u32),
     /// Right after a construct (EXIT).
@@ -52,7 +54,7 @@ pub(super) enum JumpTo {
 impl<'a> Planner<'a> {
     /// Regions enclosing `item` in unit `u`, outermost first (with the
     /// statement's own call/io region last when `own`).
-    pub(super) fn chain(&self, u: usize, item: usize, own: bool) -> Vec<Key> {
+    fn chain(&self, u: usize, item: usize, own: bool) -> Vec<Key> {
         let mut found: Vec<(usize, Key)> = Vec::new();
         let mut c = self.st.cons_of[item];
         while let Some(ci) = c {
@@ -101,7 +103,7 @@ impl<'a> Planner<'a> {
     }
 
     /// The outermost region a jump leaves, if any.
-    pub(super) fn leaves(&mut self, u: usize, from: usize, to: &JumpTo) -> Option<Key> {
+    fn leaves(&mut self, u: usize, from: usize, to: &JumpTo) -> Option<Key> {
         let here = self.chain(u, from, true);
         let there = self.target_chain(u, from, to)?;
         let common = here
@@ -132,7 +134,7 @@ impl<'a> Planner<'a> {
         here.get(common).copied()
     }
 
-    pub(super) fn exit_target(&self, k: Key, var: bool) -> Target {
+    fn exit_target(&self, k: Key, var: bool) -> Target {
         match k {
             Key::Unit(_) if var => Target::Var,
             k => Target::Id(self.ids[&k]),
@@ -140,12 +142,7 @@ impl<'a> Planner<'a> {
     }
 
     /// The construct an EXIT or CYCLE refers to.
-    pub(super) fn construct_for(
-        &mut self,
-        item: usize,
-        name: Option<&str>,
-        need_do: bool,
-    ) -> Option<usize> {
+    fn construct_for(&mut self, item: usize, name: Option<&str>, need_do: bool) -> Option<usize> {
         let mut c = self.st.cons_of[item];
         while let Some(ci) = c {
             let cons = &self.st.cons[ci];
@@ -167,6 +164,115 @@ impl<'a> Planner<'a> {
             None => self.error(item, format!("{what} outside a DO loop")),
         }
         None
+    }
+
+    /// Exit probes of a statement `k` (item `i`, in unit `u`) that jumps
+    /// out of regions, to go before and after it: before a single jump, or
+    /// through trampolines after a statement with a label list (`cond`: it
+    /// is on a conditional-compilation line; `var`: exits name `regio_u`).
+    pub(super) fn jump_exits(
+        &mut self,
+        u: usize,
+        i: usize,
+        k: &Kind,
+        var: bool,
+        cond: bool,
+        used: &mut Vec<&'static str>,
+    ) -> (Vec<Probe>, Vec<Probe>) {
+        let mut before: Vec<Probe> = Vec::new();
+        let mut after: Vec<Probe> = Vec::new();
+        let single = match k {
+            Kind::Return => Some(JumpTo::Outside),
+            Kind::Goto(l) => Some(JumpTo::Label(l.value)),
+            Kind::Exit(n) => {
+                let n = n.as_ref().map(|n| n.upper.clone());
+                self.construct_for(i, n.as_deref(), false)
+                    .map(JumpTo::After)
+            }
+            Kind::Cycle(n) => {
+                let n = n.as_ref().map(|n| n.upper.clone());
+                self.construct_for(i, n.as_deref(), true).map(JumpTo::Next)
+            }
+            _ => None,
+        };
+        if let Some(to) = single {
+            if let Some(k) = self.leaves(u, i, &to) {
+                // EXIT of a loop region: its own exit probe right after
+                // the loop runs anyway and closes everything inside.
+                let covered = matches!((&to, k), (JumpTo::After(c), Key::Loop(l)) if *c == l);
+                if !covered {
+                    before.push(Probe::new(Op::Exit(self.exit_target(k, var))));
+                    need("regio_exit", used);
+                }
+            }
+        }
+        if let Kind::AssignedGoto(ls) = k {
+            let mut outs: Vec<Option<Key>> = Vec::new();
+            for l in ls {
+                outs.push(self.leaves(u, i, &JumpTo::Label(l.value)));
+            }
+            let inside = !self.chain(u, i, true).is_empty();
+            if ls.is_empty() && inside {
+                self.warn(i, "assigned GO TO without a label list inside a region: if it leaves the region, that exit is not recorded".into());
+            } else if outs.windows(2).all(|w| w[0] == w[1]) {
+                if let Some(Some(k)) = outs.first() {
+                    before.push(Probe::new(Op::Exit(self.exit_target(*k, var))));
+                    need("regio_exit", used);
+                }
+            } else {
+                self.warn(i, "assigned GO TO whose targets leave different regions: its exits are not recorded".into());
+            }
+        }
+        // Statements with several targets, or that may fall through:
+        // each leaving label reference goes through a trampoline.
+        let (refs, falls): (Vec<LabelRef>, bool) = match k {
+            Kind::ArithIf(v) => (v.clone(), false),
+            Kind::ComputedGoto(v) => (v.clone(), true),
+            Kind::Call { alt, .. } => (alt.clone(), true),
+            Kind::Io { jumps, .. } => (jumps.clone(), true),
+            _ => (Vec::new(), true),
+        };
+        let mut tramps: Vec<Probe> = Vec::new();
+        let mut by_target: HashMap<(u32, Target), u32> = HashMap::new();
+        let s = stmt(&self.items[i]).cloned();
+        for r in refs {
+            let Some(k) = self.leaves(u, i, &JumpTo::Label(r.value)) else {
+                continue;
+            };
+            if cond {
+                // Labelled trampolines on conditional lines: not made.
+                self.warn(i, "jump through a label list on a conditional-compilation line (`!$`) that leaves a region: that exit is not recorded".into());
+                break;
+            }
+            let Some(s) = s.as_ref() else { continue };
+            let t = self.exit_target(k, var);
+            let width = r.canon.len();
+            let fresh = match by_target.get(&(r.value, t)) {
+                Some(&f) => f,
+                None => {
+                    let f = self.labels.fresh(u, width);
+                    by_target.insert((r.value, t), f);
+                    tramps.push(Probe::labelled(f, Op::Exit(t)));
+                    tramps.push(Probe::new(Op::Goto(r.value)));
+                    f
+                }
+            };
+            self.edits[i]
+                .relabel
+                .push((s.orig_range(r.canon.clone()), fresh));
+            need("regio_exit", used);
+        }
+        if !tramps.is_empty() {
+            if falls {
+                let skip = self.labels.fresh(u, 5);
+                after.push(Probe::new(Op::Goto(skip)));
+                after.extend(tramps);
+                after.push(Probe::labelled(skip, Op::Continue));
+            } else {
+                after.extend(tramps);
+            }
+        }
+        (before, after)
     }
 
     /// Labelled DO loops end at a labelled statement, possibly shared by

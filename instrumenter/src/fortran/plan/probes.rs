@@ -1,15 +1,12 @@
 //! Pass 2: the probes of every instrumented procedure (entry and exits,
 //! ENTRY points, directives, call statements, loops, declarations).
 
-use std::collections::HashMap;
-
 use crate::diag::Diagnostic;
 use crate::mpi_routines::{self, Effect, Spelling};
 
 use super::super::directives::Command;
-use super::super::syntax::{Kind, LabelRef, UnitKind};
-use super::jumps::JumpTo;
-use super::{stmt, Key, Op, Planner, Probe, Target};
+use super::super::syntax::{Kind, UnitKind};
+use super::{Anchors, Key, Op, Planner, Probe, Target};
 
 impl<'a> Planner<'a> {
     /// Pass 2: probes of every instrumented procedure.
@@ -53,11 +50,41 @@ impl<'a> Planner<'a> {
         let p = self.ids.get(&Key::Unit(u)).copied();
         let var = p.is_some() && !anchors.entries.is_empty();
         let mut used: Vec<&'static str> = Vec::new();
-        let need = |name: &'static str, used: &mut Vec<&'static str>| {
-            if !used.contains(&name) {
-                used.push(name);
+        self.entry_probes(u, p, var, &anchors, &mut used);
+        self.directive_probes(u, &mut used);
+        self.statement_probes(u, &body, var, &mut used);
+        let loops = self.loop_probes(u, &mut used);
+        self.label_terminals(u, &loops);
+        let mut teams = Vec::new();
+        self.omp_probes(u, &mut used, &mut teams);
+        let lock_types = self.lock_test_edits(&body, &mut used);
+
+        if !used.is_empty() {
+            let mut decl = vec![Probe::new(Op::External(used))];
+            if var {
+                decl.push(Probe::new(Op::DeclareVar));
             }
-        };
+            decl.extend(teams.into_iter().map(|t| Probe::new(Op::DeclareTeam(t))));
+            decl.extend(
+                lock_types
+                    .into_iter()
+                    .map(|n| Probe::new(Op::DeclareLockTest(n))),
+            );
+            self.edits[anchors.decl_at].before_label.splice(0..0, decl);
+        }
+    }
+
+    /// The procedure's entry probe, its exit before END (or CONTAINS), and
+    /// the entries through its ENTRY points (`p`: the procedure's region;
+    /// `var`: exits name the region entered through, `regio_u`).
+    fn entry_probes(
+        &mut self,
+        u: usize,
+        p: Option<u32>,
+        var: bool,
+        anchors: &Anchors,
+        used: &mut Vec<&'static str>,
+    ) {
         let term = self.terminus(u);
         let is_main = self.st.units[u].kind == UnitKind::Program;
 
@@ -65,15 +92,15 @@ impl<'a> Planner<'a> {
         let mut enter = Vec::new();
         if is_main {
             enter.push(Probe::new(Op::Register(self.input.idf_path.to_string())));
-            need("regio_register_idf", &mut used);
+            need("regio_register_idf", used);
         }
         if let Some(id) = p {
             if var {
                 enter.push(Probe::new(Op::SetUnit(id)));
             }
             enter.push(Probe::new(Op::Enter(id)));
-            need("regio_enter", &mut used);
-            need("regio_exit", &mut used);
+            need("regio_enter", used);
+            need("regio_exit", used);
             // Falling into END (or CONTAINS).
             let t = if var { Target::Var } else { Target::Id(id) };
             self.edits[term].after_label.push(Probe::new(Op::Exit(t)));
@@ -93,8 +120,10 @@ impl<'a> Planner<'a> {
                 ]);
             }
         }
+    }
 
-        // Directives.
+    /// `!$regio` directive lines replaced by their calls.
+    fn directive_probes(&mut self, u: usize, used: &mut Vec<&'static str>) {
         let unit_dirs: Vec<(usize, Command)> = {
             self.dirs_of_unit
                 .get(&u)
@@ -120,10 +149,10 @@ impl<'a> Planner<'a> {
                         );
                         None
                     } else if cmd == Command::Disable {
-                        need("regio_disable", &mut used);
+                        need("regio_disable", used);
                         Some(Op::Disable)
                     } else {
-                        need("regio_enable", &mut used);
+                        need("regio_enable", used);
                         Some(Op::Enable)
                     }
                 }
@@ -138,15 +167,24 @@ impl<'a> Planner<'a> {
             }
             if let Some(op) = op {
                 if matches!(op, Op::Enter(_) | Op::Exit(_)) {
-                    need("regio_enter", &mut used);
-                    need("regio_exit", &mut used);
+                    need("regio_enter", used);
+                    need("regio_exit", used);
                 }
                 self.edits[i].replace = Some(vec![Probe::new(op)]);
             }
         }
+    }
 
-        // Statements: call/io regions and jumps that leave regions.
-        for &i in &body {
+    /// Call, I/O, MPI and lock statements: entry before, exit after (and
+    /// the MPI start and abort probes); jumps that leave regions.
+    fn statement_probes(
+        &mut self,
+        u: usize,
+        body: &[usize],
+        var: bool,
+        used: &mut Vec<&'static str>,
+    ) {
+        for &i in body {
             let Some(kind) = self.kinds[i].clone() else {
                 continue;
             };
@@ -166,108 +204,20 @@ impl<'a> Planner<'a> {
                 };
                 if effect == Effect::Aborts {
                     before.push(Probe::new(Op::MpiAbort));
-                    need("regio_mpi_abort", &mut used);
+                    need("regio_mpi_abort", used);
                 }
                 before.push(Probe::new(Op::Enter(r)));
                 after.push(Probe::new(Op::Exit(Target::Id(r))));
                 if effect == Effect::StartsMpi {
                     after.push(Probe::new(Op::MpiInitDone));
-                    need("regio_mpi_init_done", &mut used);
+                    need("regio_mpi_init_done", used);
                 }
-                need("regio_enter", &mut used);
-                need("regio_exit", &mut used);
+                need("regio_enter", used);
+                need("regio_exit", used);
             }
-            let single = match &k {
-                Kind::Return => Some(JumpTo::Outside),
-                Kind::Goto(l) => Some(JumpTo::Label(l.value)),
-                Kind::Exit(n) => {
-                    let n = n.as_ref().map(|n| n.upper.clone());
-                    self.construct_for(i, n.as_deref(), false)
-                        .map(JumpTo::After)
-                }
-                Kind::Cycle(n) => {
-                    let n = n.as_ref().map(|n| n.upper.clone());
-                    self.construct_for(i, n.as_deref(), true).map(JumpTo::Next)
-                }
-                _ => None,
-            };
-            if let Some(to) = single {
-                if let Some(k) = self.leaves(u, i, &to) {
-                    // EXIT of a loop region: its own exit probe right after
-                    // the loop runs anyway and closes everything inside.
-                    let covered = matches!((&to, k), (JumpTo::After(c), Key::Loop(l)) if *c == l);
-                    if !covered {
-                        before.push(Probe::new(Op::Exit(self.exit_target(k, var))));
-                        need("regio_exit", &mut used);
-                    }
-                }
-            }
-            if let Kind::AssignedGoto(ls) = &k {
-                let mut outs: Vec<Option<Key>> = Vec::new();
-                for l in ls {
-                    outs.push(self.leaves(u, i, &JumpTo::Label(l.value)));
-                }
-                let inside = !self.chain(u, i, true).is_empty();
-                if ls.is_empty() && inside {
-                    self.warn(i, "assigned GO TO without a label list inside a region: if it leaves the region, that exit is not recorded".into());
-                } else if outs.windows(2).all(|w| w[0] == w[1]) {
-                    if let Some(Some(k)) = outs.first() {
-                        before.push(Probe::new(Op::Exit(self.exit_target(*k, var))));
-                        need("regio_exit", &mut used);
-                    }
-                } else {
-                    self.warn(i, "assigned GO TO whose targets leave different regions: its exits are not recorded".into());
-                }
-            }
-            // Statements with several targets, or that may fall through:
-            // each leaving label reference goes through a trampoline.
-            let (refs, falls): (Vec<LabelRef>, bool) = match &k {
-                Kind::ArithIf(v) => (v.clone(), false),
-                Kind::ComputedGoto(v) => (v.clone(), true),
-                Kind::Call { alt, .. } => (alt.clone(), true),
-                Kind::Io { jumps, .. } => (jumps.clone(), true),
-                _ => (Vec::new(), true),
-            };
-            let mut tramps: Vec<Probe> = Vec::new();
-            let mut by_target: HashMap<(u32, Target), u32> = HashMap::new();
-            let s = stmt(&self.items[i]).cloned();
-            for r in refs {
-                let Some(k) = self.leaves(u, i, &JumpTo::Label(r.value)) else {
-                    continue;
-                };
-                if cond {
-                    // Labelled trampolines on conditional lines: not made.
-                    self.warn(i, "jump through a label list on a conditional-compilation line (`!$`) that leaves a region: that exit is not recorded".into());
-                    break;
-                }
-                let Some(s) = s.as_ref() else { continue };
-                let t = self.exit_target(k, var);
-                let width = r.canon.len();
-                let fresh = match by_target.get(&(r.value, t)) {
-                    Some(&f) => f,
-                    None => {
-                        let f = self.labels.fresh(u, width);
-                        by_target.insert((r.value, t), f);
-                        tramps.push(Probe::labelled(f, Op::Exit(t)));
-                        tramps.push(Probe::new(Op::Goto(r.value)));
-                        f
-                    }
-                };
-                self.edits[i]
-                    .relabel
-                    .push((s.orig_range(r.canon.clone()), fresh));
-                need("regio_exit", &mut used);
-            }
-            if !tramps.is_empty() {
-                if falls {
-                    let skip = self.labels.fresh(u, 5);
-                    after.push(Probe::new(Op::Goto(skip)));
-                    after.extend(tramps);
-                    after.push(Probe::labelled(skip, Op::Continue));
-                } else {
-                    after.extend(tramps);
-                }
-            }
+            let (exits, trampolines) = self.jump_exits(u, i, &k, var, cond, used);
+            before.extend(exits);
+            after.extend(trampolines);
             if before.is_empty() && after.is_empty() {
                 continue;
             }
@@ -283,9 +233,12 @@ impl<'a> Planner<'a> {
                 e.after.splice(0..0, after);
             }
         }
+    }
 
-        // Loops: entry before the DO statement (after its label, so a jump
-        // to the label enters the region), exit after the loop.
+    /// Loops: entry before the DO statement (after its label, so a jump
+    /// to the label enters the region), exit after the loop. Returns the
+    /// unit's DO constructs.
+    fn loop_probes(&mut self, u: usize, used: &mut Vec<&'static str>) -> Vec<usize> {
         let loops: Vec<usize> = self
             .unit_cons(u)
             .into_iter()
@@ -299,8 +252,8 @@ impl<'a> Planner<'a> {
                 self.edits[start]
                     .after_label
                     .push(Probe::new(Op::Enter(id)));
-                need("regio_enter", &mut used);
-                need("regio_exit", &mut used);
+                need("regio_enter", used);
+                need("regio_exit", used);
                 if cons.do_info().is_some_and(|d| d.label.is_none()) {
                     self.edits[end]
                         .after
@@ -308,23 +261,13 @@ impl<'a> Planner<'a> {
                 }
             }
         }
-        self.label_terminals(u, &loops);
-        let mut teams = Vec::new();
-        self.omp_probes(u, &mut used, &mut teams);
-        let lock_types = self.lock_test_edits(&body, &mut used);
+        loops
+    }
+}
 
-        if !used.is_empty() {
-            let mut decl = vec![Probe::new(Op::External(used))];
-            if var {
-                decl.push(Probe::new(Op::DeclareVar));
-            }
-            decl.extend(teams.into_iter().map(|t| Probe::new(Op::DeclareTeam(t))));
-            decl.extend(
-                lock_types
-                    .into_iter()
-                    .map(|n| Probe::new(Op::DeclareLockTest(n))),
-            );
-            self.edits[anchors.decl_at].before_label.splice(0..0, decl);
-        }
+/// Adds a runtime routine to the unit's `external` list, once.
+pub(super) fn need(name: &'static str, used: &mut Vec<&'static str>) {
+    if !used.contains(&name) {
+        used.push(name);
     }
 }
