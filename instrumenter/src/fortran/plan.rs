@@ -26,7 +26,7 @@ mod anchors;
 mod calls;
 mod jumps;
 mod openmp;
-mod probes;
+pub(crate) mod probes;
 mod regions;
 
 use anchors::Anchors;

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::super::scan::Stmt;
 use super::super::syntax::Kind;
+use super::probes::lock_test_call;
 use super::{omp, orig_text, stmt, Key, Planner, Pre};
 use crate::mpi_routines::{self, Spelling};
 
@@ -196,7 +197,7 @@ impl<'a> Planner<'a> {
                 let line = self.index.pos(s.orig(p)).0;
                 let rname = format!("{routine}@{line}");
                 // Ids are not known yet: the widest one accepted must fit.
-                let widest = format!("{wrapper}(9999,");
+                let widest = lock_test_call(wrapper, 9999);
                 if range.len() != pattern.len() || widest.len() > range.len() {
                     self.warn(
                         i,
@@ -253,7 +254,7 @@ impl<'a> Planner<'a> {
             let wrapper = if t.nest { "regio_tnl" } else { "regio_tl" };
             self.edits[t.item]
                 .rename
-                .push((t.range.clone(), format!("{wrapper}({id},")));
+                .push((t.range.clone(), lock_test_call(wrapper, id)));
             if !used.contains(&wrapper) {
                 used.push(wrapper);
                 types.push(t.nest);

@@ -1,5 +1,7 @@
 //! Pass 2: the probes of every instrumented procedure (entry and exits,
-//! ENTRY points, directives, call statements, loops, declarations).
+//! ENTRY points, directives, call statements, loops, declarations), and
+//! the text of every probe statement ([`Op::text`]); `emit` only lays the
+//! text out for the source form.
 
 use crate::diag::Diagnostic;
 use crate::mpi_routines::{self, Effect, Spelling};
@@ -269,5 +271,62 @@ impl<'a> Planner<'a> {
 pub(super) fn need(name: &'static str, used: &mut Vec<&'static str>) {
     if !used.contains(&name) {
         used.push(name);
+    }
+}
+
+/// Free form: the head of the declaration of the runtime routines a unit
+/// calls (`external :: regio_enter, regio_exit`).
+pub(crate) const EXTERNAL_HEAD: &str = "external :: ";
+/// Fixed form: one `EXTERNAL` statement per routine (FORTRAN 77 has no
+/// `::`).
+pub(crate) const FIXED_EXTERNAL: &str = "EXTERNAL ";
+/// Fixed form: the declaration of `regio_u`.
+pub(crate) const FIXED_DECLARE_VAR: &str = "INTEGER REGIO_U";
+/// The IDF registration call up to its argument (`emit` continues a
+/// long path over several lines).
+pub(crate) const REGISTER_CALL: &str = "call regio_register_idf(";
+
+/// A Fortran character constant's body for `s`.
+pub(crate) fn quoted(s: &str) -> String {
+    s.replace('\'', "''")
+}
+
+/// The lock-test wrapper call that replaces `omp_test_lock(` (up to and
+/// including the comma after the region id).
+pub(super) fn lock_test_call(wrapper: &str, id: u32) -> String {
+    format!("{wrapper}({id},")
+}
+
+impl Op {
+    /// The text of the probe statement, without label, in lower case
+    /// (`emit` upper-cases it in fixed form and lays out what is too long
+    /// for one line). Every Fortran probe is written from here.
+    pub(crate) fn text(&self) -> String {
+        match self {
+            Op::External(names) => format!("{EXTERNAL_HEAD}{}", names.join(", ")),
+            Op::DeclareVar => "integer :: regio_u".to_string(),
+            Op::Register(p) => format!("{REGISTER_CALL}'{}')", quoted(p)),
+            Op::SetUnit(id) => format!("regio_u = {id}"),
+            Op::Enter(id) => format!("call regio_enter({id})"),
+            Op::Exit(Target::Id(id)) => format!("call regio_exit({id})"),
+            Op::Exit(Target::Var) => "call regio_exit(regio_u)".to_string(),
+            Op::Disable => "call regio_disable()".to_string(),
+            Op::Enable => "call regio_enable()".to_string(),
+            Op::MpiAbort => "call regio_mpi_abort()".to_string(),
+            Op::MpiInitDone => "call regio_mpi_init_done()".to_string(),
+            Op::Goto(l) => format!("go to {l}"),
+            Op::Continue => "continue".to_string(),
+            Op::EndIf => "end if".to_string(),
+            Op::DeclareTeam(p) => format!("integer(8) :: regio__team{p}"),
+            Op::DeclareLockTest(false) => "logical :: regio_tl".to_string(),
+            Op::DeclareLockTest(true) => "integer :: regio_tnl".to_string(),
+            Op::OmpFork(p) => format!("call regio_omp_fork({p}, regio__team{p})"),
+            Op::OmpBegin(p, id) => format!("call regio_omp_begin(regio__team{p}, {id})"),
+            Op::OmpEnd(p, id) => format!("call regio_omp_end(regio__team{p}, {id})"),
+            Op::OmpJoin(p) => format!("call regio_omp_join(regio__team{p})"),
+            Op::TeamsBegin(id) => format!("call regio_omp_teams_begin({id})"),
+            Op::TeamsEnd(id) => format!("call regio_omp_teams_end({id})"),
+            Op::Directive(body) => format!("!$omp {body}"),
+        }
     }
 }
