@@ -12,7 +12,8 @@
 //! are `MPI_Init` and `MPI_Init_thread`, which have no `argc`/`argv` in
 //! Fortran (their rows hold no positions). The rows were generated from
 //! the parameter names of MPICH 4.0.2's `mpi_proto.h` and `mpio.h` (MPI
-//! 4.0) and checked against the argument names of its `mpi_f08` module.
+//! 4.0) and checked against the argument names of its `mpi_f08` module
+//! (`python3 notes/check-mpi-routines.py` repeats the check).
 //! The large-count C variants (`MPI_Send_c`) take the arguments of the
 //! routine without `_c` and have no rows of their own.
 
