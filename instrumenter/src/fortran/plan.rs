@@ -4,8 +4,12 @@
 //! collected and numbered in pre-order (parents first), then each
 //! procedure's statements get their probes. Probes are abstract statements
 //! attached to a statement (before its label, after its label, after it,
-//! around a logical IF's action) or to a directive line; `emit` turns them
-//! into text for the source form.
+//! around a logical IF's action) or to a directive line; `probes` writes
+//! their text and `emit` lays it out for the source form.
+//!
+//! This file holds the plan as data and the planner's shared queries; the
+//! jobs are in `plan/`: `regions` (pass 1), `anchors`, `calls`, `jumps`,
+//! `probes` (pass 2) and `openmp`.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;

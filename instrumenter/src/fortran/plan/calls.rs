@@ -1,4 +1,4 @@
-//! CALL statements and lock tests as regions: which calls are `call`,
+//! Statements as regions: which CALL and I/O statements are `call`, `io`,
 //! `mpi_*` and `omp_lock` regions, their `aux`, and the wrapper calls that
 //! measure lock tests inside expressions.
 
