@@ -10,6 +10,7 @@ pub mod edit;
 pub mod filter;
 pub mod fortran;
 pub mod frontend;
+pub(crate) mod mpi_routines;
 pub(crate) mod omp_clauses;
 pub(crate) mod omp_constructs;
 pub mod runtime_locator;

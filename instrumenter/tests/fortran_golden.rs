@@ -150,6 +150,19 @@ fn openmp_programs_instrument_as_recorded() {
     }
 }
 
+/// MPI programs of `testdata/fortran/mpi` with `--regions mpi`: the peer
+/// and tag arguments in `aux` come from the routine table both front ends
+/// share (probes, persistent and partitioned requests).
+#[test]
+fn mpi_programs_instrument_as_recorded() {
+    let files = sources("mpi");
+    assert!(!files.is_empty(), "testdata/fortran/mpi is missing");
+    for f in files {
+        let out = run(&f, "mpi").unwrap_or_else(|e| panic!("{} failed:\n{e}", f.display()));
+        insta::assert_snapshot!(snapshot_name(&f, ""), out);
+    }
+}
+
 /// Deeply indented programs instrumented with every region kind for an
 /// IDF with a path of more than 200 characters: every line fits 132
 /// columns in free form and 72 in fixed form (line markers are not

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use tree_sitter::Node;
 
 use super::syntax::{squashed, text};
+use crate::mpi_routines::{self, Spelling};
 
 /// stdio and POSIX I/O functions: kind `io` (with `--regions io`).
 const IO_FUNCTIONS: &[&str] = &[
@@ -158,31 +159,6 @@ pub(crate) enum CallKind {
     OmpLock(regio_idf::OmpKind),
 }
 
-/// MPI routines that start MPI: after them the front end reports the rank
-/// to the runtime.
-pub(crate) fn is_mpi_init(name: &str) -> bool {
-    matches!(name, "MPI_Init" | "MPI_Init_thread")
-}
-
-/// The region kind suffix of an MPI routine: `MPI_Allreduce` -> `allreduce`.
-pub(crate) fn mpi_kind(name: &str) -> String {
-    name.trim_start_matches("MPI_").to_ascii_lowercase()
-}
-
-/// Positions of the peer (dest/source) and tag arguments of the
-/// point-to-point routines: (argument name, index).
-pub(crate) fn mpi_peer_args(name: &str) -> &'static [(&'static str, usize)] {
-    match name {
-        "MPI_Send" | "MPI_Ssend" | "MPI_Bsend" | "MPI_Rsend" | "MPI_Isend" | "MPI_Issend"
-        | "MPI_Ibsend" | "MPI_Irsend" | "MPI_Send_init" => &[("dest", 3), ("tag", 4)],
-        "MPI_Recv" | "MPI_Irecv" | "MPI_Recv_init" => &[("source", 3), ("tag", 4)],
-        "MPI_Probe" | "MPI_Iprobe" | "MPI_Mprobe" | "MPI_Improbe" => &[("source", 0), ("tag", 1)],
-        "MPI_Sendrecv" => &[("dest", 3), ("sendtag", 4), ("source", 8), ("recvtag", 9)],
-        "MPI_Sendrecv_replace" => &[("dest", 3), ("sendtag", 4), ("source", 5), ("recvtag", 6)],
-        _ => &[],
-    }
-}
-
 /// How the probes go around a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Form<'t> {
@@ -282,7 +258,9 @@ pub(crate) fn plan<'t>(
         return None;
     }
     let name = squashed(callee, src);
-    let mpi = callee.kind() == "identifier" && name.starts_with("MPI_") && rules.want_mpi;
+    let mpi = callee.kind() == "identifier"
+        && mpi_routines::is_mpi(&name, Spelling::Exact)
+        && rules.want_mpi;
     let lock = (callee.kind() == "identifier" && rules.want_omp)
         .then(|| super::omp::lock_kind(&name))
         .flatten();

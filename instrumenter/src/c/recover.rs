@@ -206,7 +206,10 @@ pub(crate) fn second_reading(
     // A macro use between the functions of a split unit is named too: no
     // unit left as written covers it.
     let left = unreadable.without(&recovered);
-    for m in hidden_macros.iter().filter(|m| !left.covers(m.start..m.end)) {
+    for m in hidden_macros
+        .iter()
+        .filter(|m| !left.covers(m.start..m.end))
+    {
         let at = lines.pos(m.start);
         let call: String = src[m.clone()]
             .split_whitespace()

@@ -13,6 +13,7 @@ use tree_sitter::Node;
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::frontend::SourceInput;
+use crate::mpi_routines::{self, Effect, Spelling};
 
 use super::calls::{self, CallKind, CallRules, Form};
 use super::directives::{Command, Directives};
@@ -590,18 +591,7 @@ impl<'t> Walker<'_, 't> {
             .filter(|a| a.kind() != "comment")
             .map(|a| super::syntax::squashed(a, self.src))
             .collect();
-        for (key, i) in calls::mpi_peer_args(name) {
-            if let Some(a) = list.get(*i) {
-                aux.insert((*key).into(), Value::from(a.clone()));
-            }
-        }
-        if let Some(comm) = list
-            .iter()
-            .rev()
-            .find(|a| a.to_ascii_lowercase().contains("comm"))
-        {
-            aux.insert("comm".into(), Value::from(comm.clone()));
-        }
+        aux.extend(mpi_routines::argument_aux(name, Spelling::Exact, &list));
     }
 
     fn call(&mut self, n: Node<'t>, depth: u32) {
@@ -630,7 +620,7 @@ impl<'t> Walker<'_, 't> {
         let kind = match plan.kind {
             CallKind::Io => RegionKind::Io,
             CallKind::Call => RegionKind::Call,
-            CallKind::Mpi => RegionKind::Mpi(calls::mpi_kind(&plan.name)),
+            CallKind::Mpi => RegionKind::Mpi(mpi_routines::region_kind(&plan.name)),
             CallKind::OmpLock(k) => RegionKind::Omp(k),
         };
         let mut aux = Map::new();
@@ -648,12 +638,16 @@ impl<'t> Walker<'_, 't> {
         // After MPI_Init returns, the runtime learns the rank from MPI;
         // before MPI_Abort, it writes what was measured (MPI_Abort does
         // not return, so the exit probe never runs).
-        let after = if plan.kind == CallKind::Mpi && calls::is_mpi_init(&plan.name) {
+        let effect = match plan.kind {
+            CallKind::Mpi => mpi_routines::effect(&plan.name, Spelling::Exact),
+            _ => Effect::None,
+        };
+        let after = if effect == Effect::StartsMpi {
             probes::MPI_CONFIRM_RANK
         } else {
             ""
         };
-        let before = if plan.kind == CallKind::Mpi && plan.name == "MPI_Abort" {
+        let before = if effect == Effect::Aborts {
             probes::BEFORE_MPI_ABORT
         } else {
             ""

@@ -18,7 +18,10 @@ use crate::diag::{line_col, Diagnostic};
 use crate::edit::Edit;
 
 use super::omp;
-use super::plan::{ItemEdits, Op, Probe, Target};
+use super::plan::probes::{
+    quoted, EXTERNAL_HEAD, FIXED_DECLARE_VAR, FIXED_EXTERNAL, REGISTER_CALL,
+};
+use super::plan::{ItemEdits, Op, Probe};
 use super::scan::{fixed_col, Item, Line, LineKind, Stmt, FIXED_LIMIT};
 
 /// gfortran's default free-form line length.
@@ -69,11 +72,6 @@ fn marker_path(p: &str) -> String {
         }
     }
     s
-}
-
-/// A Fortran character constant's body for `s`.
-fn quoted(s: &str) -> String {
-    s.replace('\'', "''")
 }
 
 /// `s` cut into pieces of at most `max` bytes (at char boundaries,
@@ -140,7 +138,7 @@ fn free_list(indent: &str, head: &str, names: &[&str]) -> Vec<String> {
 /// Free form: `call regio_register_idf('<path>')`, the path cut into
 /// concatenated pieces that keep every line within 132 columns.
 fn free_register(indent: &str, lab: &str, path: &str) -> Vec<String> {
-    let head = format!("{lab}call regio_register_idf(");
+    let head = format!("{lab}{REGISTER_CALL}");
     let whole = format!("{head}'{}')", quoted(path));
     if indent.len() + whole.len() <= FREE_LIMIT || whole.len() <= FREE_LIMIT / 2 {
         return vec![format!("{}{whole}", fit(indent, whole.len()))];
@@ -205,35 +203,10 @@ impl<'a> Emitter<'a> {
     }
 
     /// The text of one probe statement (without label), upper case in
-    /// fixed form.
+    /// fixed form (an `!$omp` directive keeps its case).
     fn op_text(&self, op: &Op) -> String {
-        let t = match op {
-            Op::External(names) => format!("external :: {}", names.join(", ")),
-            Op::DeclareVar => "integer :: regio_u".to_string(),
-            Op::Register(p) => format!("call regio_register_idf('{}')", quoted(p)),
-            Op::SetUnit(id) => format!("regio_u = {id}"),
-            Op::Enter(id) => format!("call regio_enter({id})"),
-            Op::Exit(Target::Id(id)) => format!("call regio_exit({id})"),
-            Op::Exit(Target::Var) => "call regio_exit(regio_u)".to_string(),
-            Op::Disable => "call regio_disable()".to_string(),
-            Op::Enable => "call regio_enable()".to_string(),
-            Op::MpiAbort => "call regio_mpi_abort()".to_string(),
-            Op::MpiInitDone => "call regio_mpi_init_done()".to_string(),
-            Op::Goto(l) => format!("go to {l}"),
-            Op::Continue => "continue".to_string(),
-            Op::EndIf => "end if".to_string(),
-            Op::DeclareTeam(p) => format!("integer(8) :: regio__team{p}"),
-            Op::DeclareLockTest(false) => "logical :: regio_tl".to_string(),
-            Op::DeclareLockTest(true) => "integer :: regio_tnl".to_string(),
-            Op::OmpFork(p) => format!("call regio_omp_fork({p}, regio__team{p})"),
-            Op::OmpBegin(p, id) => format!("call regio_omp_begin(regio__team{p}, {id})"),
-            Op::OmpEnd(p, id) => format!("call regio_omp_end(regio__team{p}, {id})"),
-            Op::OmpJoin(p) => format!("call regio_omp_join(regio__team{p})"),
-            Op::TeamsBegin(id) => format!("call regio_omp_teams_begin({id})"),
-            Op::TeamsEnd(id) => format!("call regio_omp_teams_end({id})"),
-            Op::Directive(body) => return format!("!$omp {body}"),
-        };
-        if self.fixed {
+        let t = op.text();
+        if self.fixed && !matches!(op, Op::Directive(_)) {
             t.to_ascii_uppercase()
         } else {
             t
@@ -308,15 +281,15 @@ impl<'a> Emitter<'a> {
                         let mut l = lab;
                         for n in names {
                             out.push(format!(
-                                "{}EXTERNAL {}",
+                                "{}{FIXED_EXTERNAL}{}",
                                 field(l.take()),
                                 n.to_ascii_uppercase()
                             ));
                         }
                     }
-                    Op::DeclareVar => out.push(format!("{}INTEGER REGIO_U", field(lab))),
+                    Op::DeclareVar => out.push(format!("{}{FIXED_DECLARE_VAR}", field(lab))),
                     Op::Register(path) => {
-                        let first = "CALL REGIO_REGISTER_IDF(";
+                        let first = REGISTER_CALL.to_ascii_uppercase();
                         let budget = FIXED_LIMIT - 6 - first.len() - 4;
                         let parts = chunks(path, budget.min(FIXED_LIMIT - 6 - 5));
                         let n = parts.len();
@@ -336,7 +309,7 @@ impl<'a> Emitter<'a> {
                 match &p.op {
                     Op::Register(path) => out.extend(free_register(indent, &lab, path)),
                     Op::External(names) => {
-                        out.extend(free_list(indent, &format!("{lab}external :: "), names))
+                        out.extend(free_list(indent, &format!("{lab}{EXTERNAL_HEAD}"), names))
                     }
                     op => {
                         let t = format!("{lab}{}", self.op_text(op));

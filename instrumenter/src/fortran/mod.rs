@@ -6,9 +6,11 @@
 //! bytes (no normalised copy of the file exists, so nothing has to be
 //! mapped back); `syntax` classifies each statement, `structure` pairs
 //! program units, block constructs and labelled DO loops (also loops that
-//! share a terminal statement), `directives` checks `!$regio` lines, `plan`
-//! decides regions and probes, `emit` writes them as edits of the original
-//! text. tree-sitter-fortran is not used: it is a free-form grammar, and it
+//! share a terminal statement); `parse` runs these three. `directives`
+//! checks `!$regio` lines, `plan` decides regions and probes (`plan/`:
+//! `regions`, `anchors`, `calls`, `jumps`, `probes`, `openmp`), `emit`
+//! writes them as edits of the original text, and `unreadable` leaves a
+//! file it cannot follow as written. tree-sitter-fortran is not used: it is a free-form grammar, and it
 //! cannot read alternate returns (`*` dummies, `*10` arguments) or assigned
 //! GO TO, whose handling is the point of this front end; its error
 //! recovery then swallows the following statements.
@@ -78,10 +80,12 @@
 mod directives;
 mod emit;
 mod omp;
+mod parse;
 mod plan;
 mod scan;
 mod structure;
 mod syntax;
+mod unreadable;
 
 #[cfg(test)]
 mod omp_tests;
@@ -96,6 +100,7 @@ use crate::frontend::{FrontendResult, Instrumented, SourceInput};
 
 use scan::Item;
 use syntax::{Kind, UnitKind};
+use unreadable::{left_as_written, Refusal};
 
 /// How the compiler reads a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,17 +120,6 @@ pub fn form_for_path(path: &Path) -> Option<SourceForm> {
     }
 }
 
-/// Why a file is not instrumented.
-#[derive(Debug)]
-pub(crate) enum Refusal {
-    /// The user's Regio directives do not pair up, or the file is binary:
-    /// the file is refused.
-    Directives(Vec<Diagnostic>),
-    /// The scanner could not follow the code (or Regio cannot place a
-    /// probe in it): the file is left as written, with a warning.
-    Unreadable(Vec<Diagnostic>),
-}
-
 /// Instrument one Fortran source file read in `form`. What the scanner
 /// cannot follow leaves the whole file as written: one `not measured`
 /// warning per problem and an IDF entry for the file, so the build works
@@ -138,69 +132,19 @@ pub fn instrument(input: &SourceInput<'_>, form: SourceForm) -> FrontendResult {
     }
 }
 
-/// The file unchanged, its problems as warnings, and one IDF entry for it.
-fn left_as_written(input: &SourceInput<'_>, problems: &[Diagnostic]) -> Instrumented {
-    let warnings: Vec<Diagnostic> = problems
-        .iter()
-        .map(|d| {
-            Diagnostic::warning(
-                &d.file,
-                d.line,
-                d.col,
-                format!("not measured: this file left as written ({})", d.message),
-            )
-        })
-        .collect();
-    let lines = input.text.lines().count().max(1) as u32;
-    let last_len = input.text.lines().last().map_or(0, str::len) as u32;
-    let mut aux = serde_json::Map::new();
-    let reason = problems.first().map_or("", |d| d.message.as_str());
-    aux.insert("not_measured".into(), serde_json::Value::from(reason));
-    let first_line = problems.first().map_or(1, |d| d.line.max(1));
-    let region = regio_idf::Region {
-        id: input.first_id,
-        kind: regio_idf::RegionKind::Function,
-        name: format!("unreadable@{first_line}"),
-        file: input.rel_path.to_string(),
-        unit: String::new(),
-        start: regio_idf::Pos::new(1, 1),
-        end: regio_idf::Pos::new(lines, last_len.max(1)),
-        parent: None,
-        aux,
-    };
-    Instrumented {
-        text: input.text.to_string(),
-        regions: vec![region],
-        warnings,
-    }
-}
-
 fn instrument_or_refuse(
     input: &SourceInput<'_>,
     form: SourceForm,
 ) -> Result<Instrumented, Refusal> {
     let text = input.text;
     let file = input.display_path;
-    if let Some(at) = text.find('\0') {
-        let (l, c) = crate::diag::line_col(text, at);
-        return Err(Refusal::Directives(vec![Diagnostic::error(
-            file,
-            l,
-            c,
-            "not a text file (contains NUL bytes)",
-        )]));
-    }
     let fixed = form == SourceForm::Fixed;
-    let scanned = scan::scan(text, form, file).map_err(Refusal::Unreadable)?;
-    let kinds: Vec<Option<Kind>> = scanned
-        .items
-        .iter()
-        .map(|it| match it {
-            Item::Stmt(s) => Some(syntax::classify(s, fixed)),
-            Item::Regio(_) | Item::Omp(_) => None,
-        })
-        .collect();
-    let st = structure::build(text, file, &scanned.items, &kinds).map_err(Refusal::Unreadable)?;
+    let parse::Parsed {
+        lines,
+        items,
+        kinds,
+        structure: st,
+    } = parse::parse(text, form, file)?;
     let skip_target = |t: usize| match &kinds[t] {
         Some(Kind::Header(h)) => {
             h.kind.is_procedure() && h.kind != UnitKind::Program || h.kind == UnitKind::Program
@@ -208,9 +152,9 @@ fn instrument_or_refuse(
         Some(Kind::Do { .. }) => true,
         _ => false,
     };
-    let dirs = directives::analyse(text, file, &scanned.items, &st, skip_target)
-        .map_err(Refusal::Directives)?;
-    let mut planner = plan::Planner::new(input, &scanned.items, &kinds, &st, &dirs);
+    let dirs =
+        directives::analyse(text, file, &items, &st, skip_target).map_err(Refusal::Directives)?;
+    let mut planner = plan::Planner::new(input, &items, &kinds, &st, &dirs);
     let regions = planner.regions();
     planner.probes();
     let plan = planner.finish()?;
@@ -227,15 +171,15 @@ fn instrument_or_refuse(
             warnings,
         });
     }
-    let action_at = |i: usize| match (&scanned.items[i], &kinds[i]) {
+    let action_at = |i: usize| match (&items[i], &kinds[i]) {
         (Item::Stmt(s), Some(Kind::LogicalIf { action_at, .. })) => Some(s.orig(*action_at)),
         _ => None,
     };
     let mut em = emit::Emitter {
         text,
         fixed,
-        lines: &scanned.lines,
-        items: &scanned.items,
+        lines: &lines,
+        items: &items,
         edits: &plan.edits,
         display_path: file,
         out: Vec::new(),

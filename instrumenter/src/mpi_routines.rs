@@ -1,0 +1,592 @@
+//! The MPI routines both front ends know by name: one row per routine
+//! with what happens around its call and which arguments hold what.
+//!
+//! Every call whose callee starts with `MPI_` is an `mpi_*` region whether
+//! or not it has a row here; a row adds the arguments recorded in the
+//! region's `aux` and the probes some routines need (after `MPI_Init`,
+//! before `MPI_Abort`). Adding a routine is adding one row to [`ROUTINES`].
+//!
+//! Positions are 0-based in the C binding. The Fortran bindings (`mpif.h`,
+//! `use mpi`, `use mpi_f08`) take the same arguments in the same order
+//! with `ierror` added last, so the same positions hold; the exceptions
+//! are `MPI_Init` and `MPI_Init_thread`, which have no `argc`/`argv` in
+//! Fortran (their rows hold no positions). The rows were generated from
+//! the parameter names of MPICH 4.0.2's `mpi_proto.h` and `mpio.h` (MPI
+//! 4.0) and checked against the argument names of its `mpi_f08` module
+//! (`python3 notes/check-mpi-routines.py` repeats the check).
+//! The large-count C variants (`MPI_Send_c`) take the arguments of the
+//! routine without `_c` and have no rows of their own.
+
+use serde_json::{Map, Value};
+
+/// What an argument holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// The rank a message goes to.
+    Dest,
+    /// The rank a message comes from (or `MPI_ANY_SOURCE`).
+    Source,
+    Tag,
+    /// The tags of a combined send and receive.
+    SendTag,
+    RecvTag,
+    /// The rank a one-sided operation or window lock acts on.
+    Target,
+    /// The root of a collective (or of a dynamic-process operation).
+    Root,
+    Comm,
+    /// A count of elements (or an array of counts), also of requests.
+    Count,
+    Datatype,
+}
+
+impl Role {
+    /// The `aux` key the argument is recorded under. Only the peers and
+    /// tags of messages are recorded; the other roles are known (for
+    /// tools that need them) but writing them would change every IDF.
+    fn aux_key(self) -> Option<&'static str> {
+        match self {
+            Role::Dest => Some("dest"),
+            Role::Source => Some("source"),
+            Role::Tag => Some("tag"),
+            Role::SendTag => Some("sendtag"),
+            Role::RecvTag => Some("recvtag"),
+            Role::Target | Role::Root | Role::Comm | Role::Count | Role::Datatype => None,
+        }
+    }
+}
+
+/// Probes a routine needs besides its region's entry and exit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Effect {
+    None,
+    /// MPI starts: after the call the runtime asks MPI for the rank.
+    StartsMpi,
+    /// The call never returns: before it the runtime writes what was
+    /// measured (and asks the other ranks on the host to do so).
+    Aborts,
+}
+
+#[derive(Debug)]
+pub(crate) struct Routine {
+    /// The C spelling, `MPI_Send`.
+    pub(crate) name: &'static str,
+    pub(crate) effect: Effect,
+    /// (role, 0-based argument position); a role may hold several
+    /// positions (the send and the receive count of `MPI_Sendrecv`).
+    pub(crate) args: &'static [(Role, usize)],
+}
+
+const fn r(name: &'static str, args: &'static [(Role, usize)]) -> Routine {
+    Routine {
+        name,
+        effect: Effect::None,
+        args,
+    }
+}
+
+impl Routine {
+    const fn starts_mpi(self) -> Routine {
+        Routine {
+            effect: Effect::StartsMpi,
+            ..self
+        }
+    }
+
+    const fn aborts(self) -> Routine {
+        Routine {
+            effect: Effect::Aborts,
+            ..self
+        }
+    }
+}
+
+use Role::*;
+
+/// The MPI 4.0 routines of the families the issue lists (datatype,
+/// operator, info, error-handler and attribute routines have no rows:
+/// their arguments hold none of the roles above, and they need no probes).
+#[rustfmt::skip]
+pub(crate) const ROUTINES: &[Routine] = &[
+    // Environment: start, end, abort, sessions.
+    r("MPI_Abort", &[(Comm, 0)]).aborts(),
+    r("MPI_Finalize", &[]),
+    r("MPI_Finalized", &[]),
+    r("MPI_Init", &[]).starts_mpi(),
+    r("MPI_Init_thread", &[]).starts_mpi(),
+    r("MPI_Initialized", &[]),
+    r("MPI_Is_thread_main", &[]),
+    r("MPI_Query_thread", &[]),
+    r("MPI_Session_call_errhandler", &[]),
+    r("MPI_Session_create_errhandler", &[]),
+    r("MPI_Session_finalize", &[]),
+    r("MPI_Session_get_errhandler", &[]),
+    r("MPI_Session_get_info", &[]),
+    r("MPI_Session_get_nth_pset", &[]),
+    r("MPI_Session_get_num_psets", &[]),
+    r("MPI_Session_get_pset_info", &[]),
+    r("MPI_Session_init", &[]),
+    r("MPI_Session_set_errhandler", &[]),
+    // Point-to-point: blocking, nonblocking, persistent (`_init`), partitioned, matched probe, completion.
+    r("MPI_Bsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Bsend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Buffer_attach", &[]),
+    r("MPI_Buffer_detach", &[]),
+    r("MPI_Cancel", &[]),
+    r("MPI_Ibsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Improbe", &[(Source, 0), (Tag, 1), (Comm, 2)]),
+    r("MPI_Imrecv", &[(Count, 1), (Datatype, 2)]),
+    r("MPI_Iprobe", &[(Source, 0), (Tag, 1), (Comm, 2)]),
+    r("MPI_Irecv", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Irsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Isend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Isendrecv", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Count, 6), (Datatype, 7), (Source, 8), (RecvTag, 9), (Comm, 10)]),
+    r("MPI_Isendrecv_replace", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Source, 5), (RecvTag, 6), (Comm, 7)]),
+    r("MPI_Issend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Mprobe", &[(Source, 0), (Tag, 1), (Comm, 2)]),
+    r("MPI_Mrecv", &[(Count, 1), (Datatype, 2)]),
+    r("MPI_Parrived", &[]),
+    r("MPI_Pready", &[]),
+    r("MPI_Pready_list", &[]),
+    r("MPI_Pready_range", &[]),
+    r("MPI_Precv_init", &[(Count, 2), (Datatype, 3), (Source, 4), (Tag, 5), (Comm, 6)]),
+    r("MPI_Probe", &[(Source, 0), (Tag, 1), (Comm, 2)]),
+    r("MPI_Psend_init", &[(Count, 2), (Datatype, 3), (Dest, 4), (Tag, 5), (Comm, 6)]),
+    r("MPI_Recv", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Recv_init", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Request_free", &[]),
+    r("MPI_Request_get_status", &[]),
+    r("MPI_Rsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Rsend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Send", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Send_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Sendrecv", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Count, 6), (Datatype, 7), (Source, 8), (RecvTag, 9), (Comm, 10)]),
+    r("MPI_Sendrecv_replace", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Source, 5), (RecvTag, 6), (Comm, 7)]),
+    r("MPI_Ssend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Ssend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Start", &[]),
+    r("MPI_Startall", &[(Count, 0)]),
+    r("MPI_Test", &[]),
+    r("MPI_Test_cancelled", &[]),
+    r("MPI_Testall", &[(Count, 0)]),
+    r("MPI_Testany", &[(Count, 0)]),
+    r("MPI_Testsome", &[(Count, 0)]),
+    r("MPI_Wait", &[]),
+    r("MPI_Waitall", &[(Count, 0)]),
+    r("MPI_Waitany", &[(Count, 0)]),
+    r("MPI_Waitsome", &[(Count, 0)]),
+    // Collectives: blocking, nonblocking (`I`), persistent (`_init`), neighbourhood.
+    r("MPI_Allgather", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Allgather_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Allgatherv", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Comm, 7)]),
+    r("MPI_Allgatherv_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Comm, 7)]),
+    r("MPI_Allreduce", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Allreduce_init", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Alltoall", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Alltoall_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Alltoallv", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Alltoallv_init", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Alltoallw", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Alltoallw_init", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Barrier", &[(Comm, 0)]),
+    r("MPI_Barrier_init", &[(Comm, 0)]),
+    r("MPI_Bcast", &[(Count, 1), (Datatype, 2), (Root, 3), (Comm, 4)]),
+    r("MPI_Bcast_init", &[(Count, 1), (Datatype, 2), (Root, 3), (Comm, 4)]),
+    r("MPI_Exscan", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Exscan_init", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Gather", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Root, 6), (Comm, 7)]),
+    r("MPI_Gather_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Root, 6), (Comm, 7)]),
+    r("MPI_Gatherv", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Root, 7), (Comm, 8)]),
+    r("MPI_Gatherv_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Root, 7), (Comm, 8)]),
+    r("MPI_Iallgather", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Iallgatherv", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Comm, 7)]),
+    r("MPI_Iallreduce", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Ialltoall", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Ialltoallv", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Ialltoallw", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Ibarrier", &[(Comm, 0)]),
+    r("MPI_Ibcast", &[(Count, 1), (Datatype, 2), (Root, 3), (Comm, 4)]),
+    r("MPI_Iexscan", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Igather", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Root, 6), (Comm, 7)]),
+    r("MPI_Igatherv", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Root, 7), (Comm, 8)]),
+    r("MPI_Ineighbor_allgather", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Ineighbor_allgatherv", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Comm, 7)]),
+    r("MPI_Ineighbor_alltoall", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Ineighbor_alltoallv", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Ineighbor_alltoallw", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Ireduce", &[(Count, 2), (Datatype, 3), (Root, 5), (Comm, 6)]),
+    r("MPI_Ireduce_scatter", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Ireduce_scatter_block", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Iscan", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Iscatter", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Root, 6), (Comm, 7)]),
+    r("MPI_Iscatterv", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 6), (Root, 7), (Comm, 8)]),
+    r("MPI_Neighbor_allgather", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Neighbor_allgather_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Neighbor_allgatherv", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Comm, 7)]),
+    r("MPI_Neighbor_allgatherv_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 6), (Comm, 7)]),
+    r("MPI_Neighbor_alltoall", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Neighbor_alltoall_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
+    r("MPI_Neighbor_alltoallv", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Neighbor_alltoallv_init", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Neighbor_alltoallw", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Neighbor_alltoallw_init", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 7), (Comm, 8)]),
+    r("MPI_Reduce", &[(Count, 2), (Datatype, 3), (Root, 5), (Comm, 6)]),
+    r("MPI_Reduce_init", &[(Count, 2), (Datatype, 3), (Root, 5), (Comm, 6)]),
+    r("MPI_Reduce_local", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_Reduce_scatter", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Reduce_scatter_block", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Reduce_scatter_block_init", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Reduce_scatter_init", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Scan", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Scan_init", &[(Count, 2), (Datatype, 3), (Comm, 5)]),
+    r("MPI_Scatter", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Root, 6), (Comm, 7)]),
+    r("MPI_Scatter_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Root, 6), (Comm, 7)]),
+    r("MPI_Scatterv", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 6), (Root, 7), (Comm, 8)]),
+    r("MPI_Scatterv_init", &[(Count, 1), (Datatype, 3), (Count, 5), (Datatype, 6), (Root, 7), (Comm, 8)]),
+    // One-sided: windows, communication, synchronisation.
+    r("MPI_Accumulate", &[(Count, 1), (Datatype, 2), (Target, 3), (Count, 5), (Datatype, 6)]),
+    r("MPI_Compare_and_swap", &[(Datatype, 3), (Target, 4)]),
+    r("MPI_Fetch_and_op", &[(Datatype, 2), (Target, 3)]),
+    r("MPI_Get", &[(Count, 1), (Datatype, 2), (Target, 3), (Count, 5), (Datatype, 6)]),
+    r("MPI_Get_accumulate", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Target, 6), (Count, 8), (Datatype, 9)]),
+    r("MPI_Put", &[(Count, 1), (Datatype, 2), (Target, 3), (Count, 5), (Datatype, 6)]),
+    r("MPI_Raccumulate", &[(Count, 1), (Datatype, 2), (Target, 3), (Count, 5), (Datatype, 6)]),
+    r("MPI_Rget", &[(Count, 1), (Datatype, 2), (Target, 3), (Count, 5), (Datatype, 6)]),
+    r("MPI_Rget_accumulate", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Target, 6), (Count, 8), (Datatype, 9)]),
+    r("MPI_Rput", &[(Count, 1), (Datatype, 2), (Target, 3), (Count, 5), (Datatype, 6)]),
+    r("MPI_Win_allocate", &[(Comm, 3)]),
+    r("MPI_Win_allocate_shared", &[(Comm, 3)]),
+    r("MPI_Win_attach", &[]),
+    r("MPI_Win_call_errhandler", &[]),
+    r("MPI_Win_complete", &[]),
+    r("MPI_Win_create", &[(Comm, 4)]),
+    r("MPI_Win_create_dynamic", &[(Comm, 1)]),
+    r("MPI_Win_create_errhandler", &[]),
+    r("MPI_Win_create_keyval", &[]),
+    r("MPI_Win_delete_attr", &[]),
+    r("MPI_Win_detach", &[]),
+    r("MPI_Win_fence", &[]),
+    r("MPI_Win_flush", &[(Target, 0)]),
+    r("MPI_Win_flush_all", &[]),
+    r("MPI_Win_flush_local", &[(Target, 0)]),
+    r("MPI_Win_flush_local_all", &[]),
+    r("MPI_Win_free", &[]),
+    r("MPI_Win_free_keyval", &[]),
+    r("MPI_Win_get_attr", &[]),
+    r("MPI_Win_get_errhandler", &[]),
+    r("MPI_Win_get_group", &[]),
+    r("MPI_Win_get_info", &[]),
+    r("MPI_Win_get_name", &[]),
+    r("MPI_Win_lock", &[(Target, 1)]),
+    r("MPI_Win_lock_all", &[]),
+    r("MPI_Win_post", &[]),
+    r("MPI_Win_set_attr", &[]),
+    r("MPI_Win_set_errhandler", &[]),
+    r("MPI_Win_set_info", &[]),
+    r("MPI_Win_set_name", &[]),
+    r("MPI_Win_shared_query", &[(Target, 1)]),
+    r("MPI_Win_start", &[]),
+    r("MPI_Win_sync", &[]),
+    r("MPI_Win_test", &[]),
+    r("MPI_Win_unlock", &[(Target, 0)]),
+    r("MPI_Win_unlock_all", &[]),
+    r("MPI_Win_wait", &[]),
+    // I/O: `MPI_File_*`.
+    r("MPI_File_call_errhandler", &[]),
+    r("MPI_File_close", &[]),
+    r("MPI_File_create_errhandler", &[]),
+    r("MPI_File_delete", &[]),
+    r("MPI_File_get_amode", &[]),
+    r("MPI_File_get_atomicity", &[]),
+    r("MPI_File_get_byte_offset", &[]),
+    r("MPI_File_get_errhandler", &[]),
+    r("MPI_File_get_group", &[]),
+    r("MPI_File_get_info", &[]),
+    r("MPI_File_get_position", &[]),
+    r("MPI_File_get_position_shared", &[]),
+    r("MPI_File_get_size", &[]),
+    r("MPI_File_get_type_extent", &[(Datatype, 1)]),
+    r("MPI_File_get_view", &[]),
+    r("MPI_File_iread", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_iread_all", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_iread_at", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_iread_at_all", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_iread_shared", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_iwrite", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_iwrite_all", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_iwrite_at", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_iwrite_at_all", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_iwrite_shared", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_open", &[(Comm, 0)]),
+    r("MPI_File_preallocate", &[]),
+    r("MPI_File_read", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_read_all", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_read_all_begin", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_read_all_end", &[]),
+    r("MPI_File_read_at", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_read_at_all", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_read_at_all_begin", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_read_at_all_end", &[]),
+    r("MPI_File_read_ordered", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_read_ordered_begin", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_read_ordered_end", &[]),
+    r("MPI_File_read_shared", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_seek", &[]),
+    r("MPI_File_seek_shared", &[]),
+    r("MPI_File_set_atomicity", &[]),
+    r("MPI_File_set_errhandler", &[]),
+    r("MPI_File_set_info", &[]),
+    r("MPI_File_set_size", &[]),
+    r("MPI_File_set_view", &[(Datatype, 2), (Datatype, 3)]),
+    r("MPI_File_sync", &[]),
+    r("MPI_File_write", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_write_all", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_write_all_begin", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_write_all_end", &[]),
+    r("MPI_File_write_at", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_write_at_all", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_write_at_all_begin", &[(Count, 3), (Datatype, 4)]),
+    r("MPI_File_write_at_all_end", &[]),
+    r("MPI_File_write_ordered", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_write_ordered_begin", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_File_write_ordered_end", &[]),
+    r("MPI_File_write_shared", &[(Count, 2), (Datatype, 3)]),
+    r("MPI_Register_datarep", &[]),
+    // Communicators, groups, topologies, name service and dynamic processes.
+    r("MPI_Cart_coords", &[(Comm, 0)]),
+    r("MPI_Cart_create", &[(Comm, 0)]),
+    r("MPI_Cart_get", &[(Comm, 0)]),
+    r("MPI_Cart_map", &[(Comm, 0)]),
+    r("MPI_Cart_rank", &[(Comm, 0)]),
+    r("MPI_Cart_shift", &[(Comm, 0)]),
+    r("MPI_Cart_sub", &[(Comm, 0)]),
+    r("MPI_Cartdim_get", &[(Comm, 0)]),
+    r("MPI_Close_port", &[]),
+    r("MPI_Comm_accept", &[(Root, 2), (Comm, 3)]),
+    r("MPI_Comm_call_errhandler", &[(Comm, 0)]),
+    r("MPI_Comm_compare", &[(Comm, 0), (Comm, 1)]),
+    r("MPI_Comm_connect", &[(Root, 2), (Comm, 3)]),
+    r("MPI_Comm_create", &[(Comm, 0)]),
+    r("MPI_Comm_create_errhandler", &[]),
+    r("MPI_Comm_create_from_group", &[]),
+    r("MPI_Comm_create_group", &[(Comm, 0), (Tag, 2)]),
+    r("MPI_Comm_create_keyval", &[]),
+    r("MPI_Comm_delete_attr", &[(Comm, 0)]),
+    r("MPI_Comm_disconnect", &[(Comm, 0)]),
+    r("MPI_Comm_dup", &[(Comm, 0)]),
+    r("MPI_Comm_dup_with_info", &[(Comm, 0)]),
+    r("MPI_Comm_free", &[(Comm, 0)]),
+    r("MPI_Comm_free_keyval", &[]),
+    r("MPI_Comm_get_attr", &[(Comm, 0)]),
+    r("MPI_Comm_get_errhandler", &[(Comm, 0)]),
+    r("MPI_Comm_get_info", &[(Comm, 0)]),
+    r("MPI_Comm_get_name", &[(Comm, 0)]),
+    r("MPI_Comm_get_parent", &[]),
+    r("MPI_Comm_group", &[(Comm, 0)]),
+    r("MPI_Comm_idup", &[(Comm, 0)]),
+    r("MPI_Comm_idup_with_info", &[(Comm, 0)]),
+    r("MPI_Comm_join", &[]),
+    r("MPI_Comm_rank", &[(Comm, 0)]),
+    r("MPI_Comm_remote_group", &[(Comm, 0)]),
+    r("MPI_Comm_remote_size", &[(Comm, 0)]),
+    r("MPI_Comm_set_attr", &[(Comm, 0)]),
+    r("MPI_Comm_set_errhandler", &[(Comm, 0)]),
+    r("MPI_Comm_set_info", &[(Comm, 0)]),
+    r("MPI_Comm_set_name", &[(Comm, 0)]),
+    r("MPI_Comm_size", &[(Comm, 0)]),
+    r("MPI_Comm_spawn", &[(Root, 4), (Comm, 5)]),
+    r("MPI_Comm_spawn_multiple", &[(Count, 0), (Root, 5), (Comm, 6)]),
+    r("MPI_Comm_split", &[(Comm, 0)]),
+    r("MPI_Comm_split_type", &[(Comm, 0)]),
+    r("MPI_Comm_test_inter", &[(Comm, 0)]),
+    r("MPI_Dims_create", &[]),
+    r("MPI_Dist_graph_create", &[(Comm, 0)]),
+    r("MPI_Dist_graph_create_adjacent", &[(Comm, 0)]),
+    r("MPI_Dist_graph_neighbors", &[(Comm, 0)]),
+    r("MPI_Dist_graph_neighbors_count", &[(Comm, 0)]),
+    r("MPI_Graph_create", &[(Comm, 0)]),
+    r("MPI_Graph_get", &[(Comm, 0)]),
+    r("MPI_Graph_map", &[(Comm, 0)]),
+    r("MPI_Graph_neighbors", &[(Comm, 0)]),
+    r("MPI_Graph_neighbors_count", &[(Comm, 0)]),
+    r("MPI_Graphdims_get", &[(Comm, 0)]),
+    r("MPI_Group_compare", &[]),
+    r("MPI_Group_difference", &[]),
+    r("MPI_Group_excl", &[]),
+    r("MPI_Group_free", &[]),
+    r("MPI_Group_from_session_pset", &[]),
+    r("MPI_Group_incl", &[]),
+    r("MPI_Group_intersection", &[]),
+    r("MPI_Group_range_excl", &[]),
+    r("MPI_Group_range_incl", &[]),
+    r("MPI_Group_rank", &[]),
+    r("MPI_Group_size", &[]),
+    r("MPI_Group_translate_ranks", &[]),
+    r("MPI_Group_union", &[]),
+    r("MPI_Intercomm_create", &[(Comm, 0), (Comm, 2), (Tag, 4)]),
+    r("MPI_Intercomm_create_from_groups", &[]),
+    r("MPI_Intercomm_merge", &[(Comm, 0)]),
+    r("MPI_Lookup_name", &[]),
+    r("MPI_Open_port", &[]),
+    r("MPI_Publish_name", &[]),
+    r("MPI_Topo_test", &[(Comm, 0)]),
+    r("MPI_Unpublish_name", &[]),
+];
+
+/// How a front end's language spells names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spelling {
+    /// C: names are case-sensitive (`MPI_SEND` is no MPI routine).
+    Exact,
+    /// Fortran: names are case-insensitive.
+    AnyCase,
+}
+
+impl Spelling {
+    fn same(self, a: &str, b: &str) -> bool {
+        match self {
+            Spelling::Exact => a == b,
+            Spelling::AnyCase => a.eq_ignore_ascii_case(b),
+        }
+    }
+}
+
+/// Whether a callee is an MPI routine: an `mpi_*` region.
+pub(crate) fn is_mpi(name: &str, spelling: Spelling) -> bool {
+    name.get(..4).is_some_and(|p| spelling.same(p, "MPI_"))
+}
+
+/// The region kind suffix of an MPI routine: `MPI_Allreduce` -> `allreduce`.
+pub(crate) fn region_kind(name: &str) -> String {
+    name.get(4..).unwrap_or_default().to_ascii_lowercase()
+}
+
+/// The row of a routine; a large-count variant (`MPI_Send_c`) finds the
+/// row of the routine it counts for.
+pub(crate) fn find(name: &str, spelling: Spelling) -> Option<&'static Routine> {
+    let row = |n: &str| ROUTINES.iter().find(|r| spelling.same(r.name, n));
+    row(name).or_else(|| {
+        let base = name.strip_suffix("_c").or_else(|| match spelling {
+            Spelling::Exact => None,
+            Spelling::AnyCase => name.strip_suffix("_C"),
+        })?;
+        row(base)
+    })
+}
+
+/// What to probe around a call of `name` besides entry and exit.
+pub(crate) fn effect(name: &str, spelling: Spelling) -> Effect {
+    find(name, spelling).map_or(Effect::None, |r| r.effect)
+}
+
+/// The `aux` entries of an MPI call from its arguments as written: the
+/// peers and tags of its row, and the communicator (the last argument
+/// that names one: `comm`, `MPI_COMM_WORLD`, ...).
+pub(crate) fn argument_aux(name: &str, spelling: Spelling, args: &[String]) -> Map<String, Value> {
+    let mut aux = Map::new();
+    let roles = find(name, spelling).map_or(&[][..], |r| r.args);
+    for &(role, at) in roles {
+        if let (Some(key), Some(a)) = (role.aux_key(), args.get(at)) {
+            aux.insert(key.into(), Value::from(a.clone()));
+        }
+    }
+    if let Some(comm) = args
+        .iter()
+        .rev()
+        .find(|a| a.to_ascii_lowercase().contains("comm"))
+    {
+        aux.insert("comm".into(), Value::from(comm.clone()));
+    }
+    aux
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| a.to_string()).collect()
+    }
+
+    #[test]
+    fn one_row_per_routine_in_c_spelling() {
+        let mut seen = std::collections::HashSet::new();
+        for r in ROUTINES {
+            assert!(r.name.starts_with("MPI_"), "{}", r.name);
+            assert!(
+                seen.insert(r.name.to_ascii_uppercase()),
+                "twice: {}",
+                r.name
+            );
+            let mut at: Vec<usize> = r.args.iter().map(|a| a.1).collect();
+            at.sort_unstable();
+            at.dedup();
+            assert_eq!(at.len(), r.args.len(), "a position twice: {}", r.name);
+        }
+    }
+
+    #[test]
+    fn c_names_are_exact_fortran_names_any_case() {
+        assert!(find("MPI_Iprobe", Spelling::Exact).is_some());
+        assert!(find("MPI_IPROBE", Spelling::Exact).is_none());
+        assert_eq!(
+            find("mpi_iprobe", Spelling::AnyCase).map(|r| r.name),
+            Some("MPI_Iprobe")
+        );
+        assert!(is_mpi("mpi_send", Spelling::AnyCase));
+        assert!(!is_mpi("mpi_send", Spelling::Exact));
+        assert!(!is_mpi("MPI", Spelling::Exact));
+    }
+
+    #[test]
+    fn large_count_variants_take_the_base_row() {
+        assert_eq!(
+            find("MPI_Send_c", Spelling::Exact).map(|r| r.name),
+            Some("MPI_Send")
+        );
+        assert_eq!(region_kind("MPI_Send_c"), "send_c");
+    }
+
+    #[test]
+    fn init_and_abort_need_probes() {
+        assert_eq!(
+            effect("MPI_Init_thread", Spelling::Exact),
+            Effect::StartsMpi
+        );
+        assert_eq!(effect("MPI_INIT", Spelling::AnyCase), Effect::StartsMpi);
+        assert_eq!(effect("mpi_abort", Spelling::AnyCase), Effect::Aborts);
+        assert_eq!(effect("MPI_Session_init", Spelling::Exact), Effect::None);
+        assert_eq!(effect("MPI_Finalize", Spelling::Exact), Effect::None);
+    }
+
+    #[test]
+    fn aux_holds_peers_tags_and_the_communicator() {
+        let probe = argument_aux(
+            "MPI_PROBE",
+            Spelling::AnyCase,
+            &args(&["left", "7", "MPI_COMM_WORLD", "status", "ierr"]),
+        );
+        assert_eq!(
+            serde_json::Value::Object(probe).to_string(),
+            r#"{"comm":"MPI_COMM_WORLD","source":"left","tag":"7"}"#
+        );
+        let sendrecv = argument_aux(
+            "MPI_Sendrecv",
+            Spelling::Exact,
+            &args(&[
+                "&a", "1", "MPI_INT", "r", "1", "&b", "1", "MPI_INT", "l", "2", "comm", "&st",
+            ]),
+        );
+        assert_eq!(
+            serde_json::Value::Object(sendrecv).to_string(),
+            r#"{"comm":"comm","dest":"r","recvtag":"2","sendtag":"1","source":"l"}"#
+        );
+        // Roots, counts and one-sided targets are not recorded.
+        let bcast = argument_aux(
+            "MPI_Bcast",
+            Spelling::Exact,
+            &args(&["b", "1", "MPI_INT", "0", "c"]),
+        );
+        assert!(bcast.is_empty());
+    }
+}
