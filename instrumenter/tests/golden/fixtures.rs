@@ -4,6 +4,9 @@
 //! options in `regio-test:` comment lines (`// regio-test: regions=all`
 //! in C and Rust, `! regio-test: ...` or `c regio-test: ...` in Fortran),
 //! one line per snapshot, and its snapshots sit beside it in `snapshots/`.
+//! The lines may stand anywhere; the fixtures converted from inline unit
+//! tests have them last, so every other line keeps the number the former
+//! test's assertions named.
 //!
 //! The programs under `testdata/` are also compiled and run by the
 //! end-to-end tests, and their line numbers are part of what those tests
@@ -79,11 +82,18 @@ fn header_options(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// A file a front end reads (other files beside fixtures, such as filter
+/// files, are their helpers).
+fn is_source(path: &Path) -> bool {
+    let suffix = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    matches!(suffix, "c" | "h" | "rs") || regio_instrumenter::fortran::form_for_path(path).is_some()
+}
+
 /// Fixtures with their own headers.
 fn own_fixtures() -> Result<Vec<Fixture>, String> {
     let root = harness_dir().join("fixtures");
     let mut out = Vec::new();
-    for path in files_under(&root) {
+    for path in files_under(&root).into_iter().filter(|p| is_source(p)) {
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let text = String::from_utf8_lossy(&bytes);
         let shown = shown(&path);

@@ -11,6 +11,9 @@ pub enum Layout {
     /// One snapshot: `--- regions (...)` (one line per region), then
     /// `--- warnings` if any, then `--- text` and the instrumented text.
     Combined,
+    /// One snapshot like `Combined`, but every region as its full IDF
+    /// JSON line (with `file`, `unit` and `aux`): the default.
+    CombinedJson,
     /// `<file>.inst` (the text) and `<file>.idf` (every region as a JSON
     /// line, then the warnings).
     SplitJson,
@@ -27,8 +30,7 @@ pub enum Expect {
     Ok,
     /// Refusal; the snapshot shows the `file:line:col: error:` lines.
     Error,
-    /// Success with the text written as it was and a `not measured:
-    /// this file left as written` warning.
+    /// Success with the text written exactly as it was.
     Unchanged,
 }
 
@@ -50,6 +52,18 @@ pub struct Options {
     /// `long`: an IDF path of more than 200 characters, and every
     /// generated Fortran line must still fit the source form's limit.
     pub long_idf: bool,
+    /// Regions get ids from this one on (as for the second file of a tree).
+    pub first_id: u32,
+    /// A filter file (`--filter`), relative to the fixture's directory.
+    pub filter: Option<String>,
+    /// Names the C front end knows as function-like macros of the tree's
+    /// headers (comma-separated).
+    pub macros: Option<String>,
+    /// The path as the user gave it (diagnostics, `#line`), instead of the
+    /// workspace-relative path.
+    pub display: Option<String>,
+    /// The IDF `file` of the regions, instead of the one `rel` gives.
+    pub rel_path: Option<String>,
 }
 
 #[derive(Debug)]
@@ -66,11 +80,16 @@ impl Options {
     pub fn parse(words: &str) -> Result<Options, OptionError> {
         let mut o = Options {
             regions: "functions,loops,user".into(),
-            layout: Layout::Combined,
+            layout: Layout::CombinedJson,
             expect: Expect::Ok,
             name: None,
             rel: None,
             long_idf: false,
+            first_id: 1,
+            filter: None,
+            macros: None,
+            display: None,
+            rel_path: None,
         };
         for word in words.split_whitespace() {
             let (key, value) = word
@@ -81,6 +100,7 @@ impl Options {
                 "layout" => {
                     o.layout = match value {
                         "combined" => Layout::Combined,
+                        "combined-json" => Layout::CombinedJson,
                         "split-json" => Layout::SplitJson,
                         "split-lines" => Layout::SplitLines,
                         _ => return Err(OptionError(format!("unknown layout `{value}`"))),
@@ -97,6 +117,15 @@ impl Options {
                 "name" => o.name = Some(value.into()),
                 "rel" => o.rel = Some(value.trim_end_matches('/').into()),
                 "idf" if value == "long" => o.long_idf = true,
+                "first_id" => {
+                    o.first_id = value
+                        .parse()
+                        .map_err(|_| OptionError(format!("first_id `{value}` is no number")))?
+                }
+                "filter" => o.filter = Some(value.into()),
+                "macros" => o.macros = Some(value.into()),
+                "display" => o.display = Some(value.into()),
+                "rel_path" => o.rel_path = Some(value.into()),
                 _ => return Err(OptionError(format!("unknown option `{word}`"))),
             }
         }
