@@ -49,9 +49,10 @@ pub struct Options {
     /// The IDF `file` of the regions is the path relative to this
     /// workspace directory; without it, the workspace-relative path.
     pub rel: Option<String>,
-    /// `long`: an IDF path of more than 200 characters, and every
+    /// The IDF path the program registers, instead of [`DEFAULT_IDF`];
+    /// `long` is one of more than 200 characters. With either, every
     /// generated Fortran line must still fit the source form's limit.
-    pub long_idf: bool,
+    pub idf: Option<String>,
     /// Regions get ids from this one on (as for the second file of a tree).
     pub first_id: u32,
     /// A filter file (`--filter`), relative to the fixture's directory.
@@ -84,7 +85,7 @@ impl Options {
             expect: Expect::Ok,
             name: None,
             rel: None,
-            long_idf: false,
+            idf: None,
             first_id: 1,
             filter: None,
             macros: None,
@@ -116,7 +117,7 @@ impl Options {
                 }
                 "name" => o.name = Some(value.into()),
                 "rel" => o.rel = Some(value.trim_end_matches('/').into()),
-                "idf" if value == "long" => o.long_idf = true,
+                "idf" => o.idf = Some(value.into()),
                 "first_id" => {
                     o.first_id = value
                         .parse()
@@ -133,10 +134,10 @@ impl Options {
     }
 
     pub fn idf_path(&self) -> String {
-        if self.long_idf {
-            format!("/{}/{}/regio.idf.json", "o".repeat(120), "p'q".repeat(30))
-        } else {
-            DEFAULT_IDF.into()
+        match self.idf.as_deref() {
+            Some("long") => format!("/{}/{}/regio.idf.json", "o".repeat(120), "p'q".repeat(30)),
+            Some(path) => path.into(),
+            None => DEFAULT_IDF.into(),
         }
     }
 }
