@@ -53,6 +53,9 @@ pub struct Options {
     /// `long` is one of more than 200 characters. With either, every
     /// generated Fortran line must still fit the source form's limit.
     pub idf: Option<String>,
+    /// `check=line-limit`: every generated Fortran line fits the source
+    /// form's limit (also implied by `idf=`).
+    pub line_limit: bool,
     /// Regions get ids from this one on (as for the second file of a tree).
     pub first_id: u32,
     /// A filter file (`--filter`), relative to the fixture's directory.
@@ -86,6 +89,7 @@ impl Options {
             name: None,
             rel: None,
             idf: None,
+            line_limit: false,
             first_id: 1,
             filter: None,
             macros: None,
@@ -118,6 +122,7 @@ impl Options {
                 "name" => o.name = Some(value.into()),
                 "rel" => o.rel = Some(value.trim_end_matches('/').into()),
                 "idf" => o.idf = Some(value.into()),
+                "check" if value == "line-limit" => o.line_limit = true,
                 "first_id" => {
                     o.first_id = value
                         .parse()

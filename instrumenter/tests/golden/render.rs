@@ -82,7 +82,7 @@ pub fn snapshots(fixture: &Fixture, options: &Options) -> Result<Vec<Snapshot>, 
             if expect == Expect::Unchanged && out.text != text {
                 return Err(format!("{file}: not left as written"));
             }
-            if options.idf.is_some() {
+            if options.idf.is_some() || options.line_limit {
                 lines_fit(&fixture.path, &out)?;
             }
             Ok(match options.layout {
