@@ -68,6 +68,9 @@ pub struct Options {
     pub display: Option<String>,
     /// The IDF `file` of the regions, instead of the one `rel` gives.
     pub rel_path: Option<String>,
+    /// The fixture is a C unit as `cc -E` wrote it (`--preprocess`); only
+    /// the functions of this file (its line-marker name) are measured.
+    pub preprocessed: Option<String>,
 }
 
 #[derive(Debug)]
@@ -95,6 +98,7 @@ impl Options {
             macros: None,
             display: None,
             rel_path: None,
+            preprocessed: None,
         };
         for word in words.split_whitespace() {
             let (key, value) = word
@@ -132,6 +136,7 @@ impl Options {
                 "macros" => o.macros = Some(value.into()),
                 "display" => o.display = Some(value.into()),
                 "rel_path" => o.rel_path = Some(value.into()),
+                "preprocessed" => o.preprocessed = Some(value.into()),
                 _ => return Err(OptionError(format!("unknown option `{word}`"))),
             }
         }

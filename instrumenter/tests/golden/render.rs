@@ -56,7 +56,7 @@ pub fn snapshots(fixture: &Fixture, options: &Options) -> Result<Vec<Snapshot>, 
         Some(name) => format!("{}-{name}", file_name(&fixture.path)),
         None => file_name(&fixture.path),
     };
-    let result = instrument(&fixture.path, &input, options.macros.as_deref())?;
+    let result = instrument(&fixture.path, &input, options)?;
     match (options.expect, result) {
         (Expect::Error, Ok(out)) => Err(format!("{file} was accepted:\n{}", out.text)),
         (Expect::Error, Err(errors)) => {
@@ -122,16 +122,17 @@ fn file_name(path: &Path) -> String {
 fn instrument(
     path: &Path,
     input: &SourceInput<'_>,
-    macros: Option<&str>,
+    options: &Options,
 ) -> Result<FrontendResult, String> {
     let suffix = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     Ok(match suffix {
-        "c" | "h" => match macros {
-            Some(names) => {
+        "c" | "h" => match (&options.macros, &options.preprocessed) {
+            (_, Some(own_file)) => c::instrument_preprocessed(input, own_file),
+            (Some(names), None) => {
                 let known: HashSet<String> = names.split(',').map(str::to_string).collect();
                 c::instrument_with_macros(input, &known)
             }
-            None => c::instrument(input),
+            (None, None) => c::instrument(input),
         },
         "rs" => rust::instrument(input),
         _ => match fortran::form_for_path(path) {
