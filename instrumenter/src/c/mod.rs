@@ -32,8 +32,6 @@ mod unreadable;
 mod walk;
 
 #[cfg(test)]
-mod omp5_tests;
-#[cfg(test)]
 mod tests;
 
 pub use calls::function_like_macros;

@@ -165,36 +165,11 @@ fn own_functions(root: Node<'_>, lines: &syntax::Lines, map: &LineMap) -> Vec<Ra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filter::Filter;
-    use crate::selection::Selection;
 
     #[test]
     fn markers_are_read() {
         assert_eq!(marker("# 12 \"src/x.c\" 2"), Some((12, "src/x.c")));
         assert_eq!(marker("#line 3 \"a b.c\""), Some((3, "a b.c")));
         assert_eq!(marker("#pragma omp parallel"), None);
-    }
-
-    #[test]
-    fn only_the_units_own_functions_are_measured_at_their_original_lines() {
-        let text = "# 1 \"x.c\"\n# 1 \"inc.h\" 1\nstatic int h(void) { return 1; }\n# 3 \"x.c\" 2\nstatic int get_int(const int *p) { return *p; }\nint main(void) { int v = 3; return get_int(&v) - h(); }\n";
-        let filter = Filter::default();
-        let input = SourceInput {
-            text,
-            display_path: "x.c",
-            rel_path: "x.c",
-            idf_path: "/out/regio.idf.json",
-            selection: "functions".parse::<Selection>().unwrap_or_default(),
-            filter: &filter,
-            first_id: 1,
-        };
-        let out = instrument_preprocessed(&input, "x.c").unwrap_or_else(|e| panic!("{e:?}"));
-        let got: Vec<(String, u32)> = out
-            .regions
-            .iter()
-            .map(|r| (r.name.clone(), r.start.line))
-            .collect();
-        assert_eq!(got, [("get_int".to_string(), 3), ("main".to_string(), 4)]);
-        assert!(out.text.contains("static int h(void) { return 1; }"));
     }
 }

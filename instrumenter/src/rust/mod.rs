@@ -96,6 +96,3 @@ pub fn instrument(input: &SourceInput) -> FrontendResult {
         warnings,
     })
 }
-
-#[cfg(test)]
-mod tests;
