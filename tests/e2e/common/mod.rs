@@ -1,10 +1,4 @@
-//! Helpers shared by the end-to-end tests (C now, Fortran and MPI later).
-//!
-//! Include with `mod common;` from a test target declared in
-//! `instrumenter/Cargo.toml`, so `CARGO_BIN_EXE_instrument` is defined.
-
-// Every test target uses a different subset of these helpers.
-#![allow(dead_code)]
+//! Helpers shared by the end-to-end test modules.
 
 pub mod cmd;
 pub mod omp;
@@ -22,7 +16,7 @@ pub fn instrument_bin() -> PathBuf {
 
 /// Root of the workspace (tests/ and testdata/ live there).
 pub fn workspace_root() -> PathBuf {
-    // CARGO_MANIFEST_DIR is instrumenter/ for the targets declared there.
+    // CARGO_MANIFEST_DIR is cli/, where this test target is declared.
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_path_buf)
@@ -89,6 +83,15 @@ pub fn find_on_path(tool: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(tool))
         .find(|p| p.is_file())
+}
+
+/// A turn to launch MPI jobs, held until the guard drops. MPI runs
+/// oversubscribe the machine; one job at a time in this test process
+/// (whichever module launches it) keeps the measured waits close to the
+/// ones built in.
+pub fn mpi_job_slot() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The C compiler: $CC or `cc`.

@@ -12,14 +12,12 @@
 //!   the profile is complete, the program's buffered output is all there,
 //!   and the process dies by the signal.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{
+use crate::common::{
     cc, compile, instrument_bin, instrument_flags, require_tool, run, testdata, Run, TestDir,
 };
 use serde_json::Value;

@@ -7,15 +7,14 @@
 //! stored run directories and refuse runs of differently instrumented
 //! programs.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-use common::{compile, instrument_bin, instrument_flags, require_tool, run, run_ok, Run};
-use common::{testdata, TestDir};
+use crate::common;
+use crate::common::{compile, instrument_bin, instrument_flags, require_tool, run, run_ok, Run};
+use crate::common::{mpi_job_slot, testdata, TestDir};
 
 const MS: f64 = 1e6;
 /// Each category must be within this fraction of the injected amount.
@@ -393,6 +392,7 @@ fn mpi_rank_imbalance_at_two_ranks() {
     if !(require_tool("mpicc", "libopenmpi-dev") && require_tool("mpirun", "openmpi-bin")) {
         return;
     }
+    let _serial = mpi_job_slot();
     let tmp = TestDir::new("overhead-mpi");
     let prog = build(&tmp, "mpi_imbalance.c", "mpi,functions", "mpicc", &["-O1"]);
     let out = tmp.join("exp");
