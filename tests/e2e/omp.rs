@@ -21,7 +21,7 @@ use crate::common::report::{only_run, report_json, roots, str_field, visit};
 use crate::common::{
     compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok,
 };
-use crate::common::{testdata, TestDir};
+use crate::common::{machine, testdata, TestDir};
 
 fn toolchain() -> bool {
     require_tool(&common::cc(), "gcc")
@@ -155,6 +155,7 @@ fn waiting_times_match_the_built_in_imbalance() {
     if !toolchain() {
         return;
     }
+    let _machine = machine::hold();
     let tmp = TestDir::new("omp-wait");
     let (plain, inst, _) = build("imbalance.c", &tmp);
     let want = exec(&plain, 2, None);

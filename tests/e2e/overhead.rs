@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::common;
 use crate::common::{compile, instrument_bin, instrument_flags, require_tool, run, run_ok, Run};
-use crate::common::{mpi_job_slot, testdata, TestDir};
+use crate::common::{machine, testdata, TestDir};
 
 const MS: f64 = 1e6;
 /// Each category must be within this fraction of the injected amount.
@@ -195,6 +195,7 @@ fn omp_injected_overheads_at_two_threads() {
     if !omp_toolchain() {
         return;
     }
+    let _machine = machine::hold();
     let tmp = TestDir::new("overhead-omp");
     let prog = build(
         &tmp,
@@ -392,7 +393,7 @@ fn mpi_rank_imbalance_at_two_ranks() {
     if !(require_tool("mpicc", "libopenmpi-dev") && require_tool("mpirun", "openmpi-bin")) {
         return;
     }
-    let _serial = mpi_job_slot();
+    let _machine = machine::hold();
     let tmp = TestDir::new("overhead-mpi");
     let prog = build(&tmp, "mpi_imbalance.c", "mpi,functions", "mpicc", &["-O1"]);
     let out = tmp.join("exp");

@@ -1,6 +1,7 @@
 //! Helpers shared by the end-to-end test modules.
 
 pub mod cmd;
+pub mod machine;
 pub mod omp;
 pub mod report;
 pub mod truth;
@@ -83,15 +84,6 @@ pub fn find_on_path(tool: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(tool))
         .find(|p| p.is_file())
-}
-
-/// A turn to launch MPI jobs, held until the guard drops. MPI runs
-/// oversubscribe the machine; one job at a time in this test process
-/// (whichever module launches it) keeps the measured waits close to the
-/// ones built in.
-pub fn mpi_job_slot() -> std::sync::MutexGuard<'static, ()> {
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The C compiler: $CC or `cc`.
