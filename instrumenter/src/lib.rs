@@ -1,6 +1,6 @@
 //! The Regio instrumenter: reads C (and later Fortran and Rust) sources,
 //! selects code regions, and writes an instrumented copy of the tree plus
-//! the IDF. The `instrument` binary (main.rs) is a thin CLI over this.
+//! the IDF. The `instrument` binary (crate `cli/`) is a thin CLI over this.
 
 pub mod c;
 pub mod diag;
@@ -13,6 +13,5 @@ pub mod frontend;
 pub(crate) mod mpi_routines;
 pub(crate) mod omp_clauses;
 pub(crate) mod omp_constructs;
-pub mod runtime_locator;
 pub mod rust;
 pub mod selection;

@@ -3,14 +3,13 @@
 //! `regio/off` feature that compiles every macro away), run both, and hold
 //! the traced run's JSON report against call counts known by construction.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::report;
-use common::{run, run_ok, workspace_root, TestDir};
+use crate::common;
+use crate::common::report;
+use crate::common::{run, run_ok, workspace_root, TestDir};
 use serde_json::Value;
 
 const PACKAGE: &str = "regio-testdata-traced";

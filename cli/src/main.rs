@@ -13,6 +13,7 @@ mod calibrate;
 mod demo;
 mod experiment;
 mod overhead_cmd;
+mod runtime_locator;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -311,7 +312,7 @@ fn report(args: ReportArgs) -> Result<ExitCode> {
 }
 
 fn flags(args: FlagsArgs) -> Result<ExitCode> {
-    use regio_instrumenter::runtime_locator;
+    use crate::runtime_locator;
     let mut parts = Vec::new();
     if args.libs {
         let rt = runtime_locator::locate()?;

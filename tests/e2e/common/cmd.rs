@@ -62,6 +62,7 @@ fn show(cmd: &Command) -> String {
 /// the command cannot be started at all.
 pub fn run(cmd: &mut Command) -> Run {
     let command = show(cmd);
+    let _turn = super::machine::command_turn();
     let start = Instant::now();
     let out = cmd
         .output()

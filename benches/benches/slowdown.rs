@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use regio_instrumenter::{driver, filter::Filter, runtime_locator};
+use regio_benches::runtime_flags;
+use regio_instrumenter::{driver, filter::Filter};
 
 const CALLS_C: &str = include_str!("data/calls.c");
 
@@ -45,11 +46,11 @@ fn build(base: &Path) -> (PathBuf, PathBuf) {
     })
     .expect("instrument calls.c");
     assert_eq!(outcome.failed, 0);
-    let rt = runtime_locator::locate().expect("libregio: run `cargo build --release -p regio`");
+    let rt = runtime_flags().unwrap_or_else(|e| panic!("libregio: {e}"));
     let mut args: Vec<String> = vec!["-O2".into()];
-    args.extend(rt.cflags().split_whitespace().map(String::from));
+    args.extend(rt.cflags);
     args.push(inst.join("calls.c").display().to_string());
-    args.extend(rt.libs().split_whitespace().map(String::from));
+    args.extend(rt.libs);
     let instrumented = base.join("instrumented");
     compile(&args, &instrumented);
     (plain, instrumented)

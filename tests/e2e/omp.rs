@@ -7,20 +7,21 @@
 //! waiting times of a built-in imbalance and contended critical section,
 //! and coverage against OPARI2 where it is installed.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-use common::omp::{
+use crate::common;
+use crate::common::omp::{
     copy_and_instrument, coverage_problems, exec, expectations, idf_regions, opari_regions,
     visit_problems, visits,
 };
-use common::report::{only_run, report_json, roots, str_field, visit};
-use common::{compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok};
-use common::{testdata, TestDir};
+use crate::common::report::{only_run, report_json, roots, str_field, visit};
+use crate::common::{
+    compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok,
+};
+use crate::common::{machine, testdata, TestDir};
 
 fn toolchain() -> bool {
     require_tool(&common::cc(), "gcc")
@@ -154,6 +155,7 @@ fn waiting_times_match_the_built_in_imbalance() {
     if !toolchain() {
         return;
     }
+    let _machine = machine::hold();
     let tmp = TestDir::new("omp-wait");
     let (plain, inst, _) = build("imbalance.c", &tmp);
     let want = exec(&plain, 2, None);

@@ -2,7 +2,7 @@
 # Time `instrument --regions omp` against OPARI2 on the same OpenMP
 # testdata (C and Fortran), in the same run, and print the ratio.
 #
-#   instrumenter/benches/omp_vs_opari2.sh [REPEAT]
+#   benches/benches/omp_vs_opari2.sh [REPEAT]
 #
 # Both tools see the same files in the same scratch directory. Each
 # repetition runs `instrument` once over the whole set (one process, as

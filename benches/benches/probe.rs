@@ -2,10 +2,10 @@
 //! reads of the clock the runtime uses) and against `tracing` and `puffin`,
 //! in the same run.
 //!
-//! `cargo bench -p regio --bench probe`
+//! `cargo bench -p regio-benches --bench probe`
 //!
 //! With counters on (one `read(2)` per counter group at each enter and
-//! exit): `REGIO_COUNTERS=task-clock cargo bench -p regio --bench probe --
+//! exit): `REGIO_COUNTERS=task-clock cargo bench -p regio-benches --bench probe --
 //! probe/regio_enter_exit`.
 
 use criterion::{black_box, criterion_group, Criterion};

@@ -4,13 +4,11 @@
 //! output and exit status. The report must match ground truth exactly:
 //! the procedure call graph (paths, calls, recursive calls) against the
 //! original built with `-finstrument-functions` and the counting hook of
-//! `tests/support`, and every loop, user, I/O and call region against the
+//! `tests/e2e/support`, and every loop, user, I/O and call region against the
 //! `! expect N` annotation on its first line (known by construction).
 //!
 //! Without gfortran (or nm, a C compiler) the tests print
 //! `SKIPPED: needs gfortran` and pass, unless `REGIO_REQUIRE_TOOLCHAINS=1`.
-
-mod common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -18,9 +16,14 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use common::report::{call_paths, only_run, report_json, visit, Counts};
-use common::truth::{hook_object, read_call_paths, COUNT_FILE_VAR, TRUTH_CFLAGS, TRUTH_LDFLAGS};
-use common::{instrument_bin, instrument_flags, require_tool, run, run_ok, testdata, Run, TestDir};
+use crate::common;
+use crate::common::report::{call_paths, only_run, report_json, visit, Counts};
+use crate::common::truth::{
+    hook_object, read_call_paths, COUNT_FILE_VAR, TRUTH_CFLAGS, TRUTH_LDFLAGS,
+};
+use crate::common::{
+    instrument_bin, instrument_flags, require_tool, run, run_ok, testdata, Run, TestDir,
+};
 
 fn toolchain() -> bool {
     require_tool("gfortran", "gfortran")
@@ -169,8 +172,10 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// Instrument, build both ways, run, compare, check the report.
-fn check_case(case: &Case, extra_flags: &[&str]) {
+/// Instrument, build both ways, run, compare, check the report. `run_env`
+/// is set for every run of the case's programs (never on this process: the
+/// other test modules share its environment).
+fn check_case(case: &Case, extra_flags: &[&str], run_env: &[(&str, &Path)]) {
     let name = Path::new(case.file)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -203,7 +208,7 @@ fn check_case(case: &Case, extra_flags: &[&str]) {
             .arg(&orig)
             .current_dir(dir.path()),
     );
-    let want = exec(&orig, dir.path(), &[]);
+    let want = exec(&orig, dir.path(), run_env);
     let inst = dir.join("inst");
     let build = run_ok(
         Command::new("gfortran")
@@ -222,7 +227,11 @@ fn check_case(case: &Case, extra_flags: &[&str]) {
         build.stderr
     );
     let run_dir = dir.join("run");
-    let got = exec(&inst, dir.path(), &[("REGIO_DIR", &run_dir)]);
+    let got = exec(
+        &inst,
+        dir.path(),
+        &[run_env, &[("REGIO_DIR", run_dir.as_path())]].concat(),
+    );
     assert_eq!(
         got.stdout,
         want.stdout,
@@ -270,7 +279,11 @@ fn check_case(case: &Case, extra_flags: &[&str]) {
             .current_dir(dir.path()),
     );
     let counts = dir.join("counts.txt");
-    exec(&gt_exe, dir.path(), &[(COUNT_FILE_VAR, &counts)]);
+    exec(
+        &gt_exe,
+        dir.path(),
+        &[run_env, &[(COUNT_FILE_VAR, counts.as_path())]].concat(),
+    );
     let want_paths = truth_paths(&read_call_paths(&counts, &gt_exe), &program, &left_alone);
     let got_paths: BTreeMap<String, Counts> = call_paths(runrep, &["program", "function"])
         .into_iter()
@@ -325,7 +338,7 @@ fn programs_behave_the_same_and_count_exactly() {
         return;
     }
     for case in CASES {
-        check_case(case, &[]);
+        check_case(case, &[], &[]);
     }
 }
 
@@ -336,13 +349,12 @@ fn openmp_build_behaves_the_same() {
     if !toolchain() {
         return;
     }
-    std::env::set_var("OMP_NUM_THREADS", "3");
     let case = Case {
         file: "free/openmp.f90",
         flags: "-Wall -Werror",
         regions: "functions,loops,user",
     };
-    check_case(&case, &["-fopenmp"]);
+    check_case(&case, &["-fopenmp"], &[("OMP_NUM_THREADS", Path::new("3"))]);
 }
 
 /// Warning lines of a build: `file:line` of each diagnostic (columns move

@@ -12,15 +12,14 @@
 //!   the profile is complete, the program's buffered output is all there,
 //!   and the process dies by the signal.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{
-    cc, compile, instrument_bin, instrument_flags, require_tool, run, testdata, Run, TestDir,
+use crate::common::{
+    cc, compile, instrument_bin, instrument_flags, machine, require_tool, run, testdata, Run,
+    TestDir,
 };
 use serde_json::Value;
 
@@ -219,6 +218,8 @@ fn a_signal_handler_with_regions_leaves_the_drg_exact() {
 /// temporary profile exists, and returns the run and its run directory.
 fn killed_while_writing(bin: &Path, tmp: &TestDir, label: &str, signals: &[i32]) -> (Run, PathBuf) {
     let dir = tmp.join(format!("run-{label}"));
+    // Spawned here rather than through `run` (the signals need its pid).
+    let _turn = machine::command_turn();
     let start = Instant::now();
     let child = command(bin, tmp.path())
         .env("REGIO_DIR", &dir)

@@ -8,19 +8,17 @@
 //! instrumented and checked for their IDF entries. Where `opari2` is
 //! installed, a table shows which programs OPARI2 fails on.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-use common::omp::{
+use crate::common::omp::{
     compare_runs, compile_opari2_output, copy_and_instrument, expectations, print_opari2_table,
     run_opari2,
 };
-use common::{compile, find_on_path, instrument_flags, require_tool, run};
-use common::{testdata, TestDir};
+use crate::common::{compile, find_on_path, instrument_flags, require_tool, run};
+use crate::common::{testdata, TestDir};
 
 fn source(file: &str) -> PathBuf {
     testdata().join("omp5").join(file)

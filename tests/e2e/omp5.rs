@@ -9,19 +9,18 @@
 //! Only `.c` files: the Fortran programs of the same directory belong to
 //! tests/omp5_fortran_end_to_end.rs.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-use common::omp::{
+use crate::common;
+use crate::common::omp::{
     compare_runs, compile_opari2_output, copy_and_instrument, expectations, instrument_tree,
     print_opari2_table, run_opari2,
 };
-use common::{find_on_path, instrument_flags, run};
-use common::{testdata, Run, TestDir};
+use crate::common::{find_on_path, instrument_flags, run};
+use crate::common::{testdata, Run, TestDir};
 
 /// Extra compiler flags of each build variant: the default build plus one
 /// per `/* variant: FLAGS */` line of the source.

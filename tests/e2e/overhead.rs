@@ -7,15 +7,14 @@
 //! stored run directories and refuse runs of differently instrumented
 //! programs.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-use common::{compile, instrument_bin, instrument_flags, require_tool, run, run_ok, Run};
-use common::{testdata, TestDir};
+use crate::common;
+use crate::common::{compile, instrument_bin, instrument_flags, require_tool, run, run_ok, Run};
+use crate::common::{machine, testdata, TestDir};
 
 const MS: f64 = 1e6;
 /// Each category must be within this fraction of the injected amount.
@@ -196,6 +195,7 @@ fn omp_injected_overheads_at_two_threads() {
     if !omp_toolchain() {
         return;
     }
+    let _machine = machine::hold();
     let tmp = TestDir::new("overhead-omp");
     let prog = build(
         &tmp,
@@ -393,6 +393,7 @@ fn mpi_rank_imbalance_at_two_ranks() {
     if !(require_tool("mpicc", "libopenmpi-dev") && require_tool("mpirun", "openmpi-bin")) {
         return;
     }
+    let _machine = machine::hold();
     let tmp = TestDir::new("overhead-mpi");
     let prog = build(&tmp, "mpi_imbalance.c", "mpi,functions", "mpicc", &["-O1"]);
     let out = tmp.join("exp");

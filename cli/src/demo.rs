@@ -6,7 +6,9 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use regio_instrumenter::{driver, filter::Filter, runtime_locator};
+use regio_instrumenter::{driver, filter::Filter};
+
+use crate::runtime_locator;
 
 const HEAT_C: &str = include_str!("../demo/heat.c");
 

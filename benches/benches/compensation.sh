@@ -6,7 +6,7 @@
 # calibrate`) and with --no-compensation. Target: compensated within 5 % of
 # the uninstrumented time, uncompensated not.
 #
-# Usage: instrumenter/benches/compensation.sh [REPS] [CALLS] [BODY...]
+# Usage: benches/benches/compensation.sh [REPS] [CALLS] [BODY...]
 #   BODY: chain and/or table (default both; see tiny_calls.c)
 #   (from anywhere; builds `instrument` in release mode unless $INSTRUMENT
 #   names a binary; $CC defaults to cc). Runs are interleaved

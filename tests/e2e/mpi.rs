@@ -9,17 +9,17 @@
 //! `REGIO_REQUIRE_TOOLCHAINS=1`; MPICH (`mpicc.mpich`, `mpirun.mpich`) is
 //! tested where it is installed and otherwise skipped with a line saying so.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-use common::report::{only_run, report_json, str_field, visit};
-use common::{compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok};
-use common::{testdata, Run, TestDir};
+use crate::common::report::{only_run, report_json, str_field, visit};
+use crate::common::{
+    compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok,
+};
+use crate::common::{machine, testdata, Run, TestDir};
 
 /// One MPI implementation's tools.
 struct Mpi {
@@ -192,12 +192,11 @@ fn barrier_ns_by_rank(run: &Value) -> BTreeMap<u32, u64> {
     out
 }
 
-/// MPI runs oversubscribe the machine; one program at a time keeps the
-/// measured waits close to the ones built in.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 fn check_program(mpi: &Mpi, file: &str, expect: Expect, spin_ms: Option<f64>) {
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // MPI runs oversubscribe the machine; one program at a time, and no
+    // other test's commands, keeps the measured waits close to the ones
+    // built in.
+    let _machine = machine::hold();
     let source = testdata().join("mpi").join(file);
     let tmp = TestDir::new("mpi");
     let (plain, inst) = build(mpi, &source, &tmp);
@@ -360,7 +359,7 @@ fn an_aborting_run_leaves_every_ranks_profile_with_mpich() {
 }
 
 fn aborting_run_leaves_every_ranks_profile(mpi: &Mpi) {
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _machine = machine::hold();
     let source = testdata().join("mpi").join("abort.c");
     let tmp = TestDir::new(&format!("mpi-abort-{}", mpi.name));
     let (plain, inst) = build(mpi, &source, &tmp);

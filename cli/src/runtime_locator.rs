@@ -5,7 +5,7 @@
 //! 1. `REGIO_LIB_DIR` / `REGIO_INCLUDE_DIR`, then `$REGIO_HOME/lib` and
 //!    `$REGIO_HOME/include` (an installed layout);
 //! 2. next to the `instrument` executable and in its `deps/` directory:
-//!    cargo builds the runtime there because the instrumenter depends on it;
+//!    cargo builds the runtime there because this crate depends on it;
 //! 3. the build tree this binary was built in (so a copy of the binary
 //!    elsewhere still works while that tree exists), and for the header the
 //!    source tree.

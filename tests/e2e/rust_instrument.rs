@@ -3,14 +3,12 @@
 //! builds with `cargo build`, prints what the original prints, and its run
 //! directory reports every function and loop with exact call counts.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::report::{only_run, report_json, str_field, u64_field, visit};
-use common::{copy_tree, instrument_bin, run, run_ok, testdata, workspace_root, TestDir};
+use crate::common::report::{only_run, report_json, str_field, u64_field, visit};
+use crate::common::{copy_tree, instrument_bin, run, run_ok, testdata, workspace_root, TestDir};
 
 fn cargo_build(manifest_dir: &Path, flavour: &str) -> PathBuf {
     let target = workspace_root()

@@ -2,7 +2,7 @@
 //! plain, `#[tracing::instrument]` under tracing_subscriber's Registry, and
 //! `puffin::profile_function!()`, all in one criterion run.
 //!
-//! `cargo bench -p regio --bench traced`
+//! `cargo bench -p regio-benches --bench traced`
 
 use criterion::{black_box, criterion_group, Criterion};
 use std::time::{Duration, Instant};

@@ -6,16 +6,17 @@
 //! (the `expect` comments in the sources). Also coverage against OPARI2
 //! where it is installed.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::omp::{
+use crate::common;
+use crate::common::omp::{
     compare_runs, copy_and_instrument, coverage_problems, expectations, idf_regions, opari_regions,
 };
-use common::{compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok};
-use common::{testdata, TestDir};
+use crate::common::{
+    compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok,
+};
+use crate::common::{testdata, TestDir};
 
 const FILES: &[&str] = &["constructs.f90", "constructs_fixed.f"];
 

@@ -1,5 +1,5 @@
 //! Ground truth for procedure call counts: the original program built with
-//! gcc's `-finstrument-functions` and tests/support/count_hook.c, which
+//! gcc's `-finstrument-functions` and tests/e2e/support/count_hook.c, which
 //! rebuilds the call graph with the runtime's folding rule for recursion.
 
 use std::collections::{BTreeMap, HashMap};
@@ -19,7 +19,7 @@ pub const TRUTH_LDFLAGS: &[&str] = &["-no-pie"];
 pub fn hook_object() -> PathBuf {
     static HOOK: OnceLock<PathBuf> = OnceLock::new();
     HOOK.get_or_init(|| {
-        let src = workspace_root().join("tests/support/count_hook.c");
+        let src = workspace_root().join("tests/e2e/support/count_hook.c");
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
         // Built under a private name and renamed, so test processes running
         // at the same time never link a half-written object.

@@ -1,12 +1,7 @@
-//! Helpers shared by the end-to-end tests (C now, Fortran and MPI later).
-//!
-//! Include with `mod common;` from a test target declared in
-//! `instrumenter/Cargo.toml`, so `CARGO_BIN_EXE_instrument` is defined.
-
-// Every test target uses a different subset of these helpers.
-#![allow(dead_code)]
+//! Helpers shared by the end-to-end test modules.
 
 pub mod cmd;
+pub mod machine;
 pub mod omp;
 pub mod report;
 pub mod truth;
@@ -22,7 +17,7 @@ pub fn instrument_bin() -> PathBuf {
 
 /// Root of the workspace (tests/ and testdata/ live there).
 pub fn workspace_root() -> PathBuf {
-    // CARGO_MANIFEST_DIR is instrumenter/ for the targets declared there.
+    // CARGO_MANIFEST_DIR is cli/, where this test target is declared.
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_path_buf)

@@ -4,7 +4,7 @@
 //!
 //! - stdout and exit status: the original built with the same flags.
 //! - Procedure calls: the original built with gcc's -finstrument-functions
-//!   and tests/support/count_hook.c, which rebuilds the call graph with the
+//!   and tests/e2e/support/count_hook.c, which rebuilds the call graph with the
 //!   runtime's rule for recursion; the report's procedure nodes (other kinds
 //!   projected away) must give the same calls and recursive calls on every
 //!   call path, and so the same total per procedure.
@@ -12,14 +12,13 @@
 //!   marked `/* @loop NAME */` on its line in the source; each program below says
 //!   how many times each marked loop and each user region is entered.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::report::{self, Counts};
-use common::{
+use crate::common;
+use crate::common::report::{self, Counts};
+use crate::common::{
     cc, compile, copy_tree, instrument_bin, instrument_flags, require_tool, run, run_ok, snapshot,
     testdata, truth, Run, TestDir,
 };
