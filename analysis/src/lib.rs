@@ -12,6 +12,7 @@
 //! ```
 
 mod error;
+pub mod export;
 mod load;
 mod merge;
 pub mod overhead;
