@@ -18,6 +18,7 @@ mod merge;
 pub mod overhead;
 mod regions;
 pub mod render;
+pub mod score;
 mod units;
 
 pub use error::AnalysisError;

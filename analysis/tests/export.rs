@@ -774,3 +774,57 @@ print(counts["Enter"], counts["Leave"], sum(sends.values()), sum(recvs.values())
     );
     println!("SKIPPED: needs python3-otf2");
 }
+
+#[test]
+fn a_run_killed_before_its_profiles_exports_from_the_idf_and_traces_alone() {
+    use regio_analysis::export::{export_run, ExportFormat};
+    let tmp = tempdir();
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    run(&dir, true);
+    for p in ["profile-r0-p100.json", "profile-r1-p200.json"] {
+        std::fs::remove_file(dir.join(p)).unwrap();
+    }
+    let out = tmp.path().join("trace.json");
+    let s = export_run(&dir, None, ExportFormat::Perfetto, &out).unwrap();
+    assert_eq!((s.locations, s.messages), (3, 3));
+    assert!(s.message_problems.is_empty(), "{:?}", s.message_problems);
+    assert!(
+        s.notes.iter().any(|n| n.contains("no profile")),
+        "{:?}",
+        s.notes
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let slices = check_slices(v["traceEvents"].as_array().unwrap());
+    assert_eq!(slices.values().sum::<usize>(), 15);
+    // Region names still come from the run's IDF.
+    assert!(v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "MPI_Allreduce"));
+}
+
+#[test]
+fn a_run_without_trace_files_says_how_to_record_one() {
+    use regio_analysis::export::{export_run, ExportFormat};
+    let tmp = tempdir();
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    idf_only(&dir);
+    let e = export_run(
+        &dir,
+        None,
+        ExportFormat::Perfetto,
+        &tmp.path().join("x.json"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("REGIO_MODE=trace"), "{e}");
+}
+
+fn idf_only(dir: &Path) {
+    write_idf(
+        &dir.join("regio.idf.json"),
+        &[(MAIN, "function", "main", "main.c", 10, 40, None)],
+    );
+}

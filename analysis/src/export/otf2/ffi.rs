@@ -111,8 +111,13 @@ macro_rules! otf2_api {
         impl Lib {
             /// Loads the library, or says what to install.
             pub fn load() -> Result<Lib, String> {
+                Lib::load_from(NAMES)
+            }
+
+            /// Loads the first of `names` that `dlopen` finds.
+            pub fn load_from(names: &[&str]) -> Result<Lib, String> {
                 let mut tried = Vec::new();
-                for name in NAMES {
+                for name in names {
                     let c = CString::new(*name).map_err(|e| e.to_string())?;
                     // SAFETY: dlopen with a valid C string; the handle is
                     // kept for the life of `Lib` and never closed, so the
@@ -232,5 +237,23 @@ impl Lib {
                 .into_owned()
         };
         Err(format!("OTF2 {what} failed: {name}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_library_names_the_package_to_install() {
+        let e = match Lib::load_from(&["libregio-no-such-otf2.so.0"]) {
+            Ok(_) => panic!("loaded a library that does not exist"),
+            Err(e) => e,
+        };
+        assert!(
+            e.contains("apt-get install libopen-trace-format2-dev"),
+            "{e}"
+        );
+        assert!(e.contains("libregio-no-such-otf2.so.0"), "{e}");
     }
 }
