@@ -125,6 +125,8 @@ fn every_event() -> Vec<Event> {
 fn file_of(events: &[Event], block_bytes: usize) -> (Vec<u8>, Vec<Record>) {
     let mut file = vec![0u8; 4096];
     let n = write_file_header(&mut file, &meta()).unwrap();
+    // docs/trace-format.md says the header takes under 1 KiB.
+    assert!(n < 1024, "{n}");
     file.truncate(n);
     let mut buf = vec![0u8; block_bytes];
     let mut block = Block::new(1, 5_000);
