@@ -828,3 +828,28 @@ fn idf_only(dir: &Path) {
         &[(MAIN, "function", "main", "main.c", 10, 40, None)],
     );
 }
+
+#[test]
+fn the_header_rank_wins_over_a_file_name_written_before_mpi_init_confirmed_it() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    run(dir, true);
+    // The launcher said rank 5; MPI_Init said 1 and the header was patched.
+    std::fs::rename(
+        dir.join(trace_file_name(1, 200, 0)),
+        dir.join(trace_file_name(5, 200, 0)),
+    )
+    .unwrap();
+    let trace = load_trace(dir, None).unwrap();
+    let ranks: Vec<u32> = trace.locations.iter().map(|l| l.rank).collect();
+    assert_eq!(ranks, [0, 0, 1]);
+    assert!(
+        trace
+            .notes
+            .iter()
+            .any(|n| n.contains("the header says rank 1 (used)")),
+        "{:?}",
+        trace.notes
+    );
+    assert_eq!(match_messages(&trace).messages.len(), 3);
+}

@@ -199,6 +199,10 @@ impl In<'_> {
         let v = self.u64(what)?;
         u32::try_from(v).map_err(|_| format!("{what}: {v} does not fit 32 bits"))
     }
+    fn fixed_u32(&mut self, what: &str) -> Result<u32, String> {
+        let b = self.bytes(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
     fn bytes(&mut self, n: usize, what: &str) -> Result<&[u8], String> {
         let end = self
             .pos
@@ -287,8 +291,8 @@ fn header_body(body: &[u8], version: u16) -> Result<FileHeader, String> {
     }
     Ok(FileHeader {
         version,
-        rank: r.u32("rank")?,
-        size: r.u32("size")?,
+        rank: r.fixed_u32("rank")?,
+        size: r.fixed_u32("size")?,
         pid: r.u32("pid")?,
         thread: r.u32("thread")?,
         os_tid: r.u64("os_tid")?,

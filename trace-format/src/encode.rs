@@ -106,9 +106,11 @@ pub(crate) fn write_header_body(
         }
     }
     // Metadata after the table: a newer version appends fields here, and
-    // an older reader skips them by the body length.
-    out.u64(u64::from(meta.rank))?;
-    out.u64(u64::from(meta.size))?;
+    // an older reader skips them by the body length. Rank and size are
+    // fixed-width so the runtime can patch them in place once MPI_Init
+    // confirms them (`patch_rank`), after a flush already wrote the header.
+    out.bytes(&meta.rank.to_le_bytes())?;
+    out.bytes(&meta.size.to_le_bytes())?;
     out.u64(u64::from(meta.pid))?;
     out.u64(u64::from(meta.thread))?;
     out.u64(meta.os_tid)?;
@@ -118,6 +120,29 @@ pub(crate) fn write_header_body(
     out.str(meta.clock_source)?;
     out.str(meta.host)?;
     Ok(())
+}
+
+/// Offset of the rank (u32 LE, then the size, u32 LE) in a file header of
+/// this version: what the runtime overwrites with `pwrite` when MPI
+/// confirms a rank that differs from the launcher's guess.
+pub fn rank_offset() -> usize {
+    let str_len = |s: &str| len_u64(s.len() as u64) + s.len();
+    let mut n = 14 + len_u64(EVENTS.len() as u64);
+    for d in EVENTS {
+        n += len_u64(u64::from(d.code)) + str_len(d.name) + len_u64(d.fields.len() as u64);
+        for f in d.fields {
+            n += str_len(f.name) + 1;
+        }
+    }
+    n
+}
+
+/// The 8 bytes to write at [`rank_offset`]: rank and size.
+pub fn rank_patch(rank: u32, size: u32) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&rank.to_le_bytes());
+    b[4..].copy_from_slice(&size.to_le_bytes());
+    b
 }
 
 /// One argument of a record, in the event type's field order.

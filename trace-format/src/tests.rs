@@ -411,3 +411,14 @@ fn enter_and_exit_records_take_three_to_six_bytes() {
     assert_eq!(region_record_len(200, 60), 4);
     assert_eq!(region_record_len(1 << 20, 5000), 1 + 3 + 2);
 }
+
+#[test]
+fn rank_and_size_can_be_patched_in_place_after_the_header_was_written() {
+    let (mut file, expected) = file_of(&every_event(), 4096);
+    let at = rank_offset();
+    file[at..at + 8].copy_from_slice(&rank_patch(7, 16));
+    let t = decode(&file).unwrap();
+    assert_eq!((t.header.rank, t.header.size), (7, 16));
+    assert_eq!((t.header.pid, t.header.host.as_str()), (4242, "node7"));
+    assert_eq!(t.records, expected);
+}

@@ -78,7 +78,6 @@ fn read_files(dir: &Path, notes: &mut Vec<String>) -> Result<Vec<File>, ExportEr
             path: dir.display().to_string(),
         });
     }
-    found.sort();
     let mut files = Vec::with_capacity(found.len());
     for (key, path) in found {
         let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
@@ -88,15 +87,25 @@ fn read_files(dir: &Path, notes: &mut Vec<String>) -> Result<Vec<File>, ExportEr
             source,
         })?;
         let h = &trace.header;
-        if (h.rank, h.pid, h.thread) != key {
+        if (h.pid, h.thread) != (key.1, key.2) {
             return Err(ExportError::Malformed {
                 path: shown,
                 message: format!(
-                    "the header says rank {} pid {} thread {}, unlike the file name",
-                    h.rank, h.pid, h.thread
+                    "the header says pid {} thread {}, unlike the file name",
+                    h.pid, h.thread
                 ),
             });
         }
+        // The runtime names a file by the rank it knew at the first flush
+        // and patches the header when MPI_Init confirms another; the
+        // header is the later word.
+        if h.rank != key.0 {
+            notes.push(format!(
+                "{shown}: the header says rank {} (used), the name rank {}",
+                h.rank, key.0
+            ));
+        }
+        let key = (h.rank, h.pid, h.thread);
         if !(h.ticks_per_second.is_finite() && h.ticks_per_second > 0.0) {
             return Err(ExportError::Malformed {
                 path: shown,
@@ -117,6 +126,7 @@ fn read_files(dir: &Path, notes: &mut Vec<String>) -> Result<Vec<File>, ExportEr
         }
         files.push(File { key, trace });
     }
+    files.sort_by_key(|f| f.key);
     Ok(files)
 }
 
