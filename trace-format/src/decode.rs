@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::encode::{fnv1a, BLOCK_HEADER_LEN, BLOCK_MAGIC, MAGIC, VERSION};
+use crate::encode::{fnv1a, BLOCK_HEADER_LEN, BLOCK_MAGIC, COUNT_UNKNOWN, MAGIC, VERSION};
 use crate::event::{Event, Record, SyncPhase, Value};
 use crate::schema::FieldType;
 use crate::varint::{get_u64, unfold_region, unzigzag};
@@ -165,7 +165,7 @@ pub fn decode(data: &[u8]) -> Result<TraceFile, DecodeError> {
                 message,
             }
         })?;
-        if records.len() - before != count as usize {
+        if count != COUNT_UNKNOWN && records.len() - before != count as usize {
             return Err(DecodeError::Block {
                 offset: start,
                 message: format!(

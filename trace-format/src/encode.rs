@@ -20,6 +20,9 @@ pub const BLOCK_MAGIC: [u8; 4] = *b"RBLK";
 /// (u64), FNV-1a checksum of the payload (u32); all little-endian.
 pub const BLOCK_HEADER_LEN: usize = 28;
 
+/// Event count of a block whose writer did not count its records.
+pub const COUNT_UNKNOWN: u32 = u32::MAX;
+
 /// The buffer has no room for what was to be written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("trace buffer full")]
@@ -473,16 +476,42 @@ impl Block {
         if buf.len() < self.pos {
             return Err(Full);
         }
-        let payload_len = u32::try_from(self.pos - BLOCK_HEADER_LEN).map_err(|_| Full)?;
-        let sum = fnv1a(&buf[BLOCK_HEADER_LEN..self.pos]);
-        buf[0..4].copy_from_slice(&BLOCK_MAGIC);
-        buf[4..8].copy_from_slice(&payload_len.to_le_bytes());
-        buf[8..12].copy_from_slice(&self.location.to_le_bytes());
-        buf[12..16].copy_from_slice(&self.count.to_le_bytes());
-        buf[16..24].copy_from_slice(&self.base.to_le_bytes());
-        buf[24..28].copy_from_slice(&sum.to_le_bytes());
+        let (head, payload) = buf.split_at_mut(BLOCK_HEADER_LEN);
+        let header = block_header(
+            self.location,
+            self.base,
+            Some(self.count),
+            &payload[..self.pos - BLOCK_HEADER_LEN],
+        )?;
+        head.copy_from_slice(&header);
         Ok(&buf[..self.pos])
     }
+
+    /// Ticks the block's first delta is taken from.
+    pub fn base_ticks(&self) -> u64 {
+        self.base
+    }
+}
+
+/// Block header for `payload` (whole records). `count: None` writes
+/// [`COUNT_UNKNOWN`]: for a writer that did not count the records, such as
+/// a crash handler writing another thread's buffer up to the last record
+/// that thread published, without touching the buffer itself.
+pub fn block_header(
+    location: u32,
+    base_ticks: u64,
+    count: Option<u32>,
+    payload: &[u8],
+) -> Result<[u8; BLOCK_HEADER_LEN], Full> {
+    let payload_len = u32::try_from(payload.len()).map_err(|_| Full)?;
+    let mut h = [0u8; BLOCK_HEADER_LEN];
+    h[0..4].copy_from_slice(&BLOCK_MAGIC);
+    h[4..8].copy_from_slice(&payload_len.to_le_bytes());
+    h[8..12].copy_from_slice(&location.to_le_bytes());
+    h[12..16].copy_from_slice(&count.unwrap_or(COUNT_UNKNOWN).to_le_bytes());
+    h[16..24].copy_from_slice(&base_ticks.to_le_bytes());
+    h[24..28].copy_from_slice(&fnv1a(payload).to_le_bytes());
+    Ok(h)
 }
 
 fn msg(peer: u32, comm: u32, tag: u32, bytes: u64) -> [Arg<'static>; 4] {

@@ -422,3 +422,36 @@ fn rank_and_size_can_be_patched_in_place_after_the_header_was_written() {
     assert_eq!((t.header.pid, t.header.host.as_str()), (4242, "node7"));
     assert_eq!(t.records, expected);
 }
+
+/// A crash handler writes another thread's buffer up to the last record
+/// that thread published, with a header of its own and no count.
+#[test]
+fn a_block_written_by_a_crash_handler_without_a_count_reads() {
+    let mut file = vec![0u8; 4096];
+    let n = write_file_header(&mut file, &meta()).unwrap();
+    file.truncate(n);
+    let mut buf = [0u8; 256];
+    let mut block = Block::new(1, 50);
+    block.enter(&mut buf, 60, 3).unwrap();
+    block.exit(&mut buf, 70, 3).unwrap();
+    let published = block.len();
+    let header = block_header(
+        1,
+        block.base_ticks(),
+        None,
+        &buf[BLOCK_HEADER_LEN..published],
+    )
+    .unwrap();
+    file.extend_from_slice(&header);
+    file.extend_from_slice(&buf[BLOCK_HEADER_LEN..published]);
+    let t = decode(&file).unwrap();
+    assert_eq!(t.records.len(), 2);
+    assert_eq!(
+        t.records[1],
+        Record {
+            ticks: 70,
+            event: Event::Exit { region: 3 }
+        }
+    );
+    assert_eq!(t.truncated, None);
+}
