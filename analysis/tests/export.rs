@@ -83,7 +83,9 @@ fn write_trace(
         pid,
         thread,
         os_tid: u64::from(pid) * 10 + u64::from(thread),
-        ticks_per_second: clock.ticks_per_second,
+        // The estimate at the first flush is 10 % off; the clock_rate
+        // record at the end has the rate calibrated over the run.
+        ticks_per_second: clock.ticks_per_second * 0.9,
         start_ticks: 1_000_000,
         // Start-up when the local clock read T0 (ticks 1e6).
         start_unix_ns: T0,
@@ -104,6 +106,16 @@ fn write_trace(
             block.reset(ticks);
             block.push(&mut buf, ticks, e).unwrap();
         }
+    }
+    let last = clock.ticks(us(script[script.len() - 1].0));
+    let rate = Event::ClockRate {
+        span_ticks: (clock.ticks_per_second * 10.0) as u64,
+        span_ns: 10_000_000_000,
+    };
+    if block.push(&mut buf, last, &rate).is_err() {
+        file.extend_from_slice(block.finish(&mut buf).unwrap());
+        block.reset(last);
+        block.push(&mut buf, last, &rate).unwrap();
     }
     file.extend_from_slice(block.finish(&mut buf).unwrap());
     if cut {

@@ -71,12 +71,30 @@ impl TraceFile {
             .collect()
     }
 
+    /// The clock's rate: from the last `clock_rate` record, else the
+    /// header's estimate.
+    pub fn ticks_per_second(&self) -> f64 {
+        self.records
+            .iter()
+            .rev()
+            .find_map(|r| match r.event {
+                Event::ClockRate {
+                    span_ticks,
+                    span_ns,
+                } if span_ticks > 0 && span_ns > 0 => {
+                    Some(span_ticks as f64 * 1e9 / span_ns as f64)
+                }
+                _ => None,
+            })
+            .unwrap_or(self.header.ticks_per_second)
+    }
+
     /// Nanoseconds since the Unix epoch of `ticks` on this file's clock
     /// (before any correction between processes).
     pub fn ns_of(&self, ticks: u64) -> f64 {
         let h = &self.header;
         let since = ticks as f64 - h.start_ticks as f64;
-        h.start_unix_ns as f64 + since * 1e9 / h.ticks_per_second
+        h.start_unix_ns as f64 + since * 1e9 / self.ticks_per_second()
     }
 }
 
@@ -517,6 +535,10 @@ fn typed(t: &TypeDesc, values: &[Value]) -> Option<Result<Event, String>> {
                 phase: SyncPhase::from_u64(f.u64("phase")?),
                 offset_ns: f.i64("offset_ns")?,
                 round_trip_ns: f.u64("round_trip_ns")?,
+            },
+            "clock_rate" => Event::ClockRate {
+                span_ticks: f.u64("span_ticks")?,
+                span_ns: f.u64("span_ns")?,
             },
             _ => return Ok(None),
         }))

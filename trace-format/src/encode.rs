@@ -424,6 +424,10 @@ impl Block {
                 ticks,
                 &[U(phase.to_u64()), I(offset_ns), U(round_trip_ns)],
             ),
+            Event::ClockRate {
+                span_ticks,
+                span_ns,
+            } => self.record(buf, code::CLOCK_RATE, ticks, &[U(span_ticks), U(span_ns)]),
             Event::Unknown { .. } => Ok(()),
         }
     }

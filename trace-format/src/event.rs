@@ -115,6 +115,14 @@ pub enum Event {
         offset_ns: i64,
         round_trip_ns: u64,
     },
+    /// The clock's rate as calibrated so far: `span_ticks` ticks took
+    /// `span_ns` ns since start-up. The last one in a file holds for all
+    /// of it (the runtime calibrates over the whole run, so a later
+    /// measurement is the better one).
+    ClockRate {
+        span_ticks: u64,
+        span_ns: u64,
+    },
     /// An event type this version does not know, with its fields as read.
     Unknown {
         code: u8,

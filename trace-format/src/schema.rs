@@ -80,6 +80,7 @@ pub mod code {
     pub const THROTTLED: u8 = 19;
     pub const MASK: u8 = 20;
     pub const CLOCK_SYNC: u8 = 21;
+    pub const CLOCK_RATE: u8 = 22;
 }
 
 const MSG: &[FieldDef] = &[f("peer", U), f("comm", U), f("tag", U), f("bytes", U)];
@@ -205,6 +206,11 @@ pub const EVENTS: &[EventDef] = &[
         code: code::CLOCK_SYNC,
         name: "clock_sync",
         fields: &[f("phase", U), f("offset_ns", I), f("round_trip_ns", U)],
+    },
+    EventDef {
+        code: code::CLOCK_RATE,
+        name: "clock_rate",
+        fields: &[f("span_ticks", U), f("span_ns", U)],
     },
 ];
 

@@ -116,6 +116,10 @@ fn every_event() -> Vec<Event> {
             offset_ns: 12_345,
             round_trip_ns: 800,
         },
+        Event::ClockRate {
+            span_ticks: 2_500_000_000,
+            span_ns: 1_000_000_000,
+        },
         Event::Exit { region: 3 },
     ]
 }
@@ -166,6 +170,20 @@ fn every_event_type_round_trips() {
     assert_eq!(t.strings().get(&1), Some(&"résidu"));
     // One second after start on a 2.5 GHz clock.
     assert_eq!(t.ns_of(1_000 + 2_500_000_000), 1_700_000_001_000_000_000.0);
+    // The last clock_rate record wins over the header's estimate.
+    let (file2, _) = file_of(
+        &[
+            Event::Enter { region: 1 },
+            Event::ClockRate {
+                span_ticks: 2_000_000_000,
+                span_ns: 1_000_000_000,
+            },
+        ],
+        4096,
+    );
+    let t2 = decode(&file2).unwrap();
+    assert_eq!(t2.ticks_per_second(), 2e9);
+    assert_eq!(t2.ns_of(1_000 + 2_000_000_000), 1_700_000_001_000_000_000.0);
 }
 
 #[test]

@@ -139,9 +139,8 @@ fn start_unix_ns(file: &TraceFile) -> i64 {
 /// Kept relative so an f64 holds it to well below a nanosecond (Unix
 /// times in ns need 61 bits).
 fn local_ns(file: &TraceFile, ticks: u64, t0_unix_ns: i64) -> f64 {
-    let h = &file.header;
-    let since_start = (i128::from(ticks) - i128::from(h.start_ticks)) as f64;
-    (start_unix_ns(file) - t0_unix_ns) as f64 + since_start * 1e9 / h.ticks_per_second
+    let since_start = (i128::from(ticks) - i128::from(file.header.start_ticks)) as f64;
+    (start_unix_ns(file) - t0_unix_ns) as f64 + since_start * 1e9 / file.ticks_per_second()
 }
 
 /// Run-wide communicator ids. Communicators are created collectively by
@@ -296,7 +295,7 @@ fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace
                 g
             };
             let event = match r.event.clone() {
-                Event::String { .. } | Event::Comm { .. } => continue,
+                Event::String { .. } | Event::Comm { .. } | Event::ClockRate { .. } => continue,
                 Event::Enter { region: id } => Event::Enter { region: region(id) },
                 Event::Exit { region: id } => Event::Exit { region: region(id) },
                 Event::OmpFork {
@@ -392,7 +391,7 @@ fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace
             thread,
             os_tid: h.os_tid,
             host: h.host.clone(),
-            ticks_per_second: h.ticks_per_second,
+            ticks_per_second: f.trace.ticks_per_second(),
             // Times are set once the run's earliest event is known.
             events: events
                 .into_iter()
