@@ -702,6 +702,15 @@ fn otf2_archive_reads_back_with_otf2_print() {
         (1, 1)
     );
     assert_eq!((count("THREAD_FORK", 0), count("THREAD_JOIN", 0)), (1, 1));
+    for loc in [0, 1] {
+        assert_eq!(
+            (
+                count("THREAD_TEAM_BEGIN", loc),
+                count("THREAD_TEAM_END", loc)
+            ),
+            (1, 1)
+        );
+    }
     assert_eq!(count("METRIC", 0), 2);
     // Definitions: regions with their source file and lines.
     let defs = Command::new("otf2-print")
@@ -728,6 +737,14 @@ fn otf2_archive_reads_back_with_otf2_print() {
             .any(|l| l.starts_with("METRIC_MEMBER") && l.contains("\"residual\"")),
         "{defs}"
     );
+    let team = |what: &str| {
+        defs.lines()
+            .find(|l| l.starts_with(what) && l.contains("OpenMP team 1 of rank 0"))
+            .unwrap_or_else(|| panic!("no {what} of the team: {defs}"))
+            .to_string()
+    };
+    team("COMM ");
+    assert!(team("GROUP ").contains("2 Members"), "{}", team("GROUP "));
 
     python_check(&summary.anchor);
 }

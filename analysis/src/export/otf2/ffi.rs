@@ -218,6 +218,8 @@ otf2_api! {
     buffer_flush = "OTF2_EvtWriter_BufferFlush": fn(E, N, TimeStamp, TimeStamp) -> ErrorCode;
     thread_fork = "OTF2_EvtWriter_ThreadFork": fn(E, N, TimeStamp, u8, u32) -> ErrorCode;
     thread_join = "OTF2_EvtWriter_ThreadJoin": fn(E, N, TimeStamp, u8) -> ErrorCode;
+    thread_team_begin = "OTF2_EvtWriter_ThreadTeamBegin": fn(E, N, TimeStamp, Ref32) -> ErrorCode;
+    thread_team_end = "OTF2_EvtWriter_ThreadTeamEnd": fn(E, N, TimeStamp, Ref32) -> ErrorCode;
 }
 
 impl Lib {

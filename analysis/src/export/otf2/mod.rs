@@ -5,8 +5,9 @@
 //! (named by its rank), one location (CPU thread) per thread, a region per
 //! region the trace enters (name, source file and lines from the IDF, role
 //! and paradigm from its kind), with MPI a `COMM_LOCATIONS` group of every
-//! rank's first thread and a group and communicator per communicator, and a
-//! metric per user event name. Times are ns on rank 0's clock, offset by
+//! rank's first thread and a group and communicator per communicator, with
+//! OpenMP a `COMM_LOCATIONS` group of every thread and a group and
+//! thread-team communicator per team, and a metric per user event name. Times are ns on rank 0's clock, offset by
 //! the run's start (Unix time).
 
 mod ffi;
@@ -133,6 +134,9 @@ struct Defs {
     processes: Vec<(u32, u32, String)>,
     /// Location of each rank's first thread, by rank; empty without MPI.
     rank_locations: Vec<u64>,
+    /// OpenMP teams: (rank, pid, team) -> (communicator id, member
+    /// locations in thread_num order). Communicator ids follow MPI's.
+    teams: BTreeMap<(u32, u32, u64), (u32, Vec<u64>)>,
 }
 
 fn definitions(trace: &Trace) -> Result<Defs, String> {
@@ -187,12 +191,41 @@ fn definitions(trace: &Trace) -> Result<Defs, String> {
             rank_locations.push(loc as u64);
         }
     }
+    let first_team_comm = if rank_locations.is_empty() {
+        0
+    } else {
+        trace.comms.len() as u32
+    };
+    let mut members: BTreeMap<(u32, u32, u64), Vec<(u32, u64)>> = BTreeMap::new();
+    for (li, l) in trace.locations.iter().enumerate() {
+        for e in &l.events {
+            if let Event::OmpTeamBegin {
+                team, thread_num, ..
+            } = e.event
+            {
+                let m = members.entry((l.rank, l.pid, team)).or_default();
+                if !m.iter().any(|(_, loc)| *loc == li as u64) {
+                    m.push((thread_num, li as u64));
+                }
+            }
+        }
+    }
+    let teams = members
+        .into_iter()
+        .enumerate()
+        .map(|(i, (key, mut m))| {
+            m.sort_unstable();
+            let locs = m.into_iter().map(|(_, loc)| loc).collect();
+            (key, (first_team_comm + i as u32, locs))
+        })
+        .collect();
     Ok(Defs {
         strings,
         regions,
         group_of,
         processes,
         rank_locations,
+        teams,
     })
 }
 
@@ -300,6 +333,16 @@ fn write_events(
                     (lib.thread_fork)(w, null, t, paradigm::OPENMP, *team_size)
                 }
                 Event::OmpJoin { .. } => (lib.thread_join)(w, null, t, paradigm::OPENMP),
+                Event::OmpTeamBegin { team, .. } | Event::OmpTeamEnd { team } => {
+                    let Some((comm, _)) = defs.teams.get(&(loc.rank, loc.pid, *team)) else {
+                        continue;
+                    };
+                    if matches!(e.event, Event::OmpTeamBegin { .. }) {
+                        (lib.thread_team_begin)(w, null, t, *comm)
+                    } else {
+                        (lib.thread_team_end)(w, null, t, *comm)
+                    }
+                }
                 Event::MpiSend {
                     peer,
                     comm,
@@ -356,8 +399,7 @@ fn write_events(
                     let stop = t + (*duration as f64 * 1e9 / loc.ticks_per_second) as u64;
                     (lib.buffer_flush)(w, null, t, stop)
                 }
-                // Team begin/end would need a thread-team communicator per
-                // team; the rest has no OTF2 event.
+                // The rest has no OTF2 event.
                 _ => continue,
             }
         };
@@ -431,6 +473,18 @@ fn write_global_defs(
         trace.comms.iter().map(|c| s.id(&c.name)).collect()
     };
     let all_ranks = s.id("all ranks");
+    let all_threads = s.id("all threads");
+    let team_names: Vec<u32> = defs
+        .teams
+        .keys()
+        .map(|(rank, pid, team)| {
+            if trace.size > 1 {
+                s.id(&format!("OpenMP team {team} of rank {rank}"))
+            } else {
+                s.id(&format!("OpenMP team {team} of process {pid}"))
+            }
+        })
+        .collect();
     let metric_names: Vec<u32> = trace.user_names.iter().map(|n| s.id(n)).collect();
 
     // SAFETY: see write_with.
@@ -536,6 +590,48 @@ fn write_global_defs(
                         ffi::UNDEFINED_U32,
                         0,
                     ),
+                )?;
+            }
+        }
+        if !defs.teams.is_empty() {
+            // Group ids after MPI's (0 and one per communicator).
+            let first_group = if defs.rank_locations.is_empty() {
+                0
+            } else {
+                trace.comms.len() as u32 + 1
+            };
+            let every: Vec<u64> = (0..trace.locations.len() as u64).collect();
+            lib.check(
+                "WriteGroup",
+                (lib.def_group)(
+                    g,
+                    first_group,
+                    all_threads,
+                    ffi::GROUP_COMM_LOCATIONS,
+                    paradigm::OPENMP,
+                    0,
+                    every.len() as u32,
+                    every.as_ptr(),
+                ),
+            )?;
+            for (i, (comm, members)) in defs.teams.values().enumerate() {
+                let group = first_group + 1 + i as u32;
+                lib.check(
+                    "WriteGroup",
+                    (lib.def_group)(
+                        g,
+                        group,
+                        team_names[i],
+                        ffi::GROUP_COMM_GROUP,
+                        paradigm::OPENMP,
+                        0,
+                        members.len() as u32,
+                        members.as_ptr(),
+                    ),
+                )?;
+                lib.check(
+                    "WriteComm",
+                    (lib.def_comm)(g, *comm, team_names[i], group, ffi::UNDEFINED_U32, 0),
                 )?;
             }
         }
