@@ -19,6 +19,7 @@ pub struct Message {
     pub to: u32,
     pub comm: u32,
     pub tag: u32,
+    /// As sent (a receive may name a larger buffer).
     pub bytes: u64,
     pub send_ns: u64,
     pub recv_ns: u64,
@@ -174,7 +175,7 @@ pub fn match_messages(trace: &Trace) -> MessageCheck {
                 to,
                 comm,
                 tag,
-                bytes: send.bytes.max(recv.bytes),
+                bytes: send.bytes,
                 send_ns: send.ns,
                 recv_ns: recv.ns,
             });
