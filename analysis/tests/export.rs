@@ -882,3 +882,14 @@ fn the_header_rank_wins_over_a_file_name_written_before_mpi_init_confirmed_it() 
     );
     assert_eq!(match_messages(&trace).messages.len(), 3);
 }
+
+#[test]
+fn an_otf2_export_never_writes_into_an_existing_path() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("run");
+    std::fs::create_dir(&dir).unwrap();
+    run(&dir, true);
+    let trace = load_trace(&dir, None).unwrap();
+    let e = write_otf2(&trace, &dir).unwrap_err().to_string();
+    assert!(e.contains("already exists"), "{e}");
+}
