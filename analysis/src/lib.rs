@@ -12,11 +12,13 @@
 //! ```
 
 mod error;
+pub mod export;
 mod load;
 mod merge;
 pub mod overhead;
 mod regions;
 pub mod render;
+pub mod score;
 mod units;
 
 pub use error::AnalysisError;

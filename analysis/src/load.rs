@@ -1,7 +1,7 @@
 //! Reading a run directory: every per-process profile, and the IDF that
 //! names the regions.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use regio_idf::rundir::{
@@ -23,6 +23,9 @@ pub struct RunDir {
     pub idf: Option<Idf>,
     /// Where `idf` was read from.
     pub idf_path: Option<PathBuf>,
+    /// Per process (rank, pid): the descriptor ids it wrote, mapped to the
+    /// ids the profiles were renumbered to (traces carry the written ones).
+    pub descriptor_ids: BTreeMap<(u32, u32), HashMap<u32, u32>>,
 }
 
 /// Reads every `profile-*.json` in `path` and the IDF: `idf_override`, else
@@ -40,7 +43,7 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
         profiles.push(read_profile(file)?);
     }
     profiles.sort_by_key(|p| (p.rank, p.pid));
-    unify_descriptor_ids(&mut profiles);
+    let descriptor_ids = unify_descriptor_ids(&mut profiles);
 
     let idf_path = match idf_override {
         Some(p) => Some(p.to_path_buf()),
@@ -66,6 +69,7 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
         profiles,
         idf,
         idf_path,
+        descriptor_ids,
     })
 }
 
@@ -73,7 +77,8 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
 /// entered them, so the same region may carry different ids in different
 /// processes (and one id different regions). Renumber them by content,
 /// identically in every process, so the merge can key nodes by id.
-fn unify_descriptor_ids(profiles: &mut [Profile]) {
+/// Returns each process's renumbering.
+fn unify_descriptor_ids(profiles: &mut [Profile]) -> BTreeMap<(u32, u32), HashMap<u32, u32>> {
     type Key = (String, String, String, u32, u32, String);
     let key = |d: &RegionDescriptor| -> Key {
         (
@@ -94,6 +99,7 @@ fn unify_descriptor_ids(profiles: &mut [Profile]) {
         .enumerate()
         .map(|(i, k)| (k, FIRST_DESCRIPTOR_ID.saturating_add(i as u32)))
         .collect();
+    let mut all_remaps = BTreeMap::new();
     for p in profiles {
         let mut remap = HashMap::new();
         for d in &mut p.regions {
@@ -112,7 +118,9 @@ fn unify_descriptor_ids(profiles: &mut [Profile]) {
                 }
             }
         }
+        all_remaps.insert((p.rank, p.pid), remap);
     }
+    all_remaps
 }
 
 fn profile_files(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {

@@ -1,0 +1,84 @@
+//! A run's trace as the exporters see it: every thread's events on one
+//! clock (ns since the earliest event of the run), region ids as in the
+//! merged profile, communicators and user event names numbered run-wide,
+//! and region enters and exits strictly nested.
+
+use std::collections::BTreeMap;
+
+use regio_trace_format::Event;
+
+use crate::RegionInfo;
+
+#[derive(Debug, Clone)]
+pub struct Trace {
+    /// Sorted by (rank, pid, thread).
+    pub locations: Vec<Location>,
+    /// Every region an event names.
+    pub regions: BTreeMap<u32, RegionDef>,
+    /// Run-wide communicators; the index is the id events use, 0 is
+    /// `MPI_COMM_WORLD`.
+    pub comms: Vec<Comm>,
+    /// User event names; the index is the id `Event::User` uses.
+    pub user_names: Vec<String>,
+    /// Number of MPI ranks (1 without MPI).
+    pub size: u32,
+    /// Unix time (ns, on rank 0's clock) of `ns == 0`.
+    pub start_unix_ns: i64,
+    /// Time of the last event.
+    pub end_ns: u64,
+    /// What was repaired or could not be read, for the user to see.
+    pub notes: Vec<String>,
+}
+
+/// A region with the source range the OTF2 definition names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionDef {
+    pub info: RegionInfo,
+    pub end_line: Option<u32>,
+}
+
+/// One thread of one process.
+#[derive(Debug, Clone)]
+pub struct Location {
+    pub rank: u32,
+    pub pid: u32,
+    pub thread: u32,
+    pub os_tid: u64,
+    pub host: String,
+    /// Clock rate of the thread's file (durations in events are in ticks).
+    pub ticks_per_second: f64,
+    /// In time order; `Enter`/`Exit` strictly nested and balanced. Message
+    /// events carry run-wide communicator ids; `User` names index
+    /// [`Trace::user_names`]. No `String` or `Comm` events are left.
+    pub events: Vec<TraceEvent>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceEvent {
+    pub ns: u64,
+    pub event: Event,
+}
+
+/// A communicator: its name and its members as world ranks, in the order
+/// of their ranks within it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comm {
+    pub name: String,
+    pub members: Vec<u32>,
+}
+
+impl Comm {
+    /// World rank of `rank` in this communicator.
+    pub fn world_rank(&self, rank: u32) -> Option<u32> {
+        self.members.get(rank as usize).copied()
+    }
+}
+
+impl Trace {
+    pub fn region(&self, id: u32) -> RegionInfo {
+        self.regions
+            .get(&id)
+            .map(|r| r.info.clone())
+            .unwrap_or_else(|| RegionInfo::unknown(id))
+    }
+}

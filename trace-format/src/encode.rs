@@ -1,0 +1,549 @@
+//! The writing side: a file header, then blocks of event records, all
+//! written into caller-provided buffers. Nothing here allocates, locks or
+//! makes a system call, so the runtime can record from a probe or a signal
+//! handler; when a buffer cannot take a record, the call returns [`Full`]
+//! and leaves the buffer as it was.
+
+use crate::event::Event;
+use crate::schema::{code, FieldType, EVENTS};
+use crate::varint::{fold_region, len_u64, put_u64, zigzag, MAX_VARINT};
+
+/// First bytes of every trace file.
+pub const MAGIC: [u8; 8] = *b"REGIOTRC";
+/// Bumped only when a reader of the previous version could not walk the
+/// file (the header layout, block layout or a field encoding changed).
+/// New event types and new fields appended to an event type keep it.
+pub const VERSION: u16 = 1;
+/// First four bytes of every block (`RBLK`).
+pub const BLOCK_MAGIC: [u8; 4] = *b"RBLK";
+/// magic, payload length, location, event count (u32 each), base ticks
+/// (u64), FNV-1a checksum of the payload (u32); all little-endian.
+pub const BLOCK_HEADER_LEN: usize = 28;
+
+/// Event count of a block whose writer did not count its records.
+pub const COUNT_UNKNOWN: u32 = u32::MAX;
+
+/// The buffer has no room for what was to be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("trace buffer full")]
+pub struct Full;
+
+/// What the file header says about the thread that wrote the file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FileMeta<'a> {
+    pub rank: u32,
+    /// Number of ranks (1 without MPI).
+    pub size: u32,
+    pub pid: u32,
+    /// Dense thread number, as in the profile.
+    pub thread: u32,
+    pub os_tid: u64,
+    /// Clock of every timestamp of the file.
+    pub ticks_per_second: f64,
+    /// The clock's reading at `start_unix_ns` (runtime start-up).
+    pub start_ticks: u64,
+    pub start_unix_ns: u64,
+    /// `tsc` or `clock_gettime`, as in the profile.
+    pub clock_source: &'a str,
+    pub host: &'a str,
+}
+
+/// Bounds-checked writer for the header (not on the probe path).
+pub(crate) struct Out<'b> {
+    pub(crate) buf: &'b mut [u8],
+    pub(crate) pos: usize,
+}
+
+impl Out<'_> {
+    pub(crate) fn bytes(&mut self, b: &[u8]) -> Result<(), Full> {
+        let end = self.pos.checked_add(b.len()).ok_or(Full)?;
+        self.buf
+            .get_mut(self.pos..end)
+            .ok_or(Full)?
+            .copy_from_slice(b);
+        self.pos = end;
+        Ok(())
+    }
+    pub(crate) fn u64(&mut self, v: u64) -> Result<(), Full> {
+        let mut tmp = [0u8; MAX_VARINT];
+        let n = put_u64(&mut tmp, 0, v);
+        self.bytes(&tmp[..n])
+    }
+    pub(crate) fn str(&mut self, s: &str) -> Result<(), Full> {
+        self.u64(s.len() as u64)?;
+        self.bytes(s.as_bytes())
+    }
+}
+
+/// Writes the file header into `buf` and returns its length:
+/// magic, version (u16), body length (u32), then the body: the event type
+/// table of this version, then the metadata.
+pub fn write_file_header(buf: &mut [u8], meta: &FileMeta) -> Result<usize, Full> {
+    let mut out = Out { buf, pos: 0 };
+    out.bytes(&MAGIC)?;
+    out.bytes(&VERSION.to_le_bytes())?;
+    let len_at = out.pos;
+    out.bytes(&[0; 4])?;
+    let body = out.pos;
+    write_header_body(&mut out, EVENTS, meta)?;
+    let body_len = u32::try_from(out.pos - body).map_err(|_| Full)?;
+    let end = out.pos;
+    buf[len_at..body].copy_from_slice(&body_len.to_le_bytes());
+    Ok(end)
+}
+
+/// The type table of `events`, then the metadata.
+pub(crate) fn write_header_body(
+    out: &mut Out,
+    events: &[crate::schema::EventDef],
+    meta: &FileMeta,
+) -> Result<(), Full> {
+    out.u64(events.len() as u64)?;
+    for d in events {
+        out.u64(u64::from(d.code))?;
+        out.str(d.name)?;
+        out.u64(d.fields.len() as u64)?;
+        for fd in d.fields {
+            out.str(fd.name)?;
+            out.bytes(&[fd.ty as u8])?;
+        }
+    }
+    // Metadata after the table: a newer version appends fields here, and
+    // an older reader skips them by the body length. Rank and size are
+    // fixed-width so the runtime can patch them in place once MPI_Init
+    // confirms them (`patch_rank`), after a flush already wrote the header.
+    out.bytes(&meta.rank.to_le_bytes())?;
+    out.bytes(&meta.size.to_le_bytes())?;
+    out.u64(u64::from(meta.pid))?;
+    out.u64(u64::from(meta.thread))?;
+    out.u64(meta.os_tid)?;
+    out.bytes(&meta.ticks_per_second.to_le_bytes())?;
+    out.u64(meta.start_ticks)?;
+    out.u64(meta.start_unix_ns)?;
+    out.str(meta.clock_source)?;
+    out.str(meta.host)?;
+    Ok(())
+}
+
+/// Offset of the rank (u32 LE, then the size, u32 LE) in a file header of
+/// this version: what the runtime overwrites with `pwrite` when MPI
+/// confirms a rank that differs from the launcher's guess.
+pub fn rank_offset() -> usize {
+    let str_len = |s: &str| len_u64(s.len() as u64) + s.len();
+    let mut n = 14 + len_u64(EVENTS.len() as u64);
+    for d in EVENTS {
+        n += len_u64(u64::from(d.code)) + str_len(d.name) + len_u64(d.fields.len() as u64);
+        for f in d.fields {
+            n += str_len(f.name) + 1;
+        }
+    }
+    n
+}
+
+/// The 8 bytes to write at [`rank_offset`]: rank and size.
+pub fn rank_patch(rank: u32, size: u32) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&rank.to_le_bytes());
+    b[4..].copy_from_slice(&size.to_le_bytes());
+    b
+}
+
+/// One argument of a record, in the event type's field order.
+#[derive(Debug, Clone, Copy)]
+enum Arg<'x> {
+    U(u64),
+    I(i64),
+    F(f64),
+    R(u32),
+    B(&'x [u8]),
+    L(&'x [u32]),
+}
+
+impl Arg<'_> {
+    fn max_len(&self) -> usize {
+        match self {
+            Arg::U(_) | Arg::I(_) => MAX_VARINT,
+            Arg::F(_) => 8,
+            Arg::R(_) => 5,
+            Arg::B(b) => MAX_VARINT + b.len(),
+            Arg::L(l) => MAX_VARINT + 5 * l.len(),
+        }
+    }
+    fn ty(&self) -> FieldType {
+        match self {
+            Arg::U(_) => FieldType::U,
+            Arg::I(_) => FieldType::I,
+            Arg::F(_) => FieldType::F64,
+            Arg::R(_) => FieldType::Region,
+            Arg::B(_) => FieldType::Bytes,
+            Arg::L(_) => FieldType::UList,
+        }
+    }
+}
+
+/// The block being filled in a buffer: where the next record goes and the
+/// state deltas are taken from. It is plain data, so the runtime can keep it
+/// next to its buffer in thread-local storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    pub(crate) pos: usize,
+    pub(crate) count: u32,
+    base: u64,
+    pub(crate) last: u64,
+    location: u32,
+}
+
+impl Block {
+    /// An empty block for thread `location` whose first delta is taken from
+    /// `base_ticks`. Records go after the block header's room.
+    pub const fn new(location: u32, base_ticks: u64) -> Block {
+        Block {
+            pos: BLOCK_HEADER_LEN,
+            count: 0,
+            base: base_ticks,
+            last: base_ticks,
+            location,
+        }
+    }
+
+    /// Empties the block after its bytes were written out.
+    pub fn reset(&mut self, base_ticks: u64) {
+        *self = Block::new(self.location, base_ticks);
+    }
+
+    pub fn events(&self) -> u32 {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Bytes the finished block takes, header included.
+    pub fn len(&self) -> usize {
+        self.pos
+    }
+
+    /// Region enter: the probe path, so written without the generic
+    /// argument list.
+    #[inline]
+    pub fn enter(&mut self, buf: &mut [u8], ticks: u64, region: u32) -> Result<(), Full> {
+        self.region_record(buf, code::ENTER, ticks, region)
+    }
+
+    #[inline]
+    pub fn exit(&mut self, buf: &mut [u8], ticks: u64, region: u32) -> Result<(), Full> {
+        self.region_record(buf, code::EXIT, ticks, region)
+    }
+
+    #[inline]
+    fn region_record(
+        &mut self,
+        buf: &mut [u8],
+        code: u8,
+        ticks: u64,
+        region: u32,
+    ) -> Result<(), Full> {
+        if buf.len().saturating_sub(self.pos) < 1 + MAX_VARINT + 5 {
+            return Err(Full);
+        }
+        buf[self.pos] = code;
+        let pos = put_u64(buf, self.pos + 1, self.delta(ticks));
+        self.pos = put_u64(buf, pos, fold_region(region));
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Time since the thread's previous event. A clock reading earlier than
+    /// the previous one (never expected of one thread's clock) is recorded
+    /// as equal to it, so times stay ordered.
+    #[inline]
+    fn delta(&mut self, ticks: u64) -> u64 {
+        let d = ticks.saturating_sub(self.last);
+        self.last = self.last.max(ticks);
+        d
+    }
+
+    fn record(&mut self, buf: &mut [u8], code: u8, ticks: u64, args: &[Arg]) -> Result<(), Full> {
+        debug_assert!(
+            crate::schema::event_def(code).is_some_and(|d| d.fields.len() == args.len()
+                && d.fields.iter().zip(args).all(|(f, a)| f.ty == a.ty())),
+            "arguments of event {code} do not match its definition"
+        );
+        let need = 1 + MAX_VARINT + args.iter().map(Arg::max_len).sum::<usize>();
+        if buf.len().saturating_sub(self.pos) < need {
+            return Err(Full);
+        }
+        buf[self.pos] = code;
+        let mut pos = put_u64(buf, self.pos + 1, self.delta(ticks));
+        for a in args {
+            pos = match *a {
+                Arg::U(v) => put_u64(buf, pos, v),
+                Arg::I(v) => put_u64(buf, pos, zigzag(v)),
+                Arg::F(v) => {
+                    buf[pos..pos + 8].copy_from_slice(&v.to_le_bytes());
+                    pos + 8
+                }
+                Arg::R(r) => put_u64(buf, pos, fold_region(r)),
+                Arg::B(b) => {
+                    let p = put_u64(buf, pos, b.len() as u64);
+                    buf[p..p + b.len()].copy_from_slice(b);
+                    p + b.len()
+                }
+                Arg::L(l) => {
+                    let mut p = put_u64(buf, pos, l.len() as u64);
+                    for v in l {
+                        p = put_u64(buf, p, u64::from(*v));
+                    }
+                    p
+                }
+            };
+        }
+        self.pos = pos;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Appends any event. `Event::Unknown` has no definition in this
+    /// version, so it writes nothing.
+    pub fn push(&mut self, buf: &mut [u8], ticks: u64, event: &Event) -> Result<(), Full> {
+        use Arg::*;
+        match *event {
+            Event::Enter { region } => self.enter(buf, ticks, region),
+            Event::Exit { region } => self.exit(buf, ticks, region),
+            Event::OmpFork { region, team_size } => self.record(
+                buf,
+                code::OMP_FORK,
+                ticks,
+                &[R(region), U(u64::from(team_size))],
+            ),
+            Event::OmpJoin { region } => self.record(buf, code::OMP_JOIN, ticks, &[R(region)]),
+            Event::OmpTeamBegin {
+                team,
+                thread_num,
+                team_size,
+            } => self.record(
+                buf,
+                code::OMP_TEAM_BEGIN,
+                ticks,
+                &[U(team), U(u64::from(thread_num)), U(u64::from(team_size))],
+            ),
+            Event::OmpTeamEnd { team } => self.record(buf, code::OMP_TEAM_END, ticks, &[U(team)]),
+            Event::MpiSend {
+                peer,
+                comm,
+                tag,
+                bytes,
+            } => self.record(buf, code::MPI_SEND, ticks, &msg(peer, comm, tag, bytes)),
+            Event::MpiRecv {
+                peer,
+                comm,
+                tag,
+                bytes,
+            } => self.record(buf, code::MPI_RECV, ticks, &msg(peer, comm, tag, bytes)),
+            Event::MpiIsend {
+                peer,
+                comm,
+                tag,
+                bytes,
+                request,
+            } => self.record(
+                buf,
+                code::MPI_ISEND,
+                ticks,
+                &msg_req(peer, comm, tag, bytes, request),
+            ),
+            Event::MpiIsendComplete { request } => {
+                self.record(buf, code::MPI_ISEND_COMPLETE, ticks, &[U(request)])
+            }
+            Event::MpiIrecvRequest { request } => {
+                self.record(buf, code::MPI_IRECV_REQUEST, ticks, &[U(request)])
+            }
+            Event::MpiIrecv {
+                peer,
+                comm,
+                tag,
+                bytes,
+                request,
+            } => self.record(
+                buf,
+                code::MPI_IRECV,
+                ticks,
+                &msg_req(peer, comm, tag, bytes, request),
+            ),
+            Event::MpiCollectiveBegin => self.record(buf, code::MPI_COLLECTIVE_BEGIN, ticks, &[]),
+            Event::MpiCollectiveEnd {
+                op,
+                comm,
+                root,
+                sent,
+                received,
+            } => self.record(
+                buf,
+                code::MPI_COLLECTIVE_END,
+                ticks,
+                &[
+                    U(u64::from(op)),
+                    U(u64::from(comm)),
+                    I(root.map_or(-1, i64::from)),
+                    U(sent),
+                    U(received),
+                ],
+            ),
+            Event::User { name, value } => {
+                self.record(buf, code::USER, ticks, &[U(u64::from(name)), F(value)])
+            }
+            Event::String { id, ref text } => self.record(
+                buf,
+                code::STRING,
+                ticks,
+                &[U(u64::from(id)), B(text.as_bytes())],
+            ),
+            Event::Comm {
+                comm,
+                name,
+                ref members,
+            } => self.record(
+                buf,
+                code::COMM,
+                ticks,
+                &[U(u64::from(comm)), U(u64::from(name)), L(members)],
+            ),
+            Event::BufferFlush { duration, bytes } => {
+                self.record(buf, code::BUFFER_FLUSH, ticks, &[U(duration), U(bytes)])
+            }
+            Event::Throttled { region } => self.record(buf, code::THROTTLED, ticks, &[R(region)]),
+            Event::Mask { mask } => self.record(buf, code::MASK, ticks, &[U(mask)]),
+            Event::ClockSync {
+                phase,
+                offset_ns,
+                round_trip_ns,
+            } => self.record(
+                buf,
+                code::CLOCK_SYNC,
+                ticks,
+                &[U(phase.to_u64()), I(offset_ns), U(round_trip_ns)],
+            ),
+            Event::ClockRate {
+                span_ticks,
+                span_ns,
+            } => self.record(buf, code::CLOCK_RATE, ticks, &[U(span_ticks), U(span_ns)]),
+            Event::Unknown { .. } => Ok(()),
+        }
+    }
+
+    /// A user event whose name is a string the caller defined before with
+    /// [`Block::string`]; no allocation, unlike building an `Event`.
+    pub fn user(&mut self, buf: &mut [u8], ticks: u64, name: u32, value: f64) -> Result<(), Full> {
+        self.record(
+            buf,
+            code::USER,
+            ticks,
+            &[Arg::U(u64::from(name)), Arg::F(value)],
+        )
+    }
+
+    /// Defines string `id` (a user event's name, a communicator's name).
+    pub fn string(&mut self, buf: &mut [u8], ticks: u64, id: u32, text: &str) -> Result<(), Full> {
+        self.record(
+            buf,
+            code::STRING,
+            ticks,
+            &[Arg::U(u64::from(id)), Arg::B(text.as_bytes())],
+        )
+    }
+
+    /// Defines communicator `comm` with its members' world ranks.
+    pub fn comm(
+        &mut self,
+        buf: &mut [u8],
+        ticks: u64,
+        comm: u32,
+        name: u32,
+        members: &[u32],
+    ) -> Result<(), Full> {
+        self.record(
+            buf,
+            code::COMM,
+            ticks,
+            &[
+                Arg::U(u64::from(comm)),
+                Arg::U(u64::from(name)),
+                Arg::L(members),
+            ],
+        )
+    }
+
+    /// Completes the block header in `buf[..BLOCK_HEADER_LEN]` and returns
+    /// the bytes to write out. `Full` when `buf` cannot even hold a header.
+    pub fn finish<'b>(&self, buf: &'b mut [u8]) -> Result<&'b [u8], Full> {
+        if buf.len() < self.pos {
+            return Err(Full);
+        }
+        let (head, payload) = buf.split_at_mut(BLOCK_HEADER_LEN);
+        let header = block_header(
+            self.location,
+            self.base,
+            Some(self.count),
+            &payload[..self.pos - BLOCK_HEADER_LEN],
+        )?;
+        head.copy_from_slice(&header);
+        Ok(&buf[..self.pos])
+    }
+
+    /// Ticks the block's first delta is taken from.
+    pub fn base_ticks(&self) -> u64 {
+        self.base
+    }
+}
+
+/// Block header for `payload` (whole records). `count: None` writes
+/// [`COUNT_UNKNOWN`]: for a writer that did not count the records, such as
+/// a crash handler writing another thread's buffer up to the last record
+/// that thread published, without touching the buffer itself.
+pub fn block_header(
+    location: u32,
+    base_ticks: u64,
+    count: Option<u32>,
+    payload: &[u8],
+) -> Result<[u8; BLOCK_HEADER_LEN], Full> {
+    let payload_len = u32::try_from(payload.len()).map_err(|_| Full)?;
+    let mut h = [0u8; BLOCK_HEADER_LEN];
+    h[0..4].copy_from_slice(&BLOCK_MAGIC);
+    h[4..8].copy_from_slice(&payload_len.to_le_bytes());
+    h[8..12].copy_from_slice(&location.to_le_bytes());
+    h[12..16].copy_from_slice(&count.unwrap_or(COUNT_UNKNOWN).to_le_bytes());
+    h[16..24].copy_from_slice(&base_ticks.to_le_bytes());
+    h[24..28].copy_from_slice(&fnv1a(payload).to_le_bytes());
+    Ok(h)
+}
+
+fn msg(peer: u32, comm: u32, tag: u32, bytes: u64) -> [Arg<'static>; 4] {
+    [
+        Arg::U(u64::from(peer)),
+        Arg::U(u64::from(comm)),
+        Arg::U(u64::from(tag)),
+        Arg::U(bytes),
+    ]
+}
+
+fn msg_req(peer: u32, comm: u32, tag: u32, bytes: u64, request: u64) -> [Arg<'static>; 5] {
+    let [a, b, c, d] = msg(peer, comm, tag, bytes);
+    [a, b, c, d, Arg::U(request)]
+}
+
+/// 32-bit FNV-1a: tells a block torn by a crash from a whole one.
+pub(crate) fn fnv1a(data: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in data {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+/// Bytes an enter or exit record takes after a gap of `delta` ticks: what
+/// `instrument score` estimates trace volume from.
+pub const fn region_record_len(delta: u64, region: u32) -> usize {
+    1 + len_u64(delta) + len_u64(fold_region(region))
+}

@@ -1,0 +1,475 @@
+//! Round trips through the encoder and decoder, and the files a reader of
+//! this version meets that it did not write: cut short, or from a newer
+//! version with event types and fields it does not know.
+
+use crate::encode::{Out, BLOCK_HEADER_LEN};
+use crate::schema::{EventDef, FieldDef, FieldType, EVENTS};
+use crate::varint::put_u64;
+use crate::*;
+
+fn meta() -> FileMeta<'static> {
+    FileMeta {
+        rank: 2,
+        size: 4,
+        pid: 4242,
+        thread: 1,
+        os_tid: 4243,
+        ticks_per_second: 2.5e9,
+        start_ticks: 1_000,
+        start_unix_ns: 1_700_000_000_000_000_000,
+        clock_source: "tsc",
+        host: "node7",
+    }
+}
+
+/// One of every event type, with values at the edges of their ranges.
+fn every_event() -> Vec<Event> {
+    vec![
+        Event::Enter { region: 3 },
+        Event::Enter {
+            region: 0x8000_0002,
+        },
+        Event::Exit {
+            region: 0x8000_0002,
+        },
+        Event::OmpFork {
+            region: 9,
+            team_size: 4,
+        },
+        Event::OmpTeamBegin {
+            team: 1,
+            thread_num: 0,
+            team_size: 4,
+        },
+        Event::OmpTeamEnd { team: 1 },
+        Event::OmpJoin { region: 9 },
+        Event::String {
+            id: 1,
+            text: "résidu".into(),
+        },
+        Event::Comm {
+            comm: 1,
+            name: 1,
+            members: vec![0, 2, u32::MAX],
+        },
+        Event::MpiSend {
+            peer: 1,
+            comm: 0,
+            tag: 7,
+            bytes: 800,
+        },
+        Event::MpiRecv {
+            peer: 3,
+            comm: 1,
+            tag: 0,
+            bytes: u64::MAX,
+        },
+        Event::MpiIsend {
+            peer: 1,
+            comm: 0,
+            tag: 8,
+            bytes: 16,
+            request: 77,
+        },
+        Event::MpiIrecvRequest { request: 78 },
+        Event::MpiIsendComplete { request: 77 },
+        Event::MpiIrecv {
+            peer: 0,
+            comm: 0,
+            tag: 9,
+            bytes: 4,
+            request: 78,
+        },
+        Event::MpiCollectiveBegin,
+        Event::MpiCollectiveEnd {
+            op: collective::BCAST,
+            comm: 0,
+            root: Some(0),
+            sent: 0,
+            received: 1024,
+        },
+        Event::MpiCollectiveBegin,
+        Event::MpiCollectiveEnd {
+            op: collective::ALLREDUCE,
+            comm: 1,
+            root: None,
+            sent: 8,
+            received: 8,
+        },
+        Event::User {
+            name: 1,
+            value: -1.5e-9,
+        },
+        Event::BufferFlush {
+            duration: 123_456,
+            bytes: 8 << 20,
+        },
+        Event::Throttled { region: 3 },
+        Event::Mask { mask: 0b1011 },
+        Event::ClockSync {
+            phase: SyncPhase::Init,
+            offset_ns: -12_345,
+            round_trip_ns: 900,
+        },
+        Event::ClockSync {
+            phase: SyncPhase::Finalize,
+            offset_ns: 12_345,
+            round_trip_ns: 800,
+        },
+        Event::ClockRate {
+            span_ticks: 2_500_000_000,
+            span_ns: 1_000_000_000,
+        },
+        Event::Exit { region: 3 },
+    ]
+}
+
+/// A file of `events` (one every 100 ticks from `start`), split into blocks
+/// of at most `block_bytes`.
+fn file_of(events: &[Event], block_bytes: usize) -> (Vec<u8>, Vec<Record>) {
+    let mut file = vec![0u8; 4096];
+    let n = write_file_header(&mut file, &meta()).unwrap();
+    // docs/trace-format.md says the header takes under 1 KiB.
+    assert!(n < 1024, "{n}");
+    file.truncate(n);
+    let mut buf = vec![0u8; block_bytes];
+    let mut block = Block::new(1, 5_000);
+    let mut expected = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        let ticks = 5_000 + 100 * i as u64;
+        if block.push(&mut buf, ticks, e) == Err(Full) {
+            file.extend_from_slice(block.finish(&mut buf).unwrap());
+            block.reset(ticks);
+            block.push(&mut buf, ticks, e).unwrap();
+        }
+        expected.push(Record {
+            ticks,
+            event: e.clone(),
+        });
+    }
+    file.extend_from_slice(block.finish(&mut buf).unwrap());
+    (file, expected)
+}
+
+#[test]
+fn every_event_type_round_trips() {
+    let (file, expected) = file_of(&every_event(), 4096);
+    let t = decode(&file).unwrap();
+    assert_eq!(t.records, expected);
+    assert_eq!(t.blocks, 1);
+    assert_eq!(t.truncated, None);
+    assert_eq!(t.unknown, 0);
+    let h = &t.header;
+    assert_eq!(
+        (h.rank, h.size, h.pid, h.thread, h.os_tid),
+        (2, 4, 4242, 1, 4243)
+    );
+    assert_eq!((h.ticks_per_second, h.start_ticks), (2.5e9, 1_000));
+    assert_eq!((h.clock_source.as_str(), h.host.as_str()), ("tsc", "node7"));
+    assert_eq!(h.types.len(), EVENTS.len());
+    assert_eq!(t.strings().get(&1), Some(&"résidu"));
+    // One second after start on a 2.5 GHz clock.
+    assert_eq!(t.ns_of(1_000 + 2_500_000_000), 1_700_000_001_000_000_000.0);
+    // The last clock_rate record wins over the header's estimate.
+    let (file2, _) = file_of(
+        &[
+            Event::Enter { region: 1 },
+            Event::ClockRate {
+                span_ticks: 2_000_000_000,
+                span_ns: 1_000_000_000,
+            },
+        ],
+        4096,
+    );
+    let t2 = decode(&file2).unwrap();
+    assert_eq!(t2.ticks_per_second(), 2e9);
+    assert_eq!(t2.ns_of(1_000 + 2_000_000_000), 1_700_000_001_000_000_000.0);
+}
+
+#[test]
+fn small_buffers_split_the_stream_into_blocks_without_losing_events() {
+    let events: Vec<Event> = every_event().into_iter().cycle().take(500).collect();
+    let (file, expected) = file_of(&events, 96);
+    let t = decode(&file).unwrap();
+    assert!(t.blocks > 50, "{} blocks", t.blocks);
+    assert_eq!(t.records, expected);
+}
+
+#[test]
+fn a_full_buffer_is_left_unchanged() {
+    let mut buf = [0u8; BLOCK_HEADER_LEN + 18];
+    let mut block = Block::new(0, 0);
+    block.enter(&mut buf, 10, 1).unwrap();
+    let before = (block, buf);
+    assert_eq!(block.enter(&mut buf, 20, 2), Err(Full));
+    assert_eq!((block, buf), before);
+    let mut tiny = [0u8; 4];
+    assert_eq!(Block::new(0, 0).enter(&mut tiny, 1, 1), Err(Full));
+    assert_eq!(Block::new(0, 0).finish(&mut tiny), Err(Full));
+    assert_eq!(write_file_header(&mut tiny, &meta()), Err(Full));
+}
+
+#[test]
+fn a_clock_going_back_keeps_times_ordered() {
+    let mut file = vec![0u8; 4096];
+    let n = write_file_header(&mut file, &meta()).unwrap();
+    file.truncate(n);
+    let mut buf = [0u8; 256];
+    let mut block = Block::new(1, 100);
+    block.enter(&mut buf, 200, 1).unwrap();
+    block.exit(&mut buf, 150, 1).unwrap();
+    file.extend_from_slice(block.finish(&mut buf).unwrap());
+    let t = decode(&file).unwrap();
+    assert_eq!(t.records[1].ticks, 200);
+}
+
+#[test]
+fn a_file_cut_anywhere_reads_up_to_its_last_complete_block() {
+    let events: Vec<Event> = every_event().into_iter().cycle().take(200).collect();
+    let (file, expected) = file_of(&events, 128);
+    let whole = decode(&file).unwrap();
+    let header_end = 14 + u32::from_le_bytes(file[10..14].try_into().unwrap()) as usize;
+    // Where each block ends, and how many records precede that end.
+    let mut ends = Vec::new();
+    let (mut p, mut seen) = (header_end, 0usize);
+    while p < file.len() {
+        let len = u32::from_le_bytes(file[p + 4..p + 8].try_into().unwrap()) as usize;
+        seen += u32::from_le_bytes(file[p + 12..p + 16].try_into().unwrap()) as usize;
+        p += BLOCK_HEADER_LEN + len;
+        ends.push((p, seen));
+    }
+    assert_eq!(ends.last(), Some(&(file.len(), whole.records.len())));
+    for cut in header_end..file.len() {
+        let t = decode(&file[..cut]).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        let complete = ends.iter().rfind(|(end, _)| *end <= cut);
+        let n = complete.map_or(0, |(_, n)| *n);
+        assert_eq!(t.records, expected[..n], "cut at {cut}");
+        let at_boundary = cut == header_end || ends.iter().any(|(end, _)| *end == cut);
+        assert_eq!(t.truncated.is_some(), !at_boundary, "cut at {cut}");
+    }
+    // Inside the header there is nothing to read.
+    assert!(matches!(
+        decode(&file[..header_end - 1]),
+        Err(DecodeError::Header(_))
+    ));
+}
+
+#[test]
+fn zeros_after_the_last_block_and_a_torn_last_block_count_as_cut() {
+    let (mut file, expected) = file_of(&every_event(), 4096);
+    let len = file.len();
+    file.extend_from_slice(&[0u8; 64]);
+    let t = decode(&file).unwrap();
+    assert_eq!(t.records, expected);
+    assert!(t.truncated.unwrap().reason.contains("zeros"));
+    // A torn write: the last byte of the only block changed.
+    file.truncate(len);
+    file[len - 1] ^= 0xff;
+    let t = decode(&file).unwrap();
+    assert!(t.records.is_empty());
+    assert!(t.truncated.unwrap().reason.contains("checksum"));
+}
+
+#[test]
+fn corruption_inside_the_file_is_an_error_not_a_cut() {
+    let events: Vec<Event> = every_event().into_iter().cycle().take(100).collect();
+    let (mut file, _) = file_of(&events, 128);
+    let header_end = 14 + u32::from_le_bytes(file[10..14].try_into().unwrap()) as usize;
+    file[header_end + BLOCK_HEADER_LEN + 2] ^= 0x55;
+    let e = decode(&file).unwrap_err();
+    assert!(e.to_string().contains("checksum"), "{e}");
+    assert_eq!(
+        decode(b"not a trace at all").unwrap_err(),
+        DecodeError::NotATrace
+    );
+    let mut newer = file.clone();
+    newer[8..10].copy_from_slice(&(VERSION + 1).to_le_bytes());
+    assert_eq!(
+        decode(&newer).unwrap_err(),
+        DecodeError::Version { found: VERSION + 1 }
+    );
+}
+
+/// What a newer writer might produce: an extra event type with a field of
+/// every encoding, an extra field appended to `enter`, and more metadata
+/// after the fields this version knows.
+#[test]
+fn unknown_event_types_fields_and_metadata_of_a_newer_writer_are_skipped() {
+    use FieldType::*;
+    const GPU: &[FieldDef] = &[
+        FieldDef {
+            name: "stream",
+            ty: U,
+        },
+        FieldDef {
+            name: "delta",
+            ty: I,
+        },
+        FieldDef {
+            name: "load",
+            ty: F64,
+        },
+        FieldDef {
+            name: "region",
+            ty: Region,
+        },
+        FieldDef {
+            name: "kernel",
+            ty: Bytes,
+        },
+        FieldDef {
+            name: "grid",
+            ty: UList,
+        },
+    ];
+    const ENTER2: &[FieldDef] = &[
+        FieldDef {
+            name: "region",
+            ty: Region,
+        },
+        FieldDef { name: "cpu", ty: U },
+    ];
+    let mut table: Vec<EventDef> = EVENTS.to_vec();
+    table[0] = EventDef {
+        code: 1,
+        name: "enter",
+        fields: ENTER2,
+    };
+    table.push(EventDef {
+        code: 100,
+        name: "gpu_kernel",
+        fields: GPU,
+    });
+
+    let mut head = vec![0u8; 4096];
+    let mut out = Out {
+        buf: &mut head,
+        pos: 0,
+    };
+    out.bytes(&MAGIC).unwrap();
+    out.bytes(&VERSION.to_le_bytes()).unwrap();
+    out.bytes(&[0; 4]).unwrap();
+    let body = out.pos;
+    crate::encode::write_header_body(&mut out, &table, &meta()).unwrap();
+    out.str("an appended metadata field").unwrap();
+    let end = out.pos;
+    let body_len = (end - body) as u32;
+    head[10..14].copy_from_slice(&body_len.to_le_bytes());
+    head.truncate(end);
+
+    // Records by hand: enter with its extra field, the GPU event, an exit
+    // written by this version's encoder.
+    let mut payload = Vec::new();
+    let mut p = [0u8; 64];
+    let mut put = |v: u64, payload: &mut Vec<u8>| {
+        let n = put_u64(&mut p, 0, v);
+        payload.extend_from_slice(&p[..n]);
+    };
+    put(1, &mut payload); // enter
+    put(10, &mut payload); // delta
+    put(crate::varint::fold_region(5), &mut payload);
+    put(3, &mut payload); // cpu
+    put(100, &mut payload); // gpu_kernel
+    put(20, &mut payload);
+    put(7, &mut payload);
+    put(crate::varint::zigzag(-3), &mut payload);
+    payload.extend_from_slice(&0.5f64.to_le_bytes());
+    put(crate::varint::fold_region(0x8000_0001), &mut payload);
+    put(4, &mut payload);
+    payload.extend_from_slice(b"axpy");
+    put(2, &mut payload);
+    put(128, &mut payload);
+    put(1, &mut payload);
+    let mut buf = [0u8; 256];
+    buf[BLOCK_HEADER_LEN..BLOCK_HEADER_LEN + payload.len()].copy_from_slice(&payload);
+    let mut block = Block::new(1, 1_000);
+    block.pos = BLOCK_HEADER_LEN + payload.len();
+    block.count = 2;
+    block.last = 1_030;
+    block.exit(&mut buf, 1_100, 5).unwrap();
+    let mut file = head;
+    file.extend_from_slice(block.finish(&mut buf).unwrap());
+
+    let t = decode(&file).unwrap();
+    assert_eq!(t.unknown, 1);
+    assert_eq!(t.header.host, "node7");
+    let got: Vec<(u64, &Event)> = t.records.iter().map(|r| (r.ticks, &r.event)).collect();
+    assert_eq!(got[0], (1_010, &Event::Enter { region: 5 }));
+    match got[1] {
+        (
+            1_030,
+            Event::Unknown {
+                code: 100,
+                name,
+                values,
+            },
+        ) => {
+            assert_eq!(name, "gpu_kernel");
+            assert_eq!(
+                values,
+                &[
+                    Value::U(7),
+                    Value::I(-3),
+                    Value::F64(0.5),
+                    Value::Region(0x8000_0001),
+                    Value::Bytes(b"axpy".to_vec()),
+                    Value::UList(vec![128, 1]),
+                ]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(got[2], (1_100, &Event::Exit { region: 5 }));
+}
+
+#[test]
+fn enter_and_exit_records_take_three_to_six_bytes() {
+    assert_eq!(region_record_len(0, 0), 3);
+    assert_eq!(region_record_len(100, 60), 3);
+    assert_eq!(region_record_len(200, 60), 4);
+    assert_eq!(region_record_len(1 << 20, 5000), 1 + 3 + 2);
+}
+
+#[test]
+fn rank_and_size_can_be_patched_in_place_after_the_header_was_written() {
+    let (mut file, expected) = file_of(&every_event(), 4096);
+    let at = rank_offset();
+    file[at..at + 8].copy_from_slice(&rank_patch(7, 16));
+    let t = decode(&file).unwrap();
+    assert_eq!((t.header.rank, t.header.size), (7, 16));
+    assert_eq!((t.header.pid, t.header.host.as_str()), (4242, "node7"));
+    assert_eq!(t.records, expected);
+}
+
+/// A crash handler writes another thread's buffer up to the last record
+/// that thread published, with a header of its own and no count.
+#[test]
+fn a_block_written_by_a_crash_handler_without_a_count_reads() {
+    let mut file = vec![0u8; 4096];
+    let n = write_file_header(&mut file, &meta()).unwrap();
+    file.truncate(n);
+    let mut buf = [0u8; 256];
+    let mut block = Block::new(1, 50);
+    block.enter(&mut buf, 60, 3).unwrap();
+    block.exit(&mut buf, 70, 3).unwrap();
+    let published = block.len();
+    let header = block_header(
+        1,
+        block.base_ticks(),
+        None,
+        &buf[BLOCK_HEADER_LEN..published],
+    )
+    .unwrap();
+    file.extend_from_slice(&header);
+    file.extend_from_slice(&buf[BLOCK_HEADER_LEN..published]);
+    let t = decode(&file).unwrap();
+    assert_eq!(t.records.len(), 2);
+    assert_eq!(
+        t.records[1],
+        Record {
+            ticks: 70,
+            event: Event::Exit { region: 3 }
+        }
+    );
+    assert_eq!(t.truncated, None);
+}
