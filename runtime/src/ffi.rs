@@ -4,18 +4,28 @@
 
 use std::ffi::{c_char, c_void, CStr};
 
+use crate::api;
+use crate::clock;
+use crate::config;
 use crate::dynsym::{find, Lazy};
+use crate::idf;
+use crate::lifecycle::{self, DEAD, MODE, ON};
+use crate::omp;
+use crate::registry;
+use crate::teams;
+use crate::thread::ThreadState;
+use crate::ticks::Ticks;
 
 /// Enters region `id` on the calling thread.
 #[no_mangle]
 pub extern "C" fn regio_enter(id: u32) {
-    crate::enter(id);
+    api::enter(id);
 }
 
 /// Leaves region `id` on the calling thread.
 #[no_mangle]
 pub extern "C" fn regio_exit(id: u32) {
-    crate::exit(id);
+    api::exit(id);
 }
 
 /// Cleanup hook of instrumented C guard variables: `regio_exit(*id)`.
@@ -25,14 +35,14 @@ pub extern "C" fn regio_exit(id: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn regio_guard_exit(id: *const u32) {
     if !id.is_null() {
-        crate::exit(*id);
+        api::exit(*id);
     }
 }
 
 /// Depth of the calling thread's region stack.
 #[no_mangle]
 pub extern "C" fn regio_scope_open() -> u32 {
-    crate::scope_open()
+    api::scope_open()
 }
 
 /// Closes every region the calling thread opened above `*depth`.
@@ -42,20 +52,20 @@ pub extern "C" fn regio_scope_open() -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn regio_scope_close(depth: *const u32) {
     if !depth.is_null() {
-        crate::scope_close(*depth);
+        api::scope_close(*depth);
     }
 }
 
 /// Stops measuring (process-wide) until `regio_enable`.
 #[no_mangle]
 pub extern "C" fn regio_disable() {
-    crate::disable();
+    api::disable();
 }
 
 /// Measures again after `regio_disable`.
 #[no_mangle]
 pub extern "C" fn regio_enable() {
-    crate::enable();
+    api::enable();
 }
 
 /// Remembers the absolute path of an IDF (NUL-terminated).
@@ -65,14 +75,14 @@ pub extern "C" fn regio_enable() {
 #[no_mangle]
 pub unsafe extern "C" fn regio_register_idf(path: *const c_char) {
     if !path.is_null() {
-        crate::register_idf_bytes(CStr::from_ptr(path).to_bytes());
+        api::register_idf_bytes(CStr::from_ptr(path).to_bytes());
     }
 }
 
 /// Writes the profile now.
 #[no_mangle]
 pub extern "C" fn regio_flush() {
-    crate::flush();
+    api::flush();
 }
 
 /// Fortran `call regio_enter(id)`.
@@ -82,7 +92,7 @@ pub extern "C" fn regio_flush() {
 #[no_mangle]
 pub unsafe extern "C" fn regio_enter_(id: *const i32) {
     if !id.is_null() {
-        crate::enter(*id as u32);
+        api::enter(*id as u32);
     }
 }
 
@@ -93,39 +103,39 @@ pub unsafe extern "C" fn regio_enter_(id: *const i32) {
 #[no_mangle]
 pub unsafe extern "C" fn regio_exit_(id: *const i32) {
     if !id.is_null() {
-        crate::exit(*id as u32);
+        api::exit(*id as u32);
     }
 }
 
 /// Fortran `call regio_disable()`.
 #[no_mangle]
 pub extern "C" fn regio_disable_() {
-    crate::disable();
+    api::disable();
 }
 
 /// Fortran `call regio_enable()`.
 #[no_mangle]
 pub extern "C" fn regio_enable_() {
-    crate::enable();
+    api::enable();
 }
 
 /// Before `MPI_Abort`: writes this rank's profile and those of the other
 /// ranks on this host.
 #[no_mangle]
 pub extern "C" fn regio_mpi_abort() {
-    crate::mpi_abort_flush();
+    api::mpi_abort_flush();
 }
 
 /// Fortran `call regio_mpi_abort()`.
 #[no_mangle]
 pub extern "C" fn regio_mpi_abort_() {
-    crate::mpi_abort_flush();
+    api::mpi_abort_flush();
 }
 
 /// Fortran `call regio_flush()`.
 #[no_mangle]
 pub extern "C" fn regio_flush_() {
-    crate::flush();
+    api::flush();
 }
 
 /// Fortran `call regio_register_idf(path)`: `len` is the hidden length;
@@ -137,26 +147,24 @@ pub extern "C" fn regio_flush_() {
 pub unsafe extern "C" fn regio_register_idf_(path: *const c_char, len: usize) {
     if !path.is_null() {
         let s = std::slice::from_raw_parts(path.cast::<u8>(), len);
-        crate::register_idf_bytes(crate::idf::trim_fortran(s));
+        api::register_idf_bytes(idf::trim_fortran(s));
     }
 }
 
 /// The calling thread's state if the runtime is measuring, registering the
 /// thread if needed.
-fn measuring_thread() -> Option<&'static crate::thread::ThreadState> {
+fn measuring_thread() -> Option<&'static ThreadState> {
     use std::sync::atomic::Ordering::Relaxed;
-    if crate::init::MODE.load(Relaxed) != crate::init::ON
-        && crate::init::ensure_init_fast() != crate::init::ON
-    {
+    if MODE.load(Relaxed) != ON && lifecycle::ensure_init_fast() != ON {
         return None;
     }
     // SAFETY: thread states are leaked, so the reference stays valid.
-    Some(unsafe { &*crate::registry::current_or_register() })
+    Some(unsafe { &*registry::current_or_register() })
 }
 
 /// The calling thread's state if it ever measured anything.
-fn known_thread() -> Option<&'static crate::thread::ThreadState> {
-    let t = crate::registry::current();
+fn known_thread() -> Option<&'static ThreadState> {
+    let t = registry::current();
     // SAFETY: thread states are leaked, so the reference stays valid.
     (!t.is_null()).then(|| unsafe { &*t })
 }
@@ -167,7 +175,7 @@ fn known_thread() -> Option<&'static crate::thread::ThreadState> {
 pub extern "C" fn regio_omp_fork(id: u32) -> u64 {
     match measuring_thread() {
         // SAFETY: `t` is the calling thread's own state.
-        Some(t) => unsafe { crate::omp::fork(t, id, &crate::Ticks) },
+        Some(t) => unsafe { omp::fork(t, id, &Ticks) },
         None => 0,
     }
 }
@@ -178,10 +186,10 @@ pub extern "C" fn regio_omp_begin(team: u64, fork_id: u32) {
     if team == 0 {
         return;
     }
-    let now = crate::clock::ticks();
+    let now = clock::ticks();
     if let Some(t) = measuring_thread() {
         // SAFETY: `t` is the calling thread's own state.
-        unsafe { crate::omp::begin(t, team, fork_id, now) };
+        unsafe { omp::begin(t, team, fork_id, now) };
     }
 }
 
@@ -190,7 +198,7 @@ pub extern "C" fn regio_omp_begin(team: u64, fork_id: u32) {
 pub extern "C" fn regio_omp_end(team: u64, join_id: u32) {
     if let (Some(t), true) = (known_thread(), team != 0) {
         // SAFETY: `t` is the calling thread's own state.
-        unsafe { crate::omp::end(t, team, join_id, &crate::Ticks) };
+        unsafe { omp::end(t, team, join_id, &Ticks) };
     }
 }
 
@@ -199,7 +207,7 @@ pub extern "C" fn regio_omp_end(team: u64, join_id: u32) {
 pub extern "C" fn regio_omp_join(team: u64) {
     if let (Some(t), true) = (known_thread(), team != 0) {
         // SAFETY: `t` is the calling thread's own state.
-        unsafe { crate::omp::join(t, team, &crate::Ticks) };
+        unsafe { omp::join(t, team, &Ticks) };
     }
 }
 
@@ -241,13 +249,13 @@ pub unsafe extern "C" fn regio_omp_end_(team: *const i64, join_id: *const i32) {
 /// region `body` and this team's `team <k>` region inside it.
 #[no_mangle]
 pub extern "C" fn regio_omp_teams_begin(body: u32) {
-    crate::teams::begin(body);
+    teams::begin(body);
 }
 
 /// Last statement of the body: leaves the team's region and `body`.
 #[no_mangle]
 pub extern "C" fn regio_omp_teams_end(body: u32) {
-    crate::teams::end(body);
+    teams::end(body);
 }
 
 /// Fortran `call regio_omp_teams_begin(id)` with INTEGER(4) id.
@@ -257,7 +265,7 @@ pub extern "C" fn regio_omp_teams_end(body: u32) {
 #[no_mangle]
 pub unsafe extern "C" fn regio_omp_teams_begin_(body: *const i32) {
     if !body.is_null() {
-        crate::teams::begin(*body as u32);
+        teams::begin(*body as u32);
     }
 }
 
@@ -268,7 +276,7 @@ pub unsafe extern "C" fn regio_omp_teams_begin_(body: *const i32) {
 #[no_mangle]
 pub unsafe extern "C" fn regio_omp_teams_end_(body: *const i32) {
     if !body.is_null() {
-        crate::teams::end(*body as u32);
+        teams::end(*body as u32);
     }
 }
 
@@ -307,11 +315,11 @@ unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy) -> i32 {
     let test = std::mem::transmute::<usize, Test>(f);
     let region = if id.is_null() { None } else { Some(*id as u32) };
     if let Some(r) = region {
-        crate::enter(r);
+        api::enter(r);
     }
     let got = test(lock);
     if let Some(r) = region {
-        crate::exit(r);
+        api::exit(r);
     }
     got
 }
@@ -331,8 +339,8 @@ pub unsafe extern "C" fn regio_omp_join_(team: *const i64) {
 /// (`MPI_COMM_WORLD`). They name this process's profile.
 #[no_mangle]
 pub extern "C" fn regio_mpi_rank(rank: i32, size: i32) {
-    if rank >= 0 && size > 0 && crate::init::ensure_init_fast() != crate::init::DEAD {
-        crate::init::confirm_rank(rank as u32, size as u32);
+    if rank >= 0 && size > 0 && lifecycle::ensure_init_fast() != DEAD {
+        config::confirm_rank(rank as u32, size as u32);
     }
 }
 

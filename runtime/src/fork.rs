@@ -13,6 +13,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::*};
 
+use crate::clock;
 use crate::registry;
 
 static FORKED: AtomicBool = AtomicBool::new(false);
@@ -34,7 +35,7 @@ pub fn install() {
 /// allocation, only stores into the copied state.
 extern "C" fn restart_in_child() {
     FORKED.store(true, Relaxed);
-    let now = crate::clock::ticks();
+    let now = clock::ticks();
     let me = registry::current();
     let mut t = registry::head();
     while !t.is_null() {

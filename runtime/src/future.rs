@@ -11,6 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::api::{enter_poll, exit_poll};
 use crate::region::Region;
 
 /// A future measured as `region` (what `#[regio::traced]` wraps an
@@ -40,7 +41,7 @@ struct PollFrame {
 
 impl Drop for PollFrame {
     fn drop(&mut self) {
-        crate::exit_poll(self.id, None);
+        exit_poll(self.id, None);
     }
 }
 
@@ -52,7 +53,7 @@ impl<F: Future> Future for Instrumented<F> {
         // `self`, and the other fields are plain data.
         let this = unsafe { self.get_unchecked_mut() };
         let id = this.region.id();
-        let tick = crate::enter_poll(id, this.first_poll == 0);
+        let tick = enter_poll(id, this.first_poll == 0);
         if this.first_poll == 0 {
             this.first_poll = tick;
         }
@@ -63,11 +64,11 @@ impl<F: Future> Future for Instrumented<F> {
         match result {
             Poll::Ready(v) => {
                 let first = (this.first_poll != 0).then_some(this.first_poll);
-                crate::exit_poll(id, first);
+                exit_poll(id, first);
                 Poll::Ready(v)
             }
             Poll::Pending => {
-                crate::exit_poll(id, None);
+                exit_poll(id, None);
                 Poll::Pending
             }
         }

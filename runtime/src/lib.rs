@@ -46,14 +46,22 @@
 //!
 //! See `profile.rs` for when a profile is `complete`.
 
+// Which module may use which: the layer order in tests/layering.rs (lower
+// modules never use higher ones; the crate root only declares and
+// re-exports).
+mod altstack;
+mod api;
 mod childmap;
 pub mod clock;
+mod config;
 mod counters;
 mod dynsym;
 mod ffi;
 mod fork;
+mod frames;
+mod future;
 mod idf;
-mod init;
+mod lifecycle;
 mod node;
 mod omp;
 mod out;
@@ -65,188 +73,14 @@ mod signals;
 mod sys;
 mod teams;
 mod thread;
+mod ticks;
 pub mod training;
 
-use std::sync::atomic::Ordering::{AcqRel, Relaxed};
-
+pub use api::*;
 pub use ffi::*;
+pub use future::Instrumented;
 pub use regio_macros::{skip, traced};
 pub use region::{Kind, Region, FIRST_DESCRIPTOR_ID};
-
-mod future;
-pub use future::Instrumented;
-
-/// The runtime's clock, as the probe logic sees it.
-struct Ticks;
-
-impl thread::Clock for Ticks {
-    #[inline(always)]
-    fn now(&self) -> u64 {
-        clock::ticks()
-    }
-}
-
-/// Enters region `id` on the calling thread.
-#[inline(always)]
-pub fn enter(id: u32) {
-    if init::MODE.load(Relaxed) == init::ON {
-        let t = registry::current();
-        if !t.is_null() {
-            // SAFETY: `t` is this thread's own, leaked state.
-            unsafe { (*t).enter(id, &Ticks) };
-            return;
-        }
-    }
-    enter_cold(id);
-}
-
-#[cold]
-#[inline(never)]
-fn enter_cold(id: u32) {
-    if init::ensure_init_fast() != init::ON {
-        return;
-    }
-    let t = registry::current_or_register();
-    // SAFETY: `t` is this thread's own, leaked state.
-    unsafe { (*t).enter(id, &Ticks) };
-}
-
-/// Enters region `id` for one poll of a future (see [`Instrumented`]):
-/// counted as a call only when `first`. Returns the entry tick to pass back
-/// to [`exit_poll`] when the future completes, 0 if nothing was recorded.
-#[inline]
-pub fn enter_poll(id: u32, first: bool) -> u64 {
-    if init::MODE.load(Relaxed) != init::ON && init::ensure_init_fast() != init::ON {
-        return 0;
-    }
-    let t = registry::current_or_register();
-    // SAFETY: `t` is this thread's own, leaked state.
-    unsafe { (*t).enter_poll(id, &Ticks, first) }
-}
-
-/// Leaves region `id` after a poll; `first_poll` (the tick [`enter_poll`]
-/// returned for the first poll) when the future has completed.
-#[inline]
-pub fn exit_poll(id: u32, first_poll: Option<u64>) {
-    let t = registry::current();
-    if !t.is_null() {
-        // SAFETY: `t` is this thread's own, leaked state.
-        unsafe { (*t).exit_poll(id, &Ticks, first_poll) };
-    }
-}
-
-/// Leaves region `id` on the calling thread. If `id` is not the innermost
-/// open region, every region above its innermost frame is closed too (they
-/// missed their exit); if it is not open at all (entered while measurement
-/// was disabled), nothing happens.
-#[inline(always)]
-pub fn exit(id: u32) {
-    let t = registry::current();
-    if !t.is_null() {
-        // SAFETY: `t` is this thread's own, leaked state.
-        unsafe { (*t).exit(id, &Ticks) };
-    }
-}
-
-/// Number of regions open on the calling thread, for [`scope_close`].
-pub fn scope_open() -> u32 {
-    let t = registry::current();
-    if t.is_null() {
-        0
-    } else {
-        // SAFETY: `t` is this thread's own, leaked state.
-        unsafe { (*t).depth() as u32 - 1 }
-    }
-}
-
-/// Closes every region the calling thread opened above `depth` (a value
-/// from [`scope_open`]), all at the same moment.
-pub fn scope_close(depth: u32) {
-    let t = registry::current();
-    if !t.is_null() {
-        let now = clock::ticks();
-        // SAFETY: `t` is this thread's own, leaked state.
-        unsafe { (*t).pop_to(depth as usize + 1, now) };
-    }
-}
-
-/// Stops measuring, process-wide, until [`enable`]. Regions entered while
-/// disabled are not recorded; regions entered before still close normally.
-pub fn disable() {
-    if init::ensure_init_fast() == init::DEAD {
-        return;
-    }
-    let _ = init::MODE.compare_exchange(init::ON, init::OFF, AcqRel, Relaxed);
-}
-
-/// Measures again after [`disable`] (no effect under `REGIO_DISABLE`).
-pub fn enable() {
-    if init::ensure_init_fast() == init::DEAD {
-        return;
-    }
-    let _ = init::MODE.compare_exchange(init::OFF, init::ON, AcqRel, Relaxed);
-}
-
-/// Writes the profile now (reason `flush`); a later write replaces it.
-/// Returns whether a profile was written.
-pub fn flush() -> bool {
-    if init::ensure_init_fast() == init::DEAD {
-        return false;
-    }
-    profile::write(profile::Reason::Flush)
-}
-
-/// Before `MPI_Abort`: writes this process's profile and has the other
-/// ranks of the job on this host write theirs (see `peers`), since some
-/// launchers end them with SIGKILL.
-pub fn mpi_abort_flush() {
-    if init::ensure_init_fast() == init::DEAD {
-        return;
-    }
-    if let Some(cfg) = init::config() {
-        peers::abort_flush(cfg);
-    }
-}
-
-/// Remembers the absolute path of an IDF; the first one registered is
-/// copied into the run directory as `regio.idf.json` whenever the profile
-/// is written.
-pub fn register_idf(path: &str) {
-    register_idf_bytes(path.as_bytes());
-}
-
-fn register_idf_bytes(path: &[u8]) {
-    if init::ensure_init_fast() != init::DEAD {
-        idf::register(path);
-    }
-}
-
-/// A region open for the guard's lifetime.
-///
-/// ```no_run
-/// {
-///     let _g = regio::Guard::new(7);
-///     // ... region 7 ...
-/// } // exits region 7
-/// ```
-#[must_use = "the region closes when the guard is dropped"]
-pub struct Guard {
-    id: u32,
-}
-
-impl Guard {
-    #[inline(always)]
-    pub fn new(id: u32) -> Guard {
-        enter(id);
-        Guard { id }
-    }
-
-    /// Opens a descriptor region (what the macros expand to).
-    #[inline(always)]
-    pub fn region(region: &'static Region) -> Guard {
-        Guard::new(region.id())
-    }
-}
 
 /// Measures a block as a `user` region and evaluates to its value:
 ///
@@ -306,20 +140,4 @@ macro_rules! guard {
     ($kind:ident, $name:literal) => {
         $crate::Guard::none()
     };
-}
-
-#[cfg(feature = "off")]
-impl Guard {
-    /// A guard that does nothing (`off` feature).
-    #[doc(hidden)]
-    pub const fn none() -> Guard {
-        Guard { id: u32::MAX }
-    }
-}
-
-impl Drop for Guard {
-    #[inline(always)]
-    fn drop(&mut self) {
-        exit(self.id);
-    }
 }

@@ -69,7 +69,7 @@ pub struct Node {
     pub next_same: u32,
     /// The profile writer's scratch (only the thread holding the writer
     /// lock touches them): in the stack index numbered `scan_epoch`, the
-    /// lowest frame of this node is `scan_head` (see `thread::StackIndex`).
+    /// lowest frame of this node is `scan_head` (see `frames::StackIndex`).
     pub scan_epoch: AtomicU32,
     pub scan_head: AtomicU32,
 }

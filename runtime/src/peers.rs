@@ -17,8 +17,10 @@ use std::time::{Duration, Instant};
 
 use libc::c_int;
 
-use crate::init::Config;
+use crate::config::Config;
+use crate::fork;
 use crate::profile::{self, Reason};
+use crate::sys;
 
 const MARKER_PREFIX: &str = ".peer-r";
 /// How long the aborting rank waits for the others' profiles.
@@ -40,7 +42,7 @@ pub fn announce(cfg: &Config) {
     if cfg.size <= 1 || !install_handler() {
         return;
     }
-    let pid = crate::sys::getpid();
+    let pid = sys::getpid();
     let Some(start) = start_time(pid) else { return };
     let dir = bytes_to_path(&cfg.run_dir);
     if std::fs::create_dir_all(&dir).is_err() {
@@ -61,7 +63,7 @@ pub fn announce(cfg: &Config) {
 /// answered an aborting peer). Async-signal-safe. A forked child leaves
 /// its parent's marker alone.
 pub fn retire() {
-    if crate::fork::forked() {
+    if fork::forked() {
         return;
     }
     if let Some(m) = MARKER.get() {
@@ -76,7 +78,7 @@ pub fn retire() {
 pub fn abort_flush(cfg: &Config) {
     profile::write(Reason::Flush);
     retire();
-    let me = crate::sys::getpid();
+    let me = sys::getpid();
     let dir = bytes_to_path(&cfg.run_dir);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return;
@@ -164,7 +166,7 @@ fn install_handler() -> bool {
 /// Another rank is about to abort the job: write what we have (marked
 /// incomplete, reason `abort`) and carry on until the launcher ends us.
 extern "C" fn snapshot(_sig: c_int) {
-    let errno = crate::sys::errno();
+    let errno = sys::errno();
     profile::write(Reason::PeerAbort);
     retire();
     // SAFETY: restoring errno as the interrupted code left it.

@@ -17,11 +17,17 @@ use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
 
 use crate::clock::{self, Calibration};
-use crate::init::{self, Config};
+use crate::config::{self, Config};
+use crate::counters;
+use crate::fork;
+use crate::frames::{totals, StackIndex};
+use crate::idf;
+use crate::node::ROOT;
 use crate::out::{warn, Cat, Out, W32, W64, WI32};
+use crate::region;
 use crate::registry;
 use crate::sys;
-use crate::thread::{totals, StackIndex, ThreadState};
+use crate::thread::ThreadState;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -37,13 +43,13 @@ struct Scratch<const N: usize>(UnsafeCell<[u8; N]>);
 // SAFETY: accessed only by the thread holding WRITER.
 unsafe impl<const N: usize> Sync for Scratch<N> {}
 
-const PATH_BUF: usize = crate::idf::MAX_PATH + 128;
+const PATH_BUF: usize = idf::MAX_PATH + 128;
 static TEXT: Scratch<65536> = Scratch(UnsafeCell::new([0; 65536]));
 static DIR: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
 static FINAL: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
 static TEMP: Scratch<PATH_BUF> = Scratch(UnsafeCell::new([0; PATH_BUF]));
 
-/// Scratch of the stack index (`thread::StackIndex`) for stacks up to this
+/// Scratch of the stack index (`frames::StackIndex`) for stacks up to this
 /// deep; deeper ones map their own, and without memory it scans.
 const SCAN_SLOTS: usize = 1 << 16;
 struct ScanScratch(UnsafeCell<[u32; SCAN_SLOTS]>);
@@ -192,7 +198,7 @@ pub fn write(reason: Reason) -> bool {
 }
 
 fn write_now(reason: Reason) -> bool {
-    let Some(cfg) = init::config() else {
+    let Some(cfg) = config::config() else {
         return false;
     };
     let me = sys::gettid();
@@ -259,7 +265,7 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
         return false;
     }
     let dir = &cfg.run_dir;
-    let (rank, _) = init::rank_size(cfg);
+    let (rank, _) = config::rank_size(cfg);
     let mut fin = Cat::new(&mut *FINAL.0.get());
     fin.push(dir).push(b"/profile-r").num(rank as u64);
     fin.push(b"-p").num(pid).push(b".json");
@@ -361,7 +367,7 @@ unsafe fn emit(
     o.raw(b",\"pid\":");
     o.uint(pid, W32);
     o.raw(b",\"rank\":");
-    let (rank, size) = init::rank_size(cfg);
+    let (rank, size) = config::rank_size(cfg);
     o.uint(rank as u64, W32);
     o.raw(b",\"size\":");
     o.uint(size as u64, W32);
@@ -383,8 +389,8 @@ unsafe fn emit(
     o.raw(b",\"ticks_per_second\":");
     o.fixed6(cal.ticks_per_second());
     o.raw(b"},\"idf\":");
-    if crate::idf::count() > 0 {
-        o.string(crate::idf::get(0));
+    if idf::count() > 0 {
+        o.string(idf::get(0));
     } else {
         o.raw(b"null");
     }
@@ -415,11 +421,11 @@ unsafe fn emit(
 /// `REGIO_COUNTERS` asked for some); node values align with the available
 /// ones.
 fn emit_counter_list(o: &mut Out) {
-    let Some(cfg) = crate::counters::config() else {
+    let Some(cfg) = counters::config() else {
         return;
     };
     // A forked child's inherited events count the parent (`fork`).
-    let forked = crate::fork::forked();
+    let forked = fork::forked();
     o.raw(b",\"counters\":[");
     for (i, s) in cfg.list.iter().enumerate() {
         o.raw(if i == 0 {
@@ -446,7 +452,7 @@ fn emit_counter_list(o: &mut Out) {
 
 fn emit_regions(o: &mut Out) {
     let mut first = true;
-    for r in crate::region::registered() {
+    for r in region::registered() {
         let Some(id) = r.registered_id() else {
             continue;
         };
@@ -505,7 +511,7 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
     let space = ScanSpace::new(depth);
     let index = StackIndex::new(stack, depth, space.ptr);
     // A forked child writes no counter values (`fork`).
-    let counters = t.counters.as_ref().filter(|_| !crate::fork::forked());
+    let counters = t.counters.as_ref().filter(|_| !fork::forked());
     let live = counters.and_then(|c| c.live());
     if counters.is_some_and(|c| c.failures.load(Relaxed) > 0) {
         warn(
@@ -535,7 +541,7 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         o.raw(b"\n{\"id\":");
         o.uint(i as u64 - 1, W32);
         o.raw(b",\"parent\":");
-        if node.parent == crate::node::ROOT {
+        if node.parent == ROOT {
             o.null(W32);
         } else {
             o.uint(node.parent as u64 - 1, W32);
@@ -579,10 +585,10 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
 
 /// Copies the first registered IDF to `<dir>/regio.idf.json` (atomically).
 unsafe fn copy_idf(dir: &[u8], pid: u64) -> bool {
-    if crate::idf::count() == 0 {
+    if idf::count() == 0 {
         return true;
     }
-    let src = crate::idf::get_c(0);
+    let src = idf::get_c(0);
     let mut fin = Cat::new(&mut *FINAL.0.get());
     fin.push(dir).push(b"/regio.idf.json");
     let mut tmp = Cat::new(&mut *TEMP.0.get());

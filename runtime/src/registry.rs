@@ -10,6 +10,10 @@ use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering::*};
 
+use crate::altstack;
+use crate::clock;
+use crate::counters;
+use crate::sys;
 use crate::thread::ThreadState;
 
 static HEAD: AtomicPtr<ThreadState> = AtomicPtr::new(ptr::null_mut());
@@ -31,10 +35,10 @@ impl Drop for FinishGuard {
         if !s.is_null() {
             // SAFETY: states are leaked, never freed.
             let s = unsafe { &*s };
-            s.finished_at.store(crate::clock::ticks(), Relaxed);
+            s.finished_at.store(clock::ticks(), Relaxed);
             if !s.counters.is_null() {
                 // SAFETY: counter states are leaked like thread states.
-                unsafe { (*s.counters).finish(s.os_tid == crate::sys::getpid()) };
+                unsafe { (*s.counters).finish(s.os_tid == sys::getpid()) };
             }
             s.finished.store(true, Release);
         }
@@ -55,9 +59,9 @@ pub fn current_or_register() -> *const ThreadState {
     if !c.is_null() {
         return c;
     }
-    let tid = crate::sys::gettid();
+    let tid = sys::gettid();
     let mut fresh = ThreadState::new(tid);
-    fresh.counters = crate::counters::open_thread();
+    fresh.counters = counters::open_thread();
     let state: &'static ThreadState = Box::leak(Box::new(fresh));
     let me = state as *const ThreadState as *mut ThreadState;
     let mut head = HEAD.load(Acquire);
@@ -79,8 +83,8 @@ pub fn current_or_register() -> *const ThreadState {
     // Fails only when the thread is already tearing down its TLS; then it
     // is about to end and simply stays unmarked.
     let _ = FINISH.try_with(|g| g.0.set(me));
-    if tid == crate::sys::getpid() {
-        crate::signals::install_altstack();
+    if tid == sys::getpid() {
+        altstack::install();
     }
     me
 }

@@ -14,6 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 
 use libc::{c_int, c_void, siginfo_t};
 
+use crate::profile::{self, Reason};
+use crate::sys;
+
 const SIGNALS: [c_int; 6] = [
     libc::SIGSEGV,
     libc::SIGABRT,
@@ -39,15 +42,6 @@ static SAVED: Saved = Saved {
 
 /// OS thread id of the thread inside the handler, 0 when none.
 static HANDLING: AtomicU64 = AtomicU64::new(0);
-
-/// Alternate stack for the main thread, so a stack overflow there can
-/// still run the handler.
-const ALT_SIZE: usize = 64 * 1024;
-struct AltStack(UnsafeCell<[u8; ALT_SIZE]>);
-// SAFETY: handed to the kernel once, for one thread; Rust never touches it.
-unsafe impl Sync for AltStack {}
-static ALT_STACK: AltStack = AltStack(UnsafeCell::new([0; ALT_SIZE]));
-static ALT_USED: AtomicBool = AtomicBool::new(false);
 
 /// Installs the handler for every fatal signal whose disposition is not
 /// SIG_IGN (a program started with SIGINT ignored, e.g. under nohup, must
@@ -79,45 +73,20 @@ pub fn install() {
     }
 }
 
-/// Gives the calling thread (the main thread) an alternate signal stack
-/// unless it has a large enough one already.
-pub fn install_altstack() {
-    // SAFETY: sigaltstack with valid structures; ALT_STACK is handed to
-    // the kernel at most once.
-    unsafe {
-        let mut cur: libc::stack_t = std::mem::zeroed();
-        if libc::sigaltstack(std::ptr::null(), &mut cur) == 0
-            && cur.ss_flags & libc::SS_DISABLE == 0
-            && cur.ss_size >= ALT_SIZE
-        {
-            return;
-        }
-        if ALT_USED.swap(true, AcqRel) {
-            return;
-        }
-        let ss = libc::stack_t {
-            ss_sp: ALT_STACK.0.get().cast(),
-            ss_flags: 0,
-            ss_size: ALT_SIZE,
-        };
-        libc::sigaltstack(&ss, std::ptr::null_mut());
-    }
-}
-
 fn index_of(sig: c_int) -> Option<usize> {
     SIGNALS.iter().position(|&s| s == sig)
 }
 
 extern "C" fn handler(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
-    let errno = crate::sys::errno();
-    if (sig == libc::SIGTERM || sig == libc::SIGINT) && crate::profile::defer_termination(sig) {
+    let errno = sys::errno();
+    if (sig == libc::SIGTERM || sig == libc::SIGINT) && profile::defer_termination(sig) {
         // A profile is being written at exit or by a flush: the writer
         // raises the signal again when it is done (profile::write).
         // SAFETY: restoring errno as the interrupted code left it.
         unsafe { *libc::__errno_location() = errno };
         return;
     }
-    let me = crate::sys::gettid();
+    let me = sys::gettid();
     loop {
         match HANDLING.compare_exchange(0, me, Acquire, Relaxed) {
             Ok(_) => break,
@@ -145,8 +114,8 @@ extern "C" fn handler(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
     }
     // After the exit-time profile, keep it: it is complete, this one would
     // not be.
-    if !crate::profile::exit_written() {
-        crate::profile::write(crate::profile::Reason::Signal(sig));
+    if !profile::exit_written() {
+        profile::write(Reason::Signal(sig));
     }
     // SAFETY: restores what install() saved and hands the signal on.
     unsafe { chain(sig, info, ctx) };

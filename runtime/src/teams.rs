@@ -13,6 +13,7 @@
 
 use std::sync::atomic::{AtomicPtr, Ordering::*};
 
+use crate::api;
 use crate::dynsym::Lazy;
 use crate::region::{Kind, Region};
 
@@ -60,14 +61,14 @@ fn team_region(k: usize) -> &'static Region {
 /// First thing in a teams construct's body, on the team's initial thread:
 /// enters the body region and, inside it, this team's region.
 pub fn begin(body: u32) {
-    crate::enter(body);
-    crate::enter(team_region(team_num()).id());
+    api::enter(body);
+    api::enter(team_region(team_num()).id());
 }
 
 /// Last thing in the body: leaves the team's region and the body.
 pub fn end(body: u32) {
-    crate::exit(team_region(team_num()).id());
-    crate::exit(body);
+    api::exit(team_region(team_num()).id());
+    api::exit(body);
 }
 
 #[cfg(test)]

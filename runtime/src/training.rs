@@ -5,7 +5,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use crate::clock;
 use crate::thread::ThreadState;
+use crate::ticks::Ticks;
 
 /// Costs in ns, each the median of several timed batches.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,9 +39,9 @@ fn median_per_op(ops: u64, mut batch: impl FnMut(u64)) -> f64 {
 pub fn measure(ops: u64) -> Costs {
     let ops = ops.max(1);
     // Select the clock source as start-up would (without starting up).
-    crate::clock::init();
+    clock::init();
     let t = ThreadState::new(0);
-    let clock = crate::Ticks;
+    let clock = Ticks;
     // Create the nodes first: the pair cost is that of existing nodes.
     // SAFETY: `t` is a private state used by this thread only.
     unsafe {
@@ -58,7 +60,7 @@ pub fn measure(ops: u64) -> Costs {
     });
     let clock_read_ns = median_per_op(ops, |n| {
         for _ in 0..n {
-            black_box(crate::clock::ticks());
+            black_box(clock::ticks());
         }
     });
     let lock = std::sync::Mutex::new(0u64);

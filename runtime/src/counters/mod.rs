@@ -24,8 +24,8 @@ use std::sync::OnceLock;
 
 use libc::c_int;
 
+use crate::frames::StackIndex;
 use crate::node::{bump, Node};
-use crate::thread::StackIndex;
 use events::{Entry, Event};
 
 /// Counters one process can measure at once.
@@ -57,13 +57,14 @@ pub fn config() -> Option<&'static Config> {
     CONFIG.get()
 }
 
-/// Reads `REGIO_COUNTERS` and checks each event on the calling thread.
-/// Runs once, at runtime start-up (allocating is fine there).
-pub fn init() {
-    let Some(spec) = std::env::var_os("REGIO_COUNTERS") else {
+/// Takes `REGIO_COUNTERS` (`spec`, from `config`) and checks each event on
+/// the calling thread. Runs once, at runtime start-up (allocating is fine
+/// there).
+pub fn init(spec: Option<&str>) {
+    let Some(spec) = spec else {
         return;
     };
-    let entries = events::parse(&spec.to_string_lossy());
+    let entries = events::parse(spec);
     if entries.is_empty() {
         return;
     }

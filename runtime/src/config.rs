@@ -1,30 +1,14 @@
-//! Process-wide switch and lazy start-up.
-//!
-//! One atomic, `MODE`, answers both "is the runtime initialised" and "is
-//! measurement on", so the probe fast path pays a single relaxed load for
-//! both. Start-up (environment, run directory, argv, host, clock, exit and
-//! signal hooks) happens on the first probe or API call.
+//! The configuration: everything the runtime reads from the environment
+//! (`REGIO_*`, the launcher's rank variables) and learns about the process
+//! (argv, host, run directory), read once at start-up (`lifecycle`). No
+//! other module reads the environment.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicU64, Ordering::*};
 use std::sync::OnceLock;
 
+use crate::clock;
 use crate::out::warn;
-
-/// Not started yet.
-pub const UNINIT: u8 = 0;
-/// Measuring.
-pub const ON: u8 = 1;
-/// Switched off by `disable()`; `enable()` turns it back on.
-pub const OFF: u8 = 2;
-/// Off for good (`REGIO_DISABLE`): no hooks, no files.
-pub const DEAD: u8 = 3;
-
-pub static MODE: AtomicU8 = AtomicU8::new(UNINIT);
-
-const IDLE: u8 = 0;
-const RUNNING: u8 = 1;
-const DONE: u8 = 2;
-static INIT: AtomicU8 = AtomicU8::new(IDLE);
+use crate::sys;
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
 
@@ -72,34 +56,6 @@ pub fn rank_size(cfg: &Config) -> (u32, u32) {
     }
 }
 
-/// The mode, running start-up first if needed.
-#[inline]
-pub fn ensure_init_fast() -> u8 {
-    match MODE.load(Acquire) {
-        UNINIT => ensure_init(),
-        m => m,
-    }
-}
-
-/// Runs start-up if nobody has; returns the mode afterwards.
-#[cold]
-#[inline(never)]
-pub fn ensure_init() -> u8 {
-    loop {
-        match INIT.compare_exchange(IDLE, RUNNING, Acquire, Acquire) {
-            Ok(_) => {
-                let mode = start();
-                MODE.store(mode, Release);
-                INIT.store(DONE, Release);
-                return mode;
-            }
-            Err(DONE) => return MODE.load(Acquire),
-            // Another thread is starting up: it takes microseconds.
-            Err(_) => std::thread::yield_now(),
-        }
-    }
-}
-
 fn env(name: &str) -> Option<Vec<u8>> {
     use std::os::unix::ffi::OsStringExt;
     std::env::var_os(name).map(|v| v.into_vec())
@@ -110,12 +66,19 @@ fn disabled_by_env(v: Option<&[u8]>) -> bool {
     matches!(v, Some(v) if !v.is_empty() && v != b"0")
 }
 
-fn start() -> u8 {
-    if disabled_by_env(env("REGIO_DISABLE").as_deref()) {
-        return DEAD;
-    }
-    crate::clock::init();
-    crate::counters::init();
+/// Whether `REGIO_DISABLE` turns measurement off for this process.
+pub fn disabled() -> bool {
+    disabled_by_env(env("REGIO_DISABLE").as_deref())
+}
+
+/// `REGIO_COUNTERS`, the perf events to count (parsed by `counters`).
+pub fn counters_spec() -> Option<String> {
+    std::env::var_os("REGIO_COUNTERS").map(|v| v.to_string_lossy().into_owned())
+}
+
+/// Reads the rest of the configuration and keeps it for the life of the
+/// process; None if it had been read already.
+pub fn load() -> Option<&'static Config> {
     let mode = match env("REGIO_MODE").as_deref() {
         None | Some(b"") | Some(b"profile") => "profile",
         Some(b"trace") => {
@@ -134,7 +97,7 @@ fn start() -> u8 {
         }
     };
     let command = read_cmdline();
-    let pid = crate::sys::getpid();
+    let pid = sys::getpid();
     let cwd = std::env::current_dir()
         .map(|p| {
             use std::os::unix::ffi::OsStringExt;
@@ -153,45 +116,14 @@ fn start() -> u8 {
         host: hostname(),
         rank,
         size,
-        start_unix_ns: crate::clock::realtime_ns(),
+        start_unix_ns: clock::realtime_ns(),
         mode,
         test_write_pause_ms: env("REGIO_TEST_WRITE_PAUSE_MS")
             .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse().ok())
             .unwrap_or(0),
     };
-    if CONFIG.set(config).is_err() {
-        return DEAD;
-    }
-    // SAFETY: registering a plain extern "C" function.
-    if unsafe { libc::atexit(at_exit) } != 0 {
-        warn(
-            &[b"cannot register the exit hook; the profile is written only by regio_flush or a signal"],
-            None,
-        );
-    }
-    crate::signals::install();
-    crate::fork::install();
-    if let Some(cfg) = CONFIG.get() {
-        crate::peers::announce(cfg);
-    }
-    ON
-}
-
-extern "C" fn at_exit() {
-    // SIGTERM or SIGINT during the write (or the rest of this hook) waits
-    // until the profile is complete; then the program's stdio is flushed,
-    // as the exit() it called would have done after this hook, and the
-    // signal is raised so the process still dies by it.
-    crate::profile::begin_deferring();
-    crate::profile::write(crate::profile::Reason::Exit);
-    crate::peers::retire();
-    if let Some(sig) = crate::profile::end_deferring() {
-        // SAFETY: not in a signal handler: exit() called us.
-        unsafe {
-            libc::fflush(std::ptr::null_mut());
-            libc::raise(sig);
-        }
-    }
+    CONFIG.set(config).ok()?;
+    CONFIG.get()
 }
 
 fn read_cmdline() -> Vec<Vec<u8>> {

@@ -26,79 +26,26 @@
 //! Teams live in the master's thread state, one per nesting level, reused
 //! across forks: after the first fork at a level nothing allocates.
 
-use std::cell::UnsafeCell;
+pub mod team;
+
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::atomic::Ordering::*;
 
-use crate::node::{Node, ROOT};
+use crate::node::{Arena, Node, ROOT};
+use crate::omp::team::{Team, MAX_NEST, MAX_TEAM};
 use crate::thread::ThreadState;
+use crate::ticks::Clock;
 
-/// Team threads whose join is timed; more are measured but get no J.
-const MAX_TEAM: usize = 1024;
-/// Nesting levels of parallel regions one thread can fork.
-const MAX_NEST: usize = 8;
 /// Longest master path a worker mirrors; deeper paths attach at the
 /// deepest mirrored level.
 const MAX_PATH: usize = 256;
-
-/// One forked team, owned by its master thread.
-pub struct Team {
-    region: AtomicU32,
-    fork_tick: AtomicU64,
-    master: AtomicPtr<ThreadState>,
-    /// The master's node of the parallel region.
-    master_node: AtomicPtr<Node>,
-    /// Threads that reached `end`; each took the next slot.
-    ended: AtomicU32,
-    master_slot: AtomicU32,
-    ends: [AtomicU64; MAX_TEAM],
-    /// J node of the thread in each slot; published (Release) after `ends`.
-    joins: [AtomicPtr<Node>; MAX_TEAM],
-}
-
-impl Team {
-    fn new() -> Team {
-        Team {
-            region: AtomicU32::new(0),
-            fork_tick: AtomicU64::new(0),
-            master: AtomicPtr::new(ptr::null_mut()),
-            master_node: AtomicPtr::new(ptr::null_mut()),
-            ended: AtomicU32::new(0),
-            master_slot: AtomicU32::new(u32::MAX),
-            ends: [const { AtomicU64::new(0) }; MAX_TEAM],
-            joins: [const { AtomicPtr::new(ptr::null_mut()) }; MAX_TEAM],
-        }
-    }
-}
-
-/// Per-thread OpenMP state; only the owning thread touches it.
-pub struct OmpState {
-    teams: UnsafeCell<[*mut Team; MAX_NEST]>,
-    /// Teams this thread has forked and not yet joined.
-    forked: UnsafeCell<usize>,
-    /// Last master parallel node this thread attached under, and the node
-    /// of its own arena that mirrors that node's parent.
-    attach_key: UnsafeCell<*const Node>,
-    attach_node: UnsafeCell<*const Node>,
-}
-
-impl OmpState {
-    pub fn new() -> OmpState {
-        OmpState {
-            teams: UnsafeCell::new([ptr::null_mut(); MAX_NEST]),
-            forked: UnsafeCell::new(0),
-            attach_key: UnsafeCell::new(ptr::null()),
-            attach_node: UnsafeCell::new(ptr::null()),
-        }
-    }
-}
 
 /// Enters parallel region `region` on the encountering thread and opens a
 /// team. Returns the team token (0 when nothing is measured).
 ///
 /// # Safety
 /// `t` must be the calling thread's own state.
-pub unsafe fn fork(t: &ThreadState, region: u32, now: &impl crate::thread::Clock) -> u64 {
+pub unsafe fn fork(t: &ThreadState, region: u32, now: &impl Clock) -> u64 {
     let level = *t.omp.forked.get();
     if level >= MAX_NEST {
         return 0;
@@ -117,7 +64,7 @@ pub unsafe fn fork(t: &ThreadState, region: u32, now: &impl crate::thread::Clock
     team.region.store(region, Relaxed);
     team.fork_tick.store(tick, Relaxed);
     team.master
-        .store(t as *const ThreadState as *mut ThreadState, Relaxed);
+        .store(&t.arena as *const Arena as *mut Arena, Relaxed);
     team.master_node.store(t.top_node() as *mut Node, Relaxed);
     team.ended.store(0, Relaxed);
     team.master_slot.store(u32::MAX, Relaxed);
@@ -137,7 +84,7 @@ pub unsafe fn begin(t: &ThreadState, token: u64, fork_region: u32, now: u64) {
     std::sync::atomic::fence(Acquire);
     let fork_tick = team.fork_tick.load(Relaxed);
     let master = team.master.load(Relaxed);
-    if !ptr::eq(master, t) {
+    if !ptr::eq(master, &t.arena) {
         let master_node = team.master_node.load(Relaxed);
         let Some(base) = mirror_parent(t, &*master, &*master_node) else {
             return;
@@ -152,10 +99,10 @@ pub unsafe fn begin(t: &ThreadState, token: u64, fork_region: u32, now: u64) {
 ///
 /// # Safety
 /// `t` must be the calling thread's own state; `token` 0 or from `fork`.
-pub unsafe fn end(t: &ThreadState, token: u64, join_region: u32, now: &impl crate::thread::Clock) {
+pub unsafe fn end(t: &ThreadState, token: u64, join_region: u32, now: &impl Clock) {
     let Some(team) = team_of(token) else { return };
     let region = team.region.load(Relaxed);
-    let is_master = ptr::eq(team.master.load(Relaxed), t);
+    let is_master = ptr::eq(team.master.load(Relaxed), &t.arena);
     // The J node hangs under this thread's P node (the innermost frame of
     // P; when measurement was off at `begin`, there is none).
     let top = &*t.top_node();
@@ -188,9 +135,9 @@ pub unsafe fn end(t: &ThreadState, token: u64, join_region: u32, now: &impl crat
 ///
 /// # Safety
 /// `t` must be the calling thread's own state; `token` 0 or from `fork`.
-pub unsafe fn join(t: &ThreadState, token: u64, now: &impl crate::thread::Clock) {
+pub unsafe fn join(t: &ThreadState, token: u64, now: &impl Clock) {
     let Some(team) = team_of(token) else { return };
-    if !ptr::eq(team.master.load(Relaxed), t) {
+    if !ptr::eq(team.master.load(Relaxed), &t.arena) {
         return;
     }
     let tick = now.now();
@@ -238,7 +185,7 @@ fn record_shared(node: &Node, dur: u64) {
 /// master's arena (creating uncounted nodes as needed).
 unsafe fn mirror_parent(
     t: &ThreadState,
-    master: &ThreadState,
+    master: &Arena,
     master_node: &Node,
 ) -> Option<*const Node> {
     let key = master_node as *const Node;
@@ -249,7 +196,7 @@ unsafe fn mirror_parent(
     let mut len = 0;
     let mut n = master_node.parent;
     while n != ROOT {
-        let node = master.arena.get(n);
+        let node = master.get(n);
         if len < MAX_PATH {
             path[len] = node.region;
             len += 1;
@@ -271,7 +218,7 @@ unsafe fn mirror_parent(
 /// A clock stopped at one tick.
 struct At(u64);
 
-impl crate::thread::Clock for At {
+impl Clock for At {
     fn now(&self) -> u64 {
         self.0
     }
@@ -280,7 +227,7 @@ impl crate::thread::Clock for At {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::thread::{totals, Clock, StackIndex};
+    use crate::frames::{totals, StackIndex};
     use std::cell::Cell;
 
     struct Fake(Cell<u64>);

@@ -1,0 +1,193 @@
+//! The Rust API: probes (`enter`, `exit`, polls, scopes, `Guard`) and the
+//! process controls (`disable`, `enable`, `flush`, `mpi_abort_flush`,
+//! `register_idf`). The C and Fortran entry points (`ffi`) call these.
+
+use std::sync::atomic::Ordering::{AcqRel, Relaxed};
+
+use crate::clock;
+use crate::config;
+use crate::idf;
+use crate::lifecycle::{self, DEAD, MODE, OFF, ON};
+use crate::peers;
+use crate::profile::{self, Reason};
+use crate::region::Region;
+use crate::registry;
+use crate::ticks::Ticks;
+
+/// Enters region `id` on the calling thread.
+#[inline(always)]
+pub fn enter(id: u32) {
+    if MODE.load(Relaxed) == ON {
+        let t = registry::current();
+        if !t.is_null() {
+            // SAFETY: `t` is this thread's own, leaked state.
+            unsafe { (*t).enter(id, &Ticks) };
+            return;
+        }
+    }
+    enter_cold(id);
+}
+
+#[cold]
+#[inline(never)]
+fn enter_cold(id: u32) {
+    if lifecycle::ensure_init_fast() != ON {
+        return;
+    }
+    let t = registry::current_or_register();
+    // SAFETY: `t` is this thread's own, leaked state.
+    unsafe { (*t).enter(id, &Ticks) };
+}
+
+/// Enters region `id` for one poll of a future (see [`Instrumented`]):
+/// counted as a call only when `first`. Returns the entry tick to pass back
+/// to [`exit_poll`] when the future completes, 0 if nothing was recorded.
+#[inline]
+pub fn enter_poll(id: u32, first: bool) -> u64 {
+    if MODE.load(Relaxed) != ON && lifecycle::ensure_init_fast() != ON {
+        return 0;
+    }
+    let t = registry::current_or_register();
+    // SAFETY: `t` is this thread's own, leaked state.
+    unsafe { (*t).enter_poll(id, &Ticks, first) }
+}
+
+/// Leaves region `id` after a poll; `first_poll` (the tick [`enter_poll`]
+/// returned for the first poll) when the future has completed.
+#[inline]
+pub fn exit_poll(id: u32, first_poll: Option<u64>) {
+    let t = registry::current();
+    if !t.is_null() {
+        // SAFETY: `t` is this thread's own, leaked state.
+        unsafe { (*t).exit_poll(id, &Ticks, first_poll) };
+    }
+}
+
+/// Leaves region `id` on the calling thread. If `id` is not the innermost
+/// open region, every region above its innermost frame is closed too (they
+/// missed their exit); if it is not open at all (entered while measurement
+/// was disabled), nothing happens.
+#[inline(always)]
+pub fn exit(id: u32) {
+    let t = registry::current();
+    if !t.is_null() {
+        // SAFETY: `t` is this thread's own, leaked state.
+        unsafe { (*t).exit(id, &Ticks) };
+    }
+}
+
+/// Number of regions open on the calling thread, for [`scope_close`].
+pub fn scope_open() -> u32 {
+    let t = registry::current();
+    if t.is_null() {
+        0
+    } else {
+        // SAFETY: `t` is this thread's own, leaked state.
+        unsafe { (*t).depth() as u32 - 1 }
+    }
+}
+
+/// Closes every region the calling thread opened above `depth` (a value
+/// from [`scope_open`]), all at the same moment.
+pub fn scope_close(depth: u32) {
+    let t = registry::current();
+    if !t.is_null() {
+        let now = clock::ticks();
+        // SAFETY: `t` is this thread's own, leaked state.
+        unsafe { (*t).pop_to(depth as usize + 1, now) };
+    }
+}
+
+/// Stops measuring, process-wide, until [`enable`]. Regions entered while
+/// disabled are not recorded; regions entered before still close normally.
+pub fn disable() {
+    if lifecycle::ensure_init_fast() == DEAD {
+        return;
+    }
+    let _ = MODE.compare_exchange(ON, OFF, AcqRel, Relaxed);
+}
+
+/// Measures again after [`disable`] (no effect under `REGIO_DISABLE`).
+pub fn enable() {
+    if lifecycle::ensure_init_fast() == DEAD {
+        return;
+    }
+    let _ = MODE.compare_exchange(OFF, ON, AcqRel, Relaxed);
+}
+
+/// Writes the profile now (reason `flush`); a later write replaces it.
+/// Returns whether a profile was written.
+pub fn flush() -> bool {
+    if lifecycle::ensure_init_fast() == DEAD {
+        return false;
+    }
+    profile::write(Reason::Flush)
+}
+
+/// Before `MPI_Abort`: writes this process's profile and has the other
+/// ranks of the job on this host write theirs (see `peers`), since some
+/// launchers end them with SIGKILL.
+pub fn mpi_abort_flush() {
+    if lifecycle::ensure_init_fast() == DEAD {
+        return;
+    }
+    if let Some(cfg) = config::config() {
+        peers::abort_flush(cfg);
+    }
+}
+
+/// Remembers the absolute path of an IDF; the first one registered is
+/// copied into the run directory as `regio.idf.json` whenever the profile
+/// is written.
+pub fn register_idf(path: &str) {
+    register_idf_bytes(path.as_bytes());
+}
+
+pub(crate) fn register_idf_bytes(path: &[u8]) {
+    if lifecycle::ensure_init_fast() != DEAD {
+        idf::register(path);
+    }
+}
+
+/// A region open for the guard's lifetime.
+///
+/// ```no_run
+/// {
+///     let _g = regio::Guard::new(7);
+///     // ... region 7 ...
+/// } // exits region 7
+/// ```
+#[must_use = "the region closes when the guard is dropped"]
+pub struct Guard {
+    id: u32,
+}
+
+impl Guard {
+    #[inline(always)]
+    pub fn new(id: u32) -> Guard {
+        enter(id);
+        Guard { id }
+    }
+
+    /// Opens a descriptor region (what the macros expand to).
+    #[inline(always)]
+    pub fn region(region: &'static Region) -> Guard {
+        Guard::new(region.id())
+    }
+}
+
+#[cfg(feature = "off")]
+impl Guard {
+    /// A guard that does nothing (`off` feature).
+    #[doc(hidden)]
+    pub const fn none() -> Guard {
+        Guard { id: u32::MAX }
+    }
+}
+
+impl Drop for Guard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        exit(self.id);
+    }
+}

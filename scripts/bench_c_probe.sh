@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# What C users pay per probe pair, measured in a C program built the way
+# users build one:
+#
+#   scripts/bench_c_probe.sh [N] [RUNS] [REPS]
+#
+# Instruments scripts/bench_c_probe/probe_cost.c with
+# `instrument --regions functions` (only `tiny` becomes a region; its exit
+# goes through the regio_guard_exit cleanup, as in every instrumented C
+# function), builds it with `instrument flags --cflags/--libs` against the
+# release libregio.so and libregio.a, and builds the original with
+# `gcc -finstrument-functions` and hooks that read rdtsc once each (two reads
+# per call, the cheapest timing peer). Each process times, interleaved, N
+# calls of `tiny` (probed), N calls of an identical function without probes
+# (plain) and N pairs of back-to-back rdtsc reads (the floor of any probe
+# that timestamps), REPS times; each variant runs RUNS processes. Added cost
+# per probe pair = probed - plain of the same repetition. Prints min and
+# median over all repetitions and added / rdtsc pair.
+#
+# Defaults: N=20000000 RUNS=3 REPS=3. Variants run in turn within each run,
+# so load on a shared machine hits them alike. Needs gcc and cargo; builds
+# the release runtime (`cargo build --release -p regio`) and the
+# `instrument` binary if needed. CC, CFLAGS (default -O2) and INSTRUMENT
+# (path of the instrument binary) may be set; BASE_LIB_DIR (a directory
+# holding another build's libregio.so and libregio.a) adds the variants
+# `base_shared` and `base_static` built against it, for an A/B of a change.
+set -euo pipefail
+n=${1:-20000000}
+runs=${2:-3}
+reps=${3:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cc=${CC:-gcc}
+cflags=${CFLAGS:--O2}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+(cd "$root" && cargo build -q --release -p regio)
+instrument=${INSTRUMENT:-$root/target/debug/instrument}
+if [ ! -x "$instrument" ]; then
+    (cd "$root" && cargo build -q -p instrument)
+fi
+release=$root/target/release
+
+src=$here/bench_c_probe/probe_cost.c
+"$instrument" --regions functions --out "$tmp/inst" "$src" > /dev/null 2>&1
+inst=$tmp/inst/probe_cost.c
+[ -f "$inst" ] || inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
+
+# Builds the instrumented program against the libregio in $2 (shared, or
+# static when $3 is "static") as $1.
+build_regio() {
+    local lib=$2
+    if [ "$3" = static ]; then
+        lib=$tmp/static-$1
+        mkdir -p "$lib"
+        ln -s "$2/libregio.a" "$lib/libregio.a"
+    fi
+    # The flags are word lists: unquoted on purpose.
+    # shellcheck disable=SC2046,SC2086
+    $cc $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --cflags) "$inst" \
+        $(REGIO_LIB_DIR=$lib "$instrument" flags --libs) -o "$tmp/$1"
+}
+build_regio regio_shared "$release" shared
+build_regio regio_static "$release" static
+variants=(regio_shared regio_static regio_shared_disabled regio_static_disabled gcc_cyg_rdtsc2)
+if [ -n "${BASE_LIB_DIR:-}" ]; then
+    build_regio base_shared "$BASE_LIB_DIR" shared
+    build_regio base_static "$BASE_LIB_DIR" static
+    variants+=(base_shared base_static)
+fi
+# shellcheck disable=SC2086
+{
+    $cc $cflags -c "$here/bench_c_probe/cyg_hooks.c" -o "$tmp/cyg_hooks.o"
+    $cc $cflags -finstrument-functions "$src" "$tmp/cyg_hooks.o" -o "$tmp/gcc_cyg_rdtsc2"
+}
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(uname -m) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+echo "# $cc $cflags; N=$n RUNS=$runs REPS=$reps; libregio from $release"
+printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s\n' variant \
+    plain_min probed_min rdtsc2_min added_min added_med rdtsc2_med \
+    'x_min' 'x_med'
+
+run_variant() { # NAME: one process, its lines appended to NAME.txt
+    local bin=$tmp/${1%_disabled} env=()
+    case $1 in *_disabled) env=(REGIO_DISABLE=1) ;; esac
+    env "${env[@]}" REGIO_DIR="$tmp/run" "$bin" "$n" "$reps" >> "$tmp/$1.txt"
+}
+
+summarize() { # NAME
+    awk -v name="$1" '
+        function med(a, k,    i, j, t) {
+            for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+                if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+            return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+        }
+        $1 == "rep" {
+            k++; p[k] = $4; q[k] = $6; r[k] = $8; d[k] = $6 - $4
+        }
+        END {
+            pm = 1e18; qm = 1e18; rm = 1e18; dm = 1e18
+            for (i = 1; i <= k; i++) {
+                if (p[i] < pm) pm = p[i]; if (q[i] < qm) qm = q[i]
+                if (r[i] < rm) rm = r[i]; if (d[i] < dm) dm = d[i]
+            }
+            dmed = med(d, k); rmed = med(r, k)
+            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f\n",
+                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed
+        }' "$tmp/$1.txt"
+}
+
+for v in "${variants[@]}"; do : > "$tmp/$v.txt"; done
+for _ in $(seq "$runs"); do
+    for v in "${variants[@]}"; do run_variant "$v"; done
+done
+for v in "${variants[@]}"; do summarize "$v"; done
+echo "# added = probed - plain per repetition (ns per call); x = added / rdtsc pair"
