@@ -46,16 +46,19 @@ pub(crate) fn jump_open(ids: &[u32]) -> String {
 
 pub(crate) const JUMP_CLOSE: &str = " }";
 
-/// `f(x);` as a statement.
-pub(crate) fn call_stmt_open(id: u32, before: &str) -> String {
-    format!("{{ {before}regio_enter({id}u); ")
+/// `f(x);` as a statement; `braced` where it is the body of an `if`,
+/// a loop or a label, so that the probes stay with it.
+pub(crate) fn call_stmt_open(id: u32, before: &str, braced: bool) -> String {
+    let brace = if braced { "{ " } else { "" };
+    format!("{brace}{before}regio_enter({id}u); ")
 }
 
-pub(crate) fn call_stmt_close(id: u32, after: &str) -> String {
+pub(crate) fn call_stmt_close(id: u32, after: &str, braced: bool) -> String {
+    let brace = if braced { " }" } else { "" };
     if after.is_empty() {
-        format!(" regio_exit({id}u); }}")
+        format!(" regio_exit({id}u);{brace}")
     } else {
-        format!(" regio_exit({id}u); {after}; }}")
+        format!(" regio_exit({id}u); {after};{brace}")
     }
 }
 

@@ -653,11 +653,14 @@ impl<'t> Walker<'_, 't> {
             ""
         };
         let (range, open, close) = match plan.form {
-            Form::Statement(stmt) => (
-                stmt.byte_range(),
-                probes::call_stmt_open(id, before),
-                probes::call_stmt_close(id, after),
-            ),
+            Form::Statement(stmt) => {
+                let braced = !is_block_item(stmt);
+                (
+                    stmt.byte_range(),
+                    probes::call_stmt_open(id, before, braced),
+                    probes::call_stmt_close(id, after, braced),
+                )
+            }
             Form::Comma => (
                 n.byte_range(),
                 probes::call_comma_open(id, before),
@@ -674,4 +677,16 @@ impl<'t> Walker<'_, 't> {
         self.parents.push(id);
         self.stack.push(Frame::PopParent);
     }
+}
+
+/// Whether `stmt` stands in a block (or a `case` of one), where the probes
+/// around it need no braces of their own. Braces would make a scope: an
+/// undeclared function's implicit declaration would then be made (and
+/// warned about) once per wrapped call instead of once.
+fn is_block_item(stmt: Node<'_>) -> bool {
+    let in_block = |n: Node<'_>| n.parent().is_some_and(|p| p.kind() == "compound_statement");
+    in_block(stmt)
+        || stmt
+            .parent()
+            .is_some_and(|p| p.kind() == "case_statement" && in_block(p))
 }

@@ -227,6 +227,48 @@ fn instrumented_testdata_compiles_without_warnings_where_the_original_does() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The compiler's warnings about `file` (one per line that names one).
+fn warnings(file: &Path) -> Vec<String> {
+    let out = Command::new("cc")
+        .args(["-fsyntax-only", "-Wall", "-I"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/include"))
+        .arg(file)
+        .output()
+        .expect("run cc");
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains("warning:"))
+        .map(|l| l.split("warning:").nth(1).unwrap_or("").trim().to_string())
+        .collect()
+}
+
+#[test]
+fn implicitly_declared_functions_are_warned_about_as_often_as_in_the_original() {
+    if !have_cc() {
+        println!("SKIPPED: needs gcc (cc)");
+        return;
+    }
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/fixtures/c/implicit_declaration.c");
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    let out = instrument_from("implicit_declaration.c", &text, "io,calls", 1).unwrap();
+    assert!(out.regions.len() >= 3, "the printf calls are measured");
+    let dir = scratch_dir("implicit");
+    let copy = dir.join("implicit_declaration.c");
+    std::fs::write(&copy, format!("#include <regio.h>\n{}", out.text)).unwrap();
+    let before = warnings(&fixture);
+    let after = warnings(&copy);
+    assert!(
+        !before.is_empty(),
+        "the fixture should make the compiler warn"
+    );
+    assert_eq!(
+        before, after,
+        "warnings of the original and of the instrumented copy"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Stand-in for the runtime: keeps the region stack and fails loudly on an
 /// exit that does not match the innermost open region. Guard and scope
 /// exits unwind what is above them (that is how `return` inside a user
