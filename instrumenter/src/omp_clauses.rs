@@ -629,3 +629,51 @@ pub(crate) fn lock_kind(name: &str) -> Option<OmpKind> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(name, text)` pairs as both front ends' parsers give them.
+    fn clauses(texts: &[&str]) -> Vec<(String, String)> {
+        texts
+            .iter()
+            .map(|t| (item_name(t), (*t).to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn combined_clauses_go_where_they_belong() {
+        let for_loop = Inner::For { simd: false };
+        let c = clauses(&[
+            "default(none)",
+            "shared(a)",
+            "lastprivate(x)",
+            "reduction(+:s)",
+            "schedule(dynamic)",
+            "collapse(2)",
+            "num_threads(3)",
+            "copyin(t)",
+        ]);
+        let Split {
+            parallel, inner, ..
+        } = split_combined(&c, for_loop, false);
+        assert_eq!(
+            parallel,
+            [
+                "default(none)",
+                "shared(a)",
+                "reduction(+:s)",
+                "num_threads(3)",
+                "copyin(t)",
+                "shared(x)"
+            ]
+        );
+        assert_eq!(
+            inner,
+            ["lastprivate(x)", "schedule(dynamic)", "collapse(2)"]
+        );
+        let par = split_combined(&clauses(&["lastprivate(x)"]), for_loop, false).parallel;
+        assert!(par.is_empty(), "no default(none): nothing to add");
+    }
+}

@@ -86,7 +86,6 @@ use crate::omp_clauses::{classify, clause_arg, follows, item_name, items, CONSTR
 // (`Inner` for the tests' clause splits; the plan takes it from the
 // construct table.)
 #[cfg(test)]
-pub(crate) use crate::omp_clauses::Inner;
 pub(crate) use crate::omp_clauses::{reason, split_combined, Construct, Worksharing};
 
 /// A parsed directive (continuation lines joined).
