@@ -83,9 +83,6 @@ pub(crate) fn line_text(line: &str, body: usize, free: bool) -> (String, usize, 
 }
 
 use crate::omp_clauses::{classify, clause_arg, follows, item_name, items, CONSTRUCT_WORDS};
-// (`Inner` for the tests' clause splits; the plan takes it from the
-// construct table.)
-#[cfg(test)]
 pub(crate) use crate::omp_clauses::{reason, split_combined, Construct, Worksharing};
 
 /// A parsed directive (continuation lines joined).
