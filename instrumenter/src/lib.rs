@@ -1,4 +1,4 @@
-//! The Regio instrumenter: reads C (and later Fortran and Rust) sources,
+//! The Regio instrumenter: reads C, Fortran and Rust sources,
 //! selects code regions, and writes an instrumented copy of the tree plus
 //! the IDF. The `instrument` binary (crate `cli/`) is a thin CLI over this.
 

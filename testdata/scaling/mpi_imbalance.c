@@ -1,5 +1,5 @@
 /* A known MPI rank imbalance (wall-clock spins, so the amounts do not
- * depend on the machine) for tests/overhead_end_to_end.rs.
+ * depend on the machine) for tests/e2e/overhead.rs.
  *
  * WORK_MS of work is split over the ranks unevenly: rank r of p spins
  * WORK_MS * (r + 1) / (p (p + 1) / 2), so the total is WORK_MS at every p.

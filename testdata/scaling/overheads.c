@@ -1,5 +1,5 @@
 /* Known, machine-independent overheads (wall-clock spins) for the
- * overhead analysis test (tests/overhead_end_to_end.rs). The work is the
+ * overhead analysis test (tests/e2e/overhead.rs). The work is the
  * same at every team size p, so what the parallel run adds is overhead:
  *   - a serial phase of SERIAL_MS before the parallel region: loss of
  *     parallelism SERIAL_MS * (p - 1) / p;

@@ -7,7 +7,7 @@
 //! installed, a table shows which of the programs OPARI2 fails on.
 //!
 //! Only `.c` files: the Fortran programs of the same directory belong to
-//! tests/omp5_fortran_end_to_end.rs.
+//! tests/e2e/omp5_fortran.rs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

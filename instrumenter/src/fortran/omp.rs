@@ -1,7 +1,7 @@
 //! The grammar of `!$omp` directives: sentinels and continuation lines of
 //! both source forms, the construct words and clauses of a joined
 //! directive, the clause split of combined constructs, and directive
-//! lines for the output. Pairing directives into constructs is `plan::omp`.
+//! lines for the output. Pairing directives into constructs is `plan::openmp`.
 
 /// What follows an OpenMP sentinel on a physical line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -127,7 +127,7 @@ fn outputs_keep_the_form_rules_and_parse_again() {
     }
 }
 
-/// `REGIO_F_IN=a.f90 REGIO_F_OUT=b.f90 cargo test -p instrument --lib dev_dump -- --ignored`
+/// `REGIO_F_IN=a.f90 REGIO_F_OUT=b.f90 cargo test -p regio-instrumenter --lib dev_dump -- --ignored`
 #[test]
 #[ignore]
 fn dev_dump() {

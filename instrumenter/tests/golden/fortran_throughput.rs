@@ -47,7 +47,7 @@ fn generated_fixed(lines: usize) -> String {
 }
 
 /// Front-end throughput on generated 100k-line files. Run with
-/// `cargo test --release -p instrument --test golden throughput -- --ignored --nocapture`.
+/// `cargo test --release -p regio-instrumenter --test golden throughput -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn throughput_on_100k_lines() {

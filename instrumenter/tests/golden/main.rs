@@ -5,7 +5,7 @@
 //! for where fixtures, their options and their snapshots live.
 //!
 //! Write new snapshots with
-//! `INSTA_UPDATE=always cargo test -p instrument --test golden`, then
+//! `INSTA_UPDATE=always cargo test -p regio-instrumenter --test golden`, then
 //! review them (`git diff`); a refactor must not change any.
 
 mod c_programs;
