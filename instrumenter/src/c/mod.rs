@@ -23,13 +23,13 @@ mod mask;
 mod omp;
 mod omp_probes;
 mod parse;
+mod plan;
 mod prelude;
 mod preprocessed;
 mod probes;
 mod recover;
 mod syntax;
 mod unreadable;
-mod walk;
 
 #[cfg(test)]
 mod tests;
@@ -125,14 +125,14 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     let dirs = directives::analyse(root, src, file, &lines, &mut jumps)?;
     let mut all_macros = function_like_macros(src);
     all_macros.extend(macros.iter().cloned());
-    let mut out = walk::walk(
+    let mut out = plan::walk(
         root,
         input,
         &dirs,
         &all_macros,
         &lines,
         &mut jumps,
-        walk::Scope::Except(&unreadable),
+        plan::Scope::Except(&unreadable),
     );
     let mut warnings: Vec<Diagnostic> = dirs.warnings.to_vec();
 

@@ -1,7 +1,7 @@
 //! The C text of the OpenMP probes: one construct's row of
 //! `omp_constructs` rendered around its statement. The only place C
 //! OpenMP probe text is written (the regions themselves come from the
-//! row; `walk/omp.rs` finds the statement and creates them).
+//! row; `plan/openmp.rs` finds the statement and creates them).
 //!
 //! A part is written as
 //! `[{ ] BEFORE _Pragma("omp WORDS CLAUSES") [{ ] BODY-START` before the

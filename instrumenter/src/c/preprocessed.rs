@@ -21,7 +21,7 @@ use crate::diag::Diagnostic;
 use crate::edit::{self, Edit};
 use crate::frontend::{FrontendResult, Instrumented, SourceInput};
 
-use super::{directives, jumps, parse, recover, syntax, unreadable, walk};
+use super::{directives, jumps, parse, plan, recover, syntax, unreadable};
 
 /// For each line of the preprocessed text, the line of the unit's own
 /// file it comes from (None: another file, or a marker line).
@@ -97,14 +97,14 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
         .collect();
     let mut jumps = jumps::JumpCache::default();
     let dirs = directives::analyse(root, src, file, &lines, &mut jumps)?;
-    let out = walk::walk(
+    let out = plan::walk(
         root,
         input,
         &dirs,
         &HashSet::new(),
         &lines,
         &mut jumps,
-        walk::Scope::Only(&measured),
+        plan::Scope::Only(&measured),
     );
     let mut out = out;
     // Pragmas survive preprocessing, so a `#pragma` between a statement's

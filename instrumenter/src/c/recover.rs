@@ -34,14 +34,14 @@ use crate::selection::Selection;
 use super::directives;
 use super::jumps::JumpCache;
 use super::parse;
+use super::plan::{self, Scope};
 use super::probes;
 use super::syntax::{self, Lines};
 use super::unreadable::Unreadable;
-use super::walk::{self, Scope};
 
 /// What the second reading measured.
 pub(crate) struct SecondReading {
-    pub(crate) out: walk::Output,
+    pub(crate) out: plan::Output,
     /// The units it took; the others stay as written.
     pub(crate) recovered: Vec<Range<usize>>,
     /// The units it read ([`Unreadable::split_by`] functions).
@@ -55,7 +55,7 @@ pub(crate) fn read_again(
     unreadable: &Unreadable,
     macros: &HashSet<String>,
     lines: &Lines,
-    out: &mut walk::Output,
+    out: &mut plan::Output,
 ) -> Unreadable {
     let first_id = input.first_id + out.regions.len() as u32;
     match second_reading(input, unreadable, macros, lines, first_id) {
@@ -267,7 +267,7 @@ fn functions_within(
 
 /// What one pass of the second reading took: its output, the units it
 /// took, and the units a conditional group split.
-type Taken = (walk::Output, Vec<Range<usize>>, Vec<Range<usize>>);
+type Taken = (plan::Output, Vec<Range<usize>>, Vec<Range<usize>>);
 
 /// One tree of the second reading and what a walk over it needs.
 struct Reading<'a, 't> {
@@ -294,14 +294,14 @@ impl Reading<'_, '_> {
         let mut split_all = Vec::new();
         loop {
             if candidates.is_empty() {
-                let nothing = walk::Output {
+                let nothing = plan::Output {
                     regions: Vec::new(),
                     edits: Vec::new(),
                     warnings: Vec::new(),
                 };
                 return Some((nothing, candidates, split_all));
             }
-            let mut out = walk::walk(
+            let mut out = plan::walk(
                 self.root,
                 input,
                 self.dirs,

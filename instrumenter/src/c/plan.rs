@@ -2,7 +2,7 @@
 //! parents come before children) and the edits that put probes around
 //! them. All checks that can fail a file ran before this pass.
 
-mod omp;
+mod openmp;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -214,7 +214,7 @@ pub(crate) fn walk(
         unmeasured: Vec::new(),
         alt_ids: HashMap::new(),
         replay: None,
-        device_functions: omp::device_functions(root, input.text),
+        device_functions: openmp::device_functions(root, input.text),
         scope,
     };
     w.kept_user_starts = dirs
