@@ -587,10 +587,28 @@ pub(crate) enum Capture {
 /// collectives are not). The `v`/`w` variants whose first count is an
 /// array are counted as operations without bytes.
 const COLLECTIVES: &[&str] = &[
-    "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier",
-    "bcast", "exscan", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
-    "scan", "scatter", "scatterv", "neighbor_allgather", "neighbor_allgatherv",
-    "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw",
+    "allgather",
+    "allgatherv",
+    "allreduce",
+    "alltoall",
+    "alltoallv",
+    "alltoallw",
+    "barrier",
+    "bcast",
+    "exscan",
+    "gather",
+    "gatherv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_block",
+    "scan",
+    "scatter",
+    "scatterv",
+    "neighbor_allgather",
+    "neighbor_allgatherv",
+    "neighbor_alltoall",
+    "neighbor_alltoallv",
+    "neighbor_alltoallw",
 ];
 const ARRAY_COUNTS: &[&str] = &["alltoallv", "alltoallw", "scatterv", "reduce_scatter"];
 
@@ -636,7 +654,13 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
             let second = if kind == "sendrecv" { 1 } else { 0 };
             Some(Capture::Messages(vec![
                 msg(MsgKind::Send, at(Dest, 0), at(SendTag, 0), 0, None)?,
-                msg(MsgKind::Recv, at(Source, 0), at(RecvTag, 0), second, at(Status, 0))?,
+                msg(
+                    MsgKind::Recv,
+                    at(Source, 0),
+                    at(RecvTag, 0),
+                    second,
+                    at(Status, 0),
+                )?,
             ]))
         }
         "isend" | "ibsend" | "issend" | "irsend" | "send_init" | "bsend_init" | "ssend_init"
@@ -662,7 +686,10 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
             request: at(Request, 0)?,
         }),
         k => {
-            let base = k.strip_prefix('i').filter(|b| COLLECTIVES.contains(b)).unwrap_or(k);
+            let base = k
+                .strip_prefix('i')
+                .filter(|b| COLLECTIVES.contains(b))
+                .unwrap_or(k);
             if !COLLECTIVES.contains(&base) {
                 return None;
             }
@@ -770,25 +797,54 @@ mod tests {
         let Some(Capture::Messages(m)) = capture("MPI_Sendrecv", Spelling::Exact) else {
             panic!("sendrecv");
         };
-        assert_eq!((m[0].kind, m[0].peer, m[0].tag, m[0].count, m[0].datatype), (MsgKind::Send, Some(3), Some(4), Some(1), Some(2)));
-        assert_eq!((m[1].kind, m[1].peer, m[1].tag, m[1].count, m[1].datatype, m[1].status), (MsgKind::Recv, Some(8), Some(9), Some(6), Some(7), Some(11)));
+        assert_eq!(
+            (m[0].kind, m[0].peer, m[0].tag, m[0].count, m[0].datatype),
+            (MsgKind::Send, Some(3), Some(4), Some(1), Some(2))
+        );
+        assert_eq!(
+            (
+                m[1].kind,
+                m[1].peer,
+                m[1].tag,
+                m[1].count,
+                m[1].datatype,
+                m[1].status
+            ),
+            (MsgKind::Recv, Some(8), Some(9), Some(6), Some(7), Some(11))
+        );
         assert_eq!(m[1].comm, 10);
         assert!(matches!(
             capture("mpi_irecv", Spelling::AnyCase),
-            Some(Capture::Post { request: 6, persistent: false, .. })
+            Some(Capture::Post {
+                request: 6,
+                persistent: false,
+                ..
+            })
         ));
         assert!(matches!(
             capture("MPI_Send_init", Spelling::Exact),
-            Some(Capture::Post { persistent: true, .. })
+            Some(Capture::Post {
+                persistent: true,
+                ..
+            })
         ));
         assert_eq!(
             capture("MPI_Testall", Spelling::Exact),
-            Some(Capture::Complete { count: Some(0), requests: 1, flag: Some(2), status: Some(3), every: true })
+            Some(Capture::Complete {
+                count: Some(0),
+                requests: 1,
+                flag: Some(2),
+                status: Some(3),
+                every: true
+            })
         );
         let Some(Capture::Messages(b)) = capture("MPI_Ibcast", Spelling::Exact) else {
             panic!("ibcast");
         };
-        assert_eq!((b[0].kind, b[0].peer, b[0].count, b[0].comm), (MsgKind::Collective, Some(3), Some(1), 4));
+        assert_eq!(
+            (b[0].kind, b[0].peer, b[0].count, b[0].comm),
+            (MsgKind::Collective, Some(3), Some(1), 4)
+        );
         let Some(Capture::Messages(a)) = capture("MPI_Alltoallv", Spelling::Exact) else {
             panic!("alltoallv");
         };

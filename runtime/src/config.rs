@@ -357,7 +357,11 @@ mod tests {
     fn clock_skew_is_rank_offset_and_drift() {
         assert_eq!(
             parse_clock_skew(b"1:-5000:20.5"),
-            Some(ClockSkew { rank: 1, offset_ns: -5000, drift_ppm: 20.5 })
+            Some(ClockSkew {
+                rank: 1,
+                offset_ns: -5000,
+                drift_ppm: 20.5
+            })
         );
         assert_eq!(parse_clock_skew(b"1:5"), None);
         assert_eq!(parse_clock_skew(b"1:5:1:2"), None);

@@ -89,7 +89,10 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
             Some(d) => handle(d)?,
             None => "0".into(),
         };
-        Some(format!("{peer}, {tag}, {}, {count}, {datatype}", handle(m.comm)?))
+        Some(format!(
+            "{peer}, {tag}, {}, {count}, {datatype}",
+            handle(m.comm)?
+        ))
     };
     match cap {
         Capture::Messages(msgs) => {

@@ -207,7 +207,9 @@ pub fn comm_dup(comm: u64) -> Option<u64> {
     let mut out = 0u64;
     // SAFETY: MPI_Comm_dup(MPI_Comm, MPI_Comm *), see `to_world`.
     let rc = unsafe {
-        std::mem::transmute::<usize, unsafe extern "C" fn(u64, *mut u64) -> c_int>(f)(comm, &mut out)
+        std::mem::transmute::<usize, unsafe extern "C" fn(u64, *mut u64) -> c_int>(f)(
+            comm, &mut out,
+        )
     };
     (rc == 0).then_some(out)
 }

@@ -70,7 +70,11 @@ fn bytes_of(count: i64, datatype: u64) -> u64 {
 /// Peer as a world rank; None for `MPI_PROC_NULL` (no message).
 fn peer_of(c: &Consts, kind: i32, peer: i32, comm: u64) -> Option<i32> {
     if kind & 3 == COLLECTIVE {
-        return Some(if peer < 0 { NO_ROOT } else { world::world_rank(comm, peer) });
+        return Some(if peer < 0 {
+            NO_ROOT
+        } else {
+            world::world_rank(comm, peer)
+        });
     }
     if peer == c.proc_null {
         return None;
@@ -98,7 +102,9 @@ pub unsafe fn message(
     datatype: u64,
     status: *const c_void,
 ) {
-    let Some((t, node, start)) = open_call(id) else { return };
+    let Some((t, node, start)) = open_call(id) else {
+        return;
+    };
     let Some(c) = pmpi::consts() else { return };
     let comm = handle(c, comm);
     let status = status as *const u8;
@@ -107,7 +113,9 @@ pub unsafe fn message(
         (peer, tag) = c.status_source_tag(status);
         bytes = Some(c.status_bytes(status));
     }
-    let Some(world_peer) = peer_of(c, kind, peer, comm) else { return };
+    let Some(world_peer) = peer_of(c, kind, peer, comm) else {
+        return;
+    };
     let bytes = bytes.unwrap_or_else(|| bytes_of(count, handle(c, datatype)));
     let now = clock::ticks();
     let direction = match kind {
@@ -147,10 +155,14 @@ pub unsafe fn post(
     datatype: u64,
     request: u64,
 ) {
-    let Some((t, node, start)) = open_call(id) else { return };
+    let Some((t, node, start)) = open_call(id) else {
+        return;
+    };
     let Some(c) = pmpi::consts() else { return };
     let comm = handle(c, comm);
-    let Some(world_peer) = peer_of(c, kind & 3, peer, comm) else { return };
+    let Some(world_peer) = peer_of(c, kind & 3, peer, comm) else {
+        return;
+    };
     let posted = Posted {
         request: handle(c, request),
         send: kind & 3 == SEND,
@@ -198,7 +210,9 @@ pub unsafe fn requests_after(
     all: i32,
     statuses: *const c_void,
 ) {
-    let Some((t, node, start)) = open_call(id) else { return };
+    let Some((t, node, start)) = open_call(id) else {
+        return;
+    };
     let Some(c) = pmpi::consts() else { return };
     let m = requests::mine();
     let now = clock::ticks();
@@ -270,7 +284,11 @@ unsafe fn record(
     events::message(
         t,
         &Message {
-            direction: if p.send { Direction::Send } else { Direction::Recv },
+            direction: if p.send {
+                Direction::Send
+            } else {
+                Direction::Recv
+            },
             node,
             region: id,
             peer,

@@ -101,7 +101,10 @@ impl Map {
 
     /// The message of `request`; a non-persistent one is forgotten.
     pub fn complete(&mut self, request: u64) -> Option<Posted> {
-        let s = self.slots.iter_mut().find(|s| s.is_some_and(|p| p.request == request))?;
+        let s = self
+            .slots
+            .iter_mut()
+            .find(|s| s.is_some_and(|p| p.request == request))?;
         let p = (*s)?;
         if !p.persistent {
             *s = None;

@@ -208,11 +208,25 @@ mod tests {
         let mut got: Vec<_> = t
             .records()
             .map(|(n, p, d, e)| {
-                (n, p, d as u8, e.messages.load(Relaxed), e.bytes.load(Relaxed), e.time.load(Relaxed))
+                (
+                    n,
+                    p,
+                    d as u8,
+                    e.messages.load(Relaxed),
+                    e.bytes.load(Relaxed),
+                    e.time.load(Relaxed),
+                )
             })
             .collect();
         got.sort_unstable();
-        assert_eq!(got, vec![(3, 1, 1, 2, 16, 15), (3, 1, 2, 1, 4, 1), (4, 2, 1, 1, 16, 1)]);
+        assert_eq!(
+            got,
+            vec![
+                (3, 1, 1, 2, 16, 15),
+                (3, 1, 2, 1, 4, 1),
+                (4, 2, 1, 1, 16, 1)
+            ]
+        );
     }
 
     #[test]

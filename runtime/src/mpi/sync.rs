@@ -80,7 +80,9 @@ pub fn at_init() {
     if COMM.load(Acquire) != 0 {
         return;
     }
-    let Some(comm) = pmpi::comm_dup(c.comm_world) else { return };
+    let Some(comm) = pmpi::comm_dup(c.comm_world) else {
+        return;
+    };
     COMM.store(comm, Release);
     measure(comm, &AT_INIT);
 }
@@ -95,12 +97,15 @@ pub fn at_finalize() {
 }
 
 fn measure(comm: u64, into: &Measurement) {
-    let Some((size, rank)) = pmpi::comm_size_rank(comm) else { return };
+    let Some((size, rank)) = pmpi::comm_size_rank(comm) else {
+        return;
+    };
     if rank == 0 {
         // Serve every other rank in turn: answer each ping with our time.
         for peer in 1..size {
             for _ in 0..EXCHANGES {
-                if pmpi::recv_u64(peer, TAG, comm).is_none() || !pmpi::send_u64(local_ns(), peer, TAG, comm)
+                if pmpi::recv_u64(peer, TAG, comm).is_none()
+                    || !pmpi::send_u64(local_ns(), peer, TAG, comm)
                 {
                     return;
                 }
@@ -114,7 +119,9 @@ fn measure(comm: u64, into: &Measurement) {
             if !pmpi::send_u64(t1, 0, TAG, comm) {
                 return;
             }
-            let Some(t0) = pmpi::recv_u64(0, TAG, comm) else { return };
+            let Some(t0) = pmpi::recv_u64(0, TAG, comm) else {
+                return;
+            };
             let t2 = local_ns();
             let rtt = t2.saturating_sub(t1);
             let mid = t1 + rtt / 2;

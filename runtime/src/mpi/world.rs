@@ -30,7 +30,9 @@ pub fn world_rank(comm: u64, rank: i32) -> i32 {
         return rank;
     }
     let found = CACHE.with(|cell| {
-        let Ok(cache) = cell.try_borrow() else { return None };
+        let Ok(cache) = cell.try_borrow() else {
+            return None;
+        };
         cache
             .0
             .iter()

@@ -29,7 +29,11 @@ pub fn thread_messages(o: &mut Out, t: &ThreadState, cal: Calibration) {
         if node == 0 {
             continue;
         }
-        o.raw(if first { b"\n{\"node\":" } else { b",\n{\"node\":" });
+        o.raw(if first {
+            b"\n{\"node\":"
+        } else {
+            b",\n{\"node\":"
+        });
         first = false;
         o.uint(node as u64 - 1, W32);
         o.raw(b",\"peer\":");
