@@ -45,7 +45,7 @@ const LAYERS: &[&str] = &[
     "mpi::events",
     "mpi::world",
     "mpi::requests",
-, writing, and the hooks that write.
+    // Configuration, writing, and the hooks that write.
     "config",
     "mpi::sync",
     "mpi::write",
