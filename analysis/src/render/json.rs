@@ -187,16 +187,7 @@ fn drg(r: &Report) -> Vec<JsonNode> {
     let mut roots = Vec::new();
     let mut open: Vec<JsonNode> = Vec::new();
     visit(&r.roots, &mut |e| match e {
-        Visit::Enter(n, path) => {
-            let mut json = node(n, r.wall_ns);
-            if !r.comm.per_node.is_empty() {
-                let key: Vec<u32> = path.iter().map(|p| p.region).chain([n.region]).collect();
-                if let Some(m) = r.comm.per_node.get(&key) {
-                    json.messages = m.clone();
-                }
-            }
-            open.push(json);
-        }
+        Visit::Enter(n, path) => open.push(node_in(r, n, path)),
         Visit::Leave(..) => {
             if let Some(done) = open.pop() {
                 match open.last_mut() {
@@ -221,6 +212,19 @@ fn process(p: &ProcessSummary) -> JsonProcess {
         threads: p.threads,
         counters: p.counters.clone(),
     }
+}
+
+/// One node of `r` without its children, with its MPI messages; `path`
+/// ends with `n`.
+fn node_in(r: &Report, n: &Node, path: &[&Node]) -> JsonNode {
+    let mut json = node(n, r.wall_ns);
+    if !r.comm.per_node.is_empty() {
+        let key: Vec<u32> = path.iter().map(|p| p.region).collect();
+        if let Some(m) = r.comm.per_node.get(&key) {
+            json.messages = m.clone();
+        }
+    }
+    json
 }
 
 /// One node without its children.
@@ -346,7 +350,7 @@ fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), s
     if !first {
         out.push_str(",\n");
     }
-    let head = node(n, r.wall_ns);
+    let head = node_in(r, n, path);
     if depth >= DEEP {
         let text = serde_json::to_string(&head)?;
         if n.children.is_empty() {
