@@ -21,6 +21,9 @@ NAMES = {
               "target_count", "result_count", "incount"},
     "Datatype": {"datatype", "sendtype", "recvtype", "origin_datatype", "target_datatype",
                  "result_datatype", "sendtypes", "recvtypes", "etype", "filetype"},
+    "Status": {"status", "array_of_statuses"},
+    "Request": {"request", "array_of_requests"},
+    "Flag": {"flag"},
 }
 
 

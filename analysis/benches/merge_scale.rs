@@ -60,11 +60,14 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
         idf: None,
         regions: Vec::new(),
         counters: Vec::new(),
+        clock_sync: None,
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: u64::from(10_000 + rank),
             finished: false,
             dropped_calls: 0,
+            messages: Vec::new(),
+            messages_dropped: 0,
             nodes: records,
         }],
     }

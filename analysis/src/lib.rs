@@ -11,6 +11,7 @@
 //! # }
 //! ```
 
+mod comm;
 mod error;
 pub mod export;
 mod load;
@@ -21,6 +22,7 @@ pub mod render;
 pub mod score;
 mod units;
 
+pub use comm::{Communication, MatrixCell, NodeMessages, RankClock};
 pub use error::AnalysisError;
 pub use load::{load_run, RunDir};
 pub use merge::{

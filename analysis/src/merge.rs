@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use regio_idf::rundir::{CounterInfo, NodeRecord, Profile};
 use serde::{Deserialize, Serialize};
 
+use crate::comm::Communication;
 use crate::regions::{RegionInfo, RegionTable};
 use crate::RunDir;
 
@@ -45,6 +46,8 @@ pub struct Report {
     /// order: available only where every process that asked could count
     /// it (see `run_counters`). Empty when none were asked for.
     pub counters: Vec<CounterInfo>,
+    /// MPI messages per node and peer, the rank matrix, clock offsets.
+    pub comm: Communication,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -647,6 +650,7 @@ pub fn merge(run: &RunDir) -> Report {
     let mpi = mpi_summary(&roots, &processes);
     Report {
         mpi,
+        comm: crate::comm::communication(run),
         counters: run_counters(&run.profiles),
         run_dir: run.path.clone(),
         command: run

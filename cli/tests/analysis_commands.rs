@@ -79,6 +79,8 @@ fn threads_run(dir: &Path, threads: u32, wall_ns: u64) {
             os_tid: 4242 + u64::from(t),
             finished: false,
             dropped_calls: 0,
+            messages: Vec::new(),
+            messages_dropped: 0,
             nodes: vec![node.clone()],
         })
         .collect();

@@ -70,7 +70,53 @@ pub struct Profile {
     /// Node values align with the available ones.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterInfo>,
+    /// MPI runs: this rank's clock against rank 0's, measured after
+    /// `MPI_Init` and before `MPI_Finalize` (absent without MPI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_sync: Option<ClockSync>,
     pub threads: Vec<ThreadProfile>,
+}
+
+/// The two clock measurements of an MPI rank against rank 0; a local time
+/// `t` is corrected to rank 0's clock by adding the offset interpolated
+/// linearly between them (offset + drift).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct ClockSync {
+    pub init: Option<SyncPoint>,
+    pub finalize: Option<SyncPoint>,
+}
+
+/// One measurement: the exchange with the smallest round trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncPoint {
+    /// This rank's clock (CLOCK_MONOTONIC, ns) at the exchange.
+    pub local_ns: u64,
+    /// Rank 0's clock minus this rank's clock.
+    pub offset_ns: i64,
+    pub round_trip_ns: u64,
+}
+
+impl ClockSync {
+    /// Drift of rank 0's clock against this one, in parts per million
+    /// (None without both measurements).
+    pub fn drift_ppm(&self) -> Option<f64> {
+        let (a, b) = (self.init?, self.finalize?);
+        let span = b.local_ns.checked_sub(a.local_ns).filter(|s| *s > 0)?;
+        Some((b.offset_ns - a.offset_ns) as f64 / span as f64 * 1e6)
+    }
+
+    /// The offset to add to local time `t` (linear between the two
+    /// measurements, extrapolated outside; the one offset if only one).
+    pub fn offset_at(&self, t: u64) -> Option<f64> {
+        match (self.init, self.finalize) {
+            (Some(a), Some(_)) => {
+                let drift = self.drift_ppm().unwrap_or(0.0) / 1e6;
+                Some(a.offset_ns as f64 + drift * (t as f64 - a.local_ns as f64))
+            }
+            (Some(a), None) | (None, Some(a)) => Some(a.offset_ns as f64),
+            (None, None) => None,
+        }
+    }
 }
 
 /// One requested counter (perf event name, e.g. `instructions`).
@@ -123,6 +169,28 @@ pub struct ThreadProfile {
     /// interrupted a probe of this thread (README "Signal handlers").
     #[serde(default)]
     pub dropped_calls: u64,
+    /// MPI communication record of this thread's nodes (absent without
+    /// MPI argument capture).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<MessageRecord>,
+    /// Message records a full table could not hold.
+    #[serde(default)]
+    pub messages_dropped: u64,
+}
+
+/// Messages of one DRG node of an MPI call with one peer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageRecord {
+    /// The node's `id` in the thread's `nodes`.
+    pub node: u32,
+    /// World rank of the peer (a collective's root); -1 a collective
+    /// without root, -2 a receive from MPI_ANY_SOURCE never resolved.
+    pub peer: i32,
+    /// `send`, `recv` or `collective`.
+    pub direction: String,
+    pub messages: u64,
+    pub bytes: u64,
+    pub time_ns: u64,
 }
 
 /// One DRG node: a region executed in the context of its parent node.

@@ -38,6 +38,13 @@ pub(crate) enum Role {
     /// A count of elements (or an array of counts), also of requests.
     Count,
     Datatype,
+    /// An `MPI_Status *` (or array of statuses) the call fills in.
+    Status,
+    /// An `MPI_Request *` (or array of requests): the one a call posts,
+    /// or those a completion call waits for or tests.
+    Request,
+    /// The `int *flag` of a `Test` call.
+    Flag,
 }
 
 impl Role {
@@ -51,7 +58,14 @@ impl Role {
             Role::Tag => Some("tag"),
             Role::SendTag => Some("sendtag"),
             Role::RecvTag => Some("recvtag"),
-            Role::Target | Role::Root | Role::Comm | Role::Count | Role::Datatype => None,
+            Role::Target
+            | Role::Root
+            | Role::Comm
+            | Role::Count
+            | Role::Datatype
+            | Role::Status
+            | Role::Request
+            | Role::Flag => None,
         }
     }
 }
@@ -65,6 +79,9 @@ pub(crate) enum Effect {
     /// The call never returns: before it the runtime writes what was
     /// measured (and asks the other ranks on the host to do so).
     Aborts,
+    /// MPI ends: before the call the runtime measures the clock offsets
+    /// against rank 0 a second time.
+    EndsMpi,
 }
 
 #[derive(Debug)]
@@ -93,6 +110,13 @@ impl Routine {
         }
     }
 
+    const fn ends_mpi(self) -> Routine {
+        Routine {
+            effect: Effect::EndsMpi,
+            ..self
+        }
+    }
+
     const fn aborts(self) -> Routine {
         Routine {
             effect: Effect::Aborts,
@@ -110,7 +134,7 @@ use Role::*;
 pub(crate) const ROUTINES: &[Routine] = &[
     // Environment: start, end, abort, sessions.
     r("MPI_Abort", &[(Comm, 0)]).aborts(),
-    r("MPI_Finalize", &[]),
+    r("MPI_Finalize", &[]).ends_mpi(),
     r("MPI_Finalized", &[]),
     r("MPI_Init", &[]).starts_mpi(),
     r("MPI_Init_thread", &[]).starts_mpi(),
@@ -129,20 +153,20 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Session_set_errhandler", &[]),
     // Point-to-point: blocking, nonblocking, persistent (`_init`), partitioned, matched probe, completion.
     r("MPI_Bsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Bsend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Bsend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
     r("MPI_Buffer_attach", &[]),
     r("MPI_Buffer_detach", &[]),
     r("MPI_Cancel", &[]),
-    r("MPI_Ibsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Ibsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
     r("MPI_Improbe", &[(Source, 0), (Tag, 1), (Comm, 2)]),
     r("MPI_Imrecv", &[(Count, 1), (Datatype, 2)]),
     r("MPI_Iprobe", &[(Source, 0), (Tag, 1), (Comm, 2)]),
-    r("MPI_Irecv", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Irsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Isend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Irecv", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
+    r("MPI_Irsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
+    r("MPI_Isend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
     r("MPI_Isendrecv", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Count, 6), (Datatype, 7), (Source, 8), (RecvTag, 9), (Comm, 10)]),
     r("MPI_Isendrecv_replace", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Source, 5), (RecvTag, 6), (Comm, 7)]),
-    r("MPI_Issend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Issend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
     r("MPI_Mprobe", &[(Source, 0), (Tag, 1), (Comm, 2)]),
     r("MPI_Mrecv", &[(Count, 1), (Datatype, 2)]),
     r("MPI_Parrived", &[]),
@@ -152,29 +176,29 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Precv_init", &[(Count, 2), (Datatype, 3), (Source, 4), (Tag, 5), (Comm, 6)]),
     r("MPI_Probe", &[(Source, 0), (Tag, 1), (Comm, 2)]),
     r("MPI_Psend_init", &[(Count, 2), (Datatype, 3), (Dest, 4), (Tag, 5), (Comm, 6)]),
-    r("MPI_Recv", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Recv_init", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Request_free", &[]),
+    r("MPI_Recv", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5), (Status, 6)]),
+    r("MPI_Recv_init", &[(Count, 1), (Datatype, 2), (Source, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
+    r("MPI_Request_free", &[(Request, 0)]),
     r("MPI_Request_get_status", &[]),
     r("MPI_Rsend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Rsend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Rsend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
     r("MPI_Send", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Send_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Sendrecv", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Count, 6), (Datatype, 7), (Source, 8), (RecvTag, 9), (Comm, 10)]),
-    r("MPI_Sendrecv_replace", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Source, 5), (RecvTag, 6), (Comm, 7)]),
+    r("MPI_Send_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
+    r("MPI_Sendrecv", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Count, 6), (Datatype, 7), (Source, 8), (RecvTag, 9), (Comm, 10), (Status, 11)]),
+    r("MPI_Sendrecv_replace", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Source, 5), (RecvTag, 6), (Comm, 7), (Status, 8)]),
     r("MPI_Ssend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
-    r("MPI_Ssend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
+    r("MPI_Ssend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
     r("MPI_Start", &[]),
     r("MPI_Startall", &[(Count, 0)]),
-    r("MPI_Test", &[]),
+    r("MPI_Test", &[(Request, 0), (Flag, 1), (Status, 2)]),
     r("MPI_Test_cancelled", &[]),
-    r("MPI_Testall", &[(Count, 0)]),
-    r("MPI_Testany", &[(Count, 0)]),
-    r("MPI_Testsome", &[(Count, 0)]),
-    r("MPI_Wait", &[]),
-    r("MPI_Waitall", &[(Count, 0)]),
-    r("MPI_Waitany", &[(Count, 0)]),
-    r("MPI_Waitsome", &[(Count, 0)]),
+    r("MPI_Testall", &[(Count, 0), (Request, 1), (Flag, 2), (Status, 3)]),
+    r("MPI_Testany", &[(Count, 0), (Request, 1)]),
+    r("MPI_Testsome", &[(Count, 0), (Request, 1)]),
+    r("MPI_Wait", &[(Request, 0), (Status, 1)]),
+    r("MPI_Waitall", &[(Count, 0), (Request, 1), (Status, 2)]),
+    r("MPI_Waitany", &[(Count, 0), (Request, 1)]),
+    r("MPI_Waitsome", &[(Count, 0), (Request, 1)]),
     // Collectives: blocking, nonblocking (`I`), persistent (`_init`), neighbourhood.
     r("MPI_Allgather", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
     r("MPI_Allgather_init", &[(Count, 1), (Datatype, 2), (Count, 4), (Datatype, 5), (Comm, 6)]),
@@ -500,6 +524,184 @@ pub(crate) fn argument_aux(name: &str, spelling: Spelling, args: &[String]) -> M
     aux
 }
 
+/// What a message record is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MsgKind {
+    Send,
+    Recv,
+    Collective,
+}
+
+impl MsgKind {
+    /// The `kind` number of the runtime's MPI probes.
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            MsgKind::Send => 0,
+            MsgKind::Recv => 1,
+            MsgKind::Collective => 2,
+        }
+    }
+}
+
+/// One message of a call: argument positions of what the runtime needs
+/// (None: not an argument of this routine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Msg {
+    pub(crate) kind: MsgKind,
+    /// Dest, source, or a collective's root.
+    pub(crate) peer: Option<usize>,
+    pub(crate) tag: Option<usize>,
+    pub(crate) comm: usize,
+    pub(crate) count: Option<usize>,
+    pub(crate) datatype: Option<usize>,
+    pub(crate) status: Option<usize>,
+}
+
+/// How the run-time values of a call's arguments reach the runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Capture {
+    /// Blocking calls: the messages, recorded after the call returns.
+    Messages(Vec<Msg>),
+    /// A non-blocking or persistent call: its message and the request it
+    /// returns, followed until a completion call.
+    Post {
+        msg: Msg,
+        request: usize,
+        persistent: bool,
+    },
+    /// `Wait*`/`Test*`: `count` requests at `requests` (one without a
+    /// count); `every`: all of them completed when the call returns (or
+    /// when `flag` is true), else those whose handle changed.
+    Complete {
+        count: Option<usize>,
+        requests: usize,
+        flag: Option<usize>,
+        status: Option<usize>,
+        every: bool,
+    },
+    /// `MPI_Request_free`: the request is forgotten.
+    RequestFree { request: usize },
+}
+
+/// The collectives recorded (blocking and non-blocking; persistent
+/// collectives are not). The `v`/`w` variants whose first count is an
+/// array are counted as operations without bytes.
+const COLLECTIVES: &[&str] = &[
+    "allgather",
+    "allgatherv",
+    "allreduce",
+    "alltoall",
+    "alltoallv",
+    "alltoallw",
+    "barrier",
+    "bcast",
+    "exscan",
+    "gather",
+    "gatherv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_block",
+    "scan",
+    "scatter",
+    "scatterv",
+    "neighbor_allgather",
+    "neighbor_allgatherv",
+    "neighbor_alltoall",
+    "neighbor_alltoallv",
+    "neighbor_alltoallw",
+];
+const ARRAY_COUNTS: &[&str] = &["alltoallv", "alltoallw", "scatterv", "reduce_scatter"];
+
+/// What to capture from a call of `name`, if it moves messages.
+pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
+    let row = find(name, spelling)?;
+    let at = |role: Role, nth: usize| {
+        row.args
+            .iter()
+            .filter(|(r, _)| *r == role)
+            .nth(nth)
+            .map(|(_, p)| *p)
+    };
+    let kind = region_kind(row.name);
+    let comm = at(Comm, 0);
+    let msg = |kind: MsgKind, peer: Option<usize>, tag, nth: usize, status| {
+        Some(Msg {
+            kind,
+            peer,
+            tag,
+            comm: comm?,
+            count: at(Count, nth),
+            datatype: at(Datatype, nth),
+            status,
+        })
+    };
+    match kind.as_str() {
+        "send" | "bsend" | "ssend" | "rsend" => Some(Capture::Messages(vec![msg(
+            MsgKind::Send,
+            at(Dest, 0),
+            at(Tag, 0),
+            0,
+            None,
+        )?])),
+        "recv" => Some(Capture::Messages(vec![msg(
+            MsgKind::Recv,
+            at(Source, 0),
+            at(Tag, 0),
+            0,
+            at(Status, 0),
+        )?])),
+        "sendrecv" | "sendrecv_replace" => {
+            let second = if kind == "sendrecv" { 1 } else { 0 };
+            Some(Capture::Messages(vec![
+                msg(MsgKind::Send, at(Dest, 0), at(SendTag, 0), 0, None)?,
+                msg(
+                    MsgKind::Recv,
+                    at(Source, 0),
+                    at(RecvTag, 0),
+                    second,
+                    at(Status, 0),
+                )?,
+            ]))
+        }
+        "isend" | "ibsend" | "issend" | "irsend" | "send_init" | "bsend_init" | "ssend_init"
+        | "rsend_init" => Some(Capture::Post {
+            msg: msg(MsgKind::Send, at(Dest, 0), at(Tag, 0), 0, None)?,
+            request: at(Request, 0)?,
+            persistent: kind.ends_with("_init"),
+        }),
+        "irecv" | "recv_init" => Some(Capture::Post {
+            msg: msg(MsgKind::Recv, at(Source, 0), at(Tag, 0), 0, None)?,
+            request: at(Request, 0)?,
+            persistent: kind.ends_with("_init"),
+        }),
+        "wait" | "test" | "waitall" | "testall" | "waitany" | "testany" | "waitsome"
+        | "testsome" => Some(Capture::Complete {
+            count: at(Count, 0),
+            requests: at(Request, 0)?,
+            flag: at(Flag, 0),
+            status: at(Status, 0),
+            every: !(kind.ends_with("any") || kind.ends_with("some")),
+        }),
+        "request_free" => Some(Capture::RequestFree {
+            request: at(Request, 0)?,
+        }),
+        k => {
+            let base = k
+                .strip_prefix('i')
+                .filter(|b| COLLECTIVES.contains(b))
+                .unwrap_or(k);
+            if !COLLECTIVES.contains(&base) {
+                return None;
+            }
+            let mut m = msg(MsgKind::Collective, at(Root, 0), None, 0, None)?;
+            if ARRAY_COUNTS.contains(&base) {
+                m.count = None;
+            }
+            Some(Capture::Messages(vec![m]))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,7 +758,7 @@ mod tests {
         assert_eq!(effect("MPI_INIT", Spelling::AnyCase), Effect::StartsMpi);
         assert_eq!(effect("mpi_abort", Spelling::AnyCase), Effect::Aborts);
         assert_eq!(effect("MPI_Session_init", Spelling::Exact), Effect::None);
-        assert_eq!(effect("MPI_Finalize", Spelling::Exact), Effect::None);
+        assert_eq!(effect("MPI_Finalize", Spelling::Exact), Effect::EndsMpi);
     }
 
     #[test]
@@ -588,5 +790,66 @@ mod tests {
             &args(&["b", "1", "MPI_INT", "0", "c"]),
         );
         assert!(bcast.is_empty());
+    }
+
+    #[test]
+    fn captures_name_the_arguments_of_each_message() {
+        let Some(Capture::Messages(m)) = capture("MPI_Sendrecv", Spelling::Exact) else {
+            panic!("sendrecv");
+        };
+        assert_eq!(
+            (m[0].kind, m[0].peer, m[0].tag, m[0].count, m[0].datatype),
+            (MsgKind::Send, Some(3), Some(4), Some(1), Some(2))
+        );
+        assert_eq!(
+            (
+                m[1].kind,
+                m[1].peer,
+                m[1].tag,
+                m[1].count,
+                m[1].datatype,
+                m[1].status
+            ),
+            (MsgKind::Recv, Some(8), Some(9), Some(6), Some(7), Some(11))
+        );
+        assert_eq!(m[1].comm, 10);
+        assert!(matches!(
+            capture("mpi_irecv", Spelling::AnyCase),
+            Some(Capture::Post {
+                request: 6,
+                persistent: false,
+                ..
+            })
+        ));
+        assert!(matches!(
+            capture("MPI_Send_init", Spelling::Exact),
+            Some(Capture::Post {
+                persistent: true,
+                ..
+            })
+        ));
+        assert_eq!(
+            capture("MPI_Testall", Spelling::Exact),
+            Some(Capture::Complete {
+                count: Some(0),
+                requests: 1,
+                flag: Some(2),
+                status: Some(3),
+                every: true
+            })
+        );
+        let Some(Capture::Messages(b)) = capture("MPI_Ibcast", Spelling::Exact) else {
+            panic!("ibcast");
+        };
+        assert_eq!(
+            (b[0].kind, b[0].peer, b[0].count, b[0].comm),
+            (MsgKind::Collective, Some(3), Some(1), 4)
+        );
+        let Some(Capture::Messages(a)) = capture("MPI_Alltoallv", Spelling::Exact) else {
+            panic!("alltoallv");
+        };
+        assert_eq!(a[0].count, None);
+        assert_eq!(capture("MPI_Comm_rank", Spelling::Exact), None);
+        assert_eq!(capture("MPI_Allreduce_init", Spelling::Exact), None);
     }
 }

@@ -91,6 +91,7 @@ fn c_type(decl: &str) -> Ty {
                 | "int64_t"
                 | "size_t"
                 | "__UINT64_TYPE__"
+                | "__INT64_TYPE__"
         )
     };
     if words.len() > 1 && !known(words[words.len() - 1]) {
@@ -111,7 +112,7 @@ fn c_type(decl: &str) -> Ty {
         "int" | "signed int" | "int32_t" => "i32",
         "unsigned int" | "unsigned" | "uint32_t" => "u32",
         "uint64_t" | "__UINT64_TYPE__" => "u64",
-        "int64_t" => "i64",
+        "int64_t" | "__INT64_TYPE__" => "i64",
         "size_t" => "usize",
         other => panic!("C type `{decl}`: unknown base `{other}`"),
     }
@@ -237,7 +238,8 @@ fn input<'a>(text: &'a str, path: &'a str, filter: &'a Filter) -> SourceInput<'a
 }
 
 /// A C program with every kind of probe: functions, loops, a user region,
-/// disable/enable, MPI (rank, abort), OpenMP parallel and host teams.
+/// disable/enable, MPI (rank, abort, finalize, message capture), OpenMP
+/// parallel and host teams.
 const C_PROGRAM: &str = r#"#include <mpi.h>
 static int work(int k) {
     int s = 0;
@@ -265,6 +267,12 @@ int main(int argc, char **argv) {
     {
         s += 1;
     }
+    MPI_Request r;
+    MPI_Status st;
+    MPI_Isend(&s, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &r);
+    MPI_Recv(&s, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &st);
+    MPI_Wait(&r, &st);
+    MPI_Request_free(&r);
     if (s < 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Finalize();
@@ -628,6 +636,12 @@ fn c_prelude_declares_what_the_header_declares() {
         "regio_register_idf",
         "regio_mpi_rank",
         "regio_mpi_abort",
+        "regio_mpi_finalize",
+        "regio_mpi_msg",
+        "regio_mpi_post",
+        "regio_mpi_reqs",
+        "regio_mpi_done",
+        "regio_mpi_request_free",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",

@@ -95,6 +95,25 @@ void regio_mpi_init_done(void);
  * them with SIGKILL, which cannot be caught). Waits at most 3 s. */
 void regio_mpi_abort(void);
 
+/* Before MPI_Finalize: the second measurement of this rank's clock against
+ * rank 0 (the first is made when MPI_Init's rank is reported). */
+void regio_mpi_finalize(void);
+
+/* MPI argument capture (emitted after the call returns, before its region
+ * is left). Handles (MPI_Comm, MPI_Datatype, MPI_Request) are widened to
+ * 64 bits: (uint64_t)(uintptr_t)handle.
+ * regio_mpi_msg: a blocking send (kind 0), receive (1, with its status or
+ * NULL / MPI_STATUS_IGNORE) or collective (2, peer = root or -1).
+ * regio_mpi_post: a non-blocking or persistent (kind + 4) send or receive
+ * and its request. regio_mpi_reqs before and regio_mpi_done after a
+ * Wait/Test call: its requests (elem = sizeof(MPI_Request)); all = every
+ * one completed, else those whose handle changed. */
+void regio_mpi_msg(uint32_t id, int kind, int peer, int tag, uint64_t comm, int64_t count, uint64_t datatype, const void *status);
+void regio_mpi_post(uint32_t id, int kind, int peer, int tag, uint64_t comm, int64_t count, uint64_t datatype, uint64_t request);
+void regio_mpi_reqs(int n, const void *reqs, int elem);
+void regio_mpi_done(uint32_t id, int n, const void *reqs, int elem, int all, const void *statuses);
+void regio_mpi_request_free(uint64_t request);
+
 /* Host teams: first and last statement of a teams construct's body. The
  * runtime enters `body` and, inside it, a region `team <k>` (kind
  * omp_team) for this team's number (omp_get_team_num, looked up at run
@@ -146,6 +165,9 @@ void regio_mpi_init_done_(void);
 
 /* call regio_mpi_abort() */
 void regio_mpi_abort_(void);
+
+/* call regio_mpi_finalize() */
+void regio_mpi_finalize_(void);
 
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */

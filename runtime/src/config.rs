@@ -28,6 +28,29 @@ pub struct Config {
     /// `REGIO_TEST_WRITE_PAUSE_MS` (tests only): the profile writer sleeps
     /// this long after creating its temporary file.
     pub test_write_pause_ms: u64,
+    /// `REGIO_TEST_CLOCK_SKEW=rank:offset_ns:drift_ppm` (tests only): the
+    /// clock the MPI clock synchronisation reads is skewed on that rank.
+    pub test_clock_skew: Option<ClockSkew>,
+}
+
+/// A skew added on purpose to one rank's clock (`mpi::sync`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClockSkew {
+    pub rank: u32,
+    pub offset_ns: i64,
+    pub drift_ppm: f64,
+}
+
+/// Parses `rank:offset_ns:drift_ppm`.
+pub fn parse_clock_skew(v: &[u8]) -> Option<ClockSkew> {
+    let s = std::str::from_utf8(v).ok()?;
+    let mut parts = s.trim().split(':');
+    let skew = ClockSkew {
+        rank: parts.next()?.parse().ok()?,
+        offset_ns: parts.next()?.parse().ok()?,
+        drift_ppm: parts.next()?.parse().ok()?,
+    };
+    parts.next().is_none().then_some(skew)
 }
 
 /// The configuration, once start-up has run (and measurement is not dead).
@@ -121,6 +144,16 @@ pub fn load() -> Option<&'static Config> {
         test_write_pause_ms: env("REGIO_TEST_WRITE_PAUSE_MS")
             .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse().ok())
             .unwrap_or(0),
+        test_clock_skew: env("REGIO_TEST_CLOCK_SKEW").and_then(|v| {
+            let skew = parse_clock_skew(&v);
+            if skew.is_none() {
+                warn(
+                    &[b"REGIO_TEST_CLOCK_SKEW is not rank:offset_ns:drift_ppm; ignored"],
+                    None,
+                );
+            }
+            skew
+        }),
     };
     CONFIG.set(config).ok()?;
     CONFIG.get()
@@ -318,6 +351,21 @@ mod tests {
             _ => None,
         };
         assert_eq!(rank_and_size(&ompi), (1, 1));
+    }
+
+    #[test]
+    fn clock_skew_is_rank_offset_and_drift() {
+        assert_eq!(
+            parse_clock_skew(b"1:-5000:20.5"),
+            Some(ClockSkew {
+                rank: 1,
+                offset_ns: -5000,
+                drift_ppm: 20.5
+            })
+        );
+        assert_eq!(parse_clock_skew(b"1:5"), None);
+        assert_eq!(parse_clock_skew(b"1:5:1:2"), None);
+        assert_eq!(parse_clock_skew(b"x:5:1"), None);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::config;
 use crate::dynsym::{find, Lazy};
 use crate::idf;
 use crate::lifecycle::{self, DEAD, MODE, ON};
+use crate::mpi;
 use crate::omp;
 use crate::registry;
 use crate::teams;
@@ -341,7 +342,101 @@ pub unsafe extern "C" fn regio_omp_join_(team: *const i64) {
 pub extern "C" fn regio_mpi_rank(rank: i32, size: i32) {
     if rank >= 0 && size > 0 && lifecycle::ensure_init_fast() != DEAD {
         config::confirm_rank(rank as u32, size as u32);
+        // The ranks' clocks against rank 0, while MPI is fresh.
+        mpi::sync::at_init();
     }
+}
+
+/// After a blocking MPI send, receive or collective returned, before its
+/// region is left: the arguments the instrumenter's routine table names
+/// (`kind` 0 send, 1 receive, 2 collective with `peer` its root or -1).
+/// Handles are widened to 64 bits; `status` is null, MPI_STATUS_IGNORE or
+/// the receive's status.
+///
+/// # Safety
+/// `status` must be null, MPI_STATUS_IGNORE or point to an MPI_Status.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn regio_mpi_msg(
+    id: u32,
+    kind: i32,
+    peer: i32,
+    tag: i32,
+    comm: u64,
+    count: i64,
+    datatype: u64,
+    status: *const c_void,
+) {
+    mpi::probes::message(id, kind, peer, tag, comm, count, datatype, status);
+}
+
+/// After a call that posted a non-blocking message (`kind` as for
+/// `regio_mpi_msg`, plus 4 for a persistent request) with the request
+/// handle it returned.
+///
+/// # Safety
+/// None beyond the C ABI.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn regio_mpi_post(
+    id: u32,
+    kind: i32,
+    peer: i32,
+    tag: i32,
+    comm: u64,
+    count: i64,
+    datatype: u64,
+    request: u64,
+) {
+    mpi::probes::post(id, kind, peer, tag, comm, count, datatype, request);
+}
+
+/// Before an MPI_Wait*/MPI_Test* call: its `n` requests of `elem` bytes.
+///
+/// # Safety
+/// `reqs` must point to `n` handles of `elem` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_reqs(n: i32, reqs: *const c_void, elem: i32) {
+    mpi::probes::requests_before(n, reqs, elem);
+}
+
+/// After an MPI_Wait*/MPI_Test* call: every request completed (`all`
+/// non-zero) or those whose handle changed; `statuses` null,
+/// MPI_STATUS(ES)_IGNORE or one status per request.
+///
+/// # Safety
+/// As for `regio_mpi_reqs`; `statuses` null, the ignore marker or `n`
+/// statuses.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_done(
+    id: u32,
+    n: i32,
+    reqs: *const c_void,
+    elem: i32,
+    all: i32,
+    statuses: *const c_void,
+) {
+    mpi::probes::requests_after(id, n, reqs, elem, all, statuses);
+}
+
+/// Before MPI_Request_free: the request's handle.
+#[no_mangle]
+pub extern "C" fn regio_mpi_request_free(request: u64) {
+    mpi::probes::request_free(request);
+}
+
+/// Before `MPI_Finalize`: the second clock measurement (`mpi::sync`).
+#[no_mangle]
+pub extern "C" fn regio_mpi_finalize() {
+    if lifecycle::ensure_init_fast() != DEAD {
+        mpi::sync::at_finalize();
+    }
+}
+
+/// Fortran `call regio_mpi_finalize()`.
+#[no_mangle]
+pub extern "C" fn regio_mpi_finalize_() {
+    regio_mpi_finalize();
 }
 
 /// Fortran `call regio_mpi_rank(rank, size)` with INTEGER(4) arguments.

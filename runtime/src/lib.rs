@@ -62,6 +62,7 @@ mod frames;
 mod future;
 mod idf;
 mod lifecycle;
+mod mpi;
 mod node;
 mod omp;
 mod out;

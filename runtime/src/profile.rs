@@ -22,6 +22,7 @@ use crate::counters;
 use crate::fork;
 use crate::frames::{totals, StackIndex};
 use crate::idf;
+use crate::mpi;
 use crate::node::ROOT;
 use crate::out::{warn, Cat, Out, W32, W64, WI32};
 use crate::region;
@@ -388,7 +389,9 @@ unsafe fn emit(
     o.string(clock::source_name().as_bytes());
     o.raw(b",\"ticks_per_second\":");
     o.fixed6(cal.ticks_per_second());
-    o.raw(b"},\"idf\":");
+    o.raw(b"}");
+    mpi::write::clock_sync(o);
+    o.raw(b",\"idf\":");
     if idf::count() > 0 {
         o.string(idf::get(0));
     } else {
@@ -580,7 +583,9 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         }
         o.raw(b"}");
     }
-    o.raw(b"]}");
+    o.raw(b"]");
+    mpi::write::thread_messages(o, t, cal);
+    o.raw(b"}");
 }
 
 /// Copies the first registered IDF to `<dir>/regio.idf.json` (atomically).

@@ -39,12 +39,22 @@ const LAYERS: &[&str] = &[
     "registry",
     "training",
     "fork",
+    // MPI: the library's ABI, the communication record, ranks, requests.
+    "mpi::pmpi",
+    "mpi::stats",
+    "mpi::events",
+    "mpi::world",
+    "mpi::requests",
     // Configuration, writing, and the hooks that write.
     "config",
+    "mpi::sync",
+    "mpi::write",
+    "mpi",
     "profile",
     "signals",
     "peers",
     "lifecycle",
+    "mpi::probes",
     // The entry points.
     "api",
     "future",

@@ -388,3 +388,208 @@ fn aborting_run_leaves_every_ranks_profile(mpi: &Mpi) {
         );
     }
 }
+
+/// Sender x receiver -> (messages, bytes) of `testdata/mpi/matrix.c` on
+/// `n` ranks, by construction (see the program's comment).
+fn expected_matrix(n: u32) -> BTreeMap<(u32, u32), (u64, u64)> {
+    let mut m: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
+    let mut add = |s: u32, d: u32, msgs: u64, bytes_each: u64| {
+        let c = m.entry((s, d)).or_default();
+        c.0 += msgs;
+        c.1 += msgs * bytes_each;
+    };
+    if n > 1 {
+        for s in 0..n {
+            add(s, (s + 1) % n, u64::from(s + 1), 2 * u64::from(s + 1) * 4);
+        }
+        for d in 1..n {
+            add(0, d, 1, u64::from(d) * 100 * 8);
+        }
+        add(1, 0, 3, 16);
+    }
+    for parity in 0..2 {
+        let group: Vec<u32> = (0..n).filter(|r| r % 2 == parity).collect();
+        if group.len() > 1 {
+            for (i, &s) in group.iter().enumerate() {
+                add(s, group[(i + 1) % group.len()], 1, 3);
+            }
+        }
+    }
+    m
+}
+
+/// The run's matrix from the report: `communication.matrix` (sends), and
+/// the same figures rebuilt from the receive records of every node.
+type Matrix = BTreeMap<(u32, u32), (u64, u64)>;
+
+fn reported_matrices(run: &Value) -> (Matrix, Matrix) {
+    let mut sent = Matrix::new();
+    for c in run["communication"]["matrix"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+    {
+        let key = (
+            c["sender"].as_u64().unwrap_or(u64::MAX) as u32,
+            c["receiver"].as_u64().unwrap_or(u64::MAX) as u32,
+        );
+        let cell = sent.entry(key).or_default();
+        cell.0 += c["messages"].as_u64().unwrap_or(0);
+        cell.1 += c["bytes"].as_u64().unwrap_or(0);
+    }
+    let mut received = Matrix::new();
+    visit(run, &mut |n, _| {
+        for m in n["messages"].as_array().map_or(&[][..], Vec::as_slice) {
+            if m["direction"] == "recv" {
+                let key = (
+                    m["peer"].as_i64().unwrap_or(-9) as u32,
+                    m["rank"].as_u64().unwrap_or(u64::MAX) as u32,
+                );
+                let cell = received.entry(key).or_default();
+                cell.0 += m["messages"].as_u64().unwrap_or(0);
+                cell.1 += m["bytes"].as_u64().unwrap_or(0);
+            }
+        }
+    });
+    (sent, received)
+}
+
+fn check_matrix(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let source = testdata().join("mpi").join("matrix.c");
+    let tmp = TestDir::new(&format!("mpi-matrix-{}", mpi.name));
+    let (plain, inst) = build(mpi, &source, &tmp);
+    let mut problems = Vec::new();
+    for np in [2u32, 3, 4] {
+        let want = mpirun(mpi, np, &plain, tmp.path(), None);
+        let run_dir = tmp.join(format!("run-{np}"));
+        let got = mpirun(mpi, np, &inst, tmp.path(), Some(&run_dir));
+        assert_eq!(want.outcome(), "exit 0", "{}", want.describe());
+        assert_eq!(got.outcome(), want.outcome(), "{}", got.describe());
+        assert_eq!(got.stdout, want.stdout, "np {np}: stdout differs");
+        let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+        let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+        let expected = expected_matrix(np);
+        let (sent, received) = reported_matrices(run);
+        if sent != expected {
+            problems.push(format!(
+                "{} np {np}: sent matrix {sent:?}, built {expected:?}",
+                mpi.name
+            ));
+        }
+        // Receives name their senders too: wildcard sources read from the
+        // status, sub-communicator ranks translated to world ranks.
+        if received != expected {
+            problems.push(format!(
+                "{} np {np}: received matrix {received:?}, built {expected:?}",
+                mpi.name
+            ));
+        }
+        assert_eq!(run["communication"]["messages_dropped"], 0, "{run}");
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_communication_matrix_is_what_the_program_sends() {
+    if open_mpi() {
+        check_matrix(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn the_communication_matrix_is_what_the_program_sends_with_mpich() {
+    if mpich() {
+        check_matrix(&MPICH);
+    }
+}
+
+/// Rank 1's clock runs `OFFSET_NS` ahead of rank 0's and gains
+/// `DRIFT_PPM` (REGIO_TEST_CLOCK_SKEW); the measurements at MPI_Init and
+/// MPI_Finalize must find both back.
+fn check_clock_skew(mpi: &Mpi) {
+    const OFFSET_NS: f64 = 5_000_000.0;
+    const DRIFT_PPM: f64 = 2_000.0;
+    let _machine = machine::hold();
+    let source = testdata().join("mpi").join("matrix.c");
+    let tmp = TestDir::new(&format!("mpi-skew-{}", mpi.name));
+    let (_, inst) = build(mpi, &source, &tmp);
+    let run_dir = tmp.join("run");
+    let mut c = Command::new(mpi.run);
+    c.current_dir(tmp.path())
+        .env_remove("LD_LIBRARY_PATH")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("REGIO_DIR", &run_dir)
+        .env(
+            "REGIO_TEST_CLOCK_SKEW",
+            format!("1:{OFFSET_NS}:{DRIFT_PPM}"),
+        )
+        .args(mpi.args)
+        .args(["-np", "2"]);
+    if mpi.name == "Open MPI" {
+        c.args(["-x", "REGIO_DIR", "-x", "REGIO_TEST_CLOCK_SKEW"]);
+    }
+    c.arg(&inst).arg("1");
+    let got = run(&mut c);
+    assert_eq!(got.outcome(), "exit 0", "{}", got.describe());
+    let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let clocks = run["communication"]["clock_sync"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let rank1 = clocks
+        .iter()
+        .find(|k| k["rank"] == 1)
+        .unwrap_or_else(|| panic!("no clock measurement of rank 1: {run}"));
+    let duration = run["per_process"][1]["duration_ns"].as_f64().unwrap_or(0.0);
+    let (init, fin) = (&rank1["init"], &rank1["finalize"]);
+    let o1 = init["offset_ns"].as_f64().unwrap_or(f64::NAN);
+    let o2 = fin["offset_ns"].as_f64().unwrap_or(f64::NAN);
+    let rtt = init["round_trip_ns"]
+        .as_f64()
+        .unwrap_or(0.0)
+        .max(fin["round_trip_ns"].as_f64().unwrap_or(0.0));
+    // Rank 0 minus rank 1: minus the skew, which by MPI_Init has grown by
+    // the drift over at most the process's lifetime. A measurement is off
+    // by at most half its round trip (Cristian); 20 us on top for rounding.
+    let slack = rtt / 2.0 + 20_000.0;
+    let lowest = -(OFFSET_NS + DRIFT_PPM * 1e-6 * duration) - slack;
+    assert!(
+        (lowest..=-OFFSET_NS + slack).contains(&o1),
+        "offset at MPI_Init {o1} ns, expected about -{OFFSET_NS} ns: {rank1}"
+    );
+    // Rank 0's clock against rank 1's: -DRIFT / (1 + DRIFT).
+    let want_ppm = -DRIFT_PPM / (1.0 + DRIFT_PPM * 1e-6);
+    let got_ppm = rank1["drift_ppm"].as_f64().unwrap_or(f64::NAN);
+    let span = fin["local_ns"].as_f64().unwrap_or(0.0) - init["local_ns"].as_f64().unwrap_or(0.0);
+    assert!(
+        span >= 0.4e9,
+        "the measurements are {span} ns apart: {rank1}"
+    );
+    let tolerance_ppm = 2.0 * slack / span * 1e6;
+    assert!(
+        (got_ppm - want_ppm).abs() <= tolerance_ppm,
+        "drift {got_ppm} ppm, injected {want_ppm} ppm (+- {tolerance_ppm}): {rank1}"
+    );
+    assert!(o2 < o1, "rank 1 gains on rank 0: {o1} then {o2}");
+    // Rank 0 measures against itself.
+    let rank0 = clocks.iter().find(|k| k["rank"] == 0);
+    assert_eq!(
+        rank0.map(|k| &k["init"]["offset_ns"]),
+        Some(&Value::from(0))
+    );
+}
+
+#[test]
+fn clock_sync_recovers_an_injected_skew() {
+    if open_mpi() {
+        check_clock_skew(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn clock_sync_recovers_an_injected_skew_with_mpich() {
+    if mpich() {
+        check_clock_skew(&MPICH);
+    }
+}

@@ -8,6 +8,7 @@ use regio_idf::rundir::CounterInfo;
 use serde::{Deserialize, Serialize};
 
 use super::DEEP;
+use crate::comm::{MatrixCell, NodeMessages, RankClock};
 use crate::merge::{
     visit, Node, ProcessSummary, RankMpi, RankStat, RankSummary, Report, ThreadStat, ThreadSummary,
     Visit,
@@ -44,7 +45,20 @@ pub struct JsonRun {
     /// `reason` when not; node `counters` hold the available ones.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterInfo>,
+    /// MPI runs with argument capture: the per-rank communication matrix
+    /// (point-to-point sends), records lost to full tables, and every
+    /// rank's clock measurements against rank 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub communication: Option<JsonCommunication>,
     pub drg: Vec<JsonNode>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonCommunication {
+    /// One cell per (sender, receiver) pair that exchanged messages.
+    pub matrix: Vec<MatrixCell>,
+    pub messages_dropped: u64,
+    pub clock_sync: Vec<RankClock>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,6 +109,10 @@ pub struct JsonNode {
     pub counters: BTreeMap<String, u64>,
     #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
     pub async_: Option<JsonAsync>,
+    /// MPI calls: per rank and peer, `messages`, `bytes`, `time_ns` and
+    /// `direction` (`send`, `recv`, `collective`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<NodeMessages>,
     pub children: Vec<JsonNode>,
 }
 
@@ -153,6 +171,11 @@ impl JsonRun {
             per_process: r.processes.iter().map(process).collect(),
             mpi: r.mpi.clone(),
             counters: r.counters.clone(),
+            communication: (!r.comm.is_empty()).then(|| JsonCommunication {
+                matrix: r.comm.matrix.clone(),
+                messages_dropped: r.comm.dropped,
+                clock_sync: r.comm.clocks.clone(),
+            }),
             drg: Vec::new(),
         }
     }
@@ -164,7 +187,7 @@ fn drg(r: &Report) -> Vec<JsonNode> {
     let mut roots = Vec::new();
     let mut open: Vec<JsonNode> = Vec::new();
     visit(&r.roots, &mut |e| match e {
-        Visit::Enter(n, _) => open.push(node(n, r.wall_ns)),
+        Visit::Enter(n, path) => open.push(node_in(r, n, path)),
         Visit::Leave(..) => {
             if let Some(done) = open.pop() {
                 match open.last_mut() {
@@ -189,6 +212,19 @@ fn process(p: &ProcessSummary) -> JsonProcess {
         threads: p.threads,
         counters: p.counters.clone(),
     }
+}
+
+/// One node of `r` without its children, with its MPI messages; `path`
+/// ends with `n`.
+fn node_in(r: &Report, n: &Node, path: &[&Node]) -> JsonNode {
+    let mut json = node(n, r.wall_ns);
+    if !r.comm.per_node.is_empty() {
+        let key: Vec<u32> = path.iter().map(|p| p.region).collect();
+        if let Some(m) = r.comm.per_node.get(&key) {
+            json.messages = m.clone();
+        }
+    }
+    json
 }
 
 /// One node without its children.
@@ -218,6 +254,7 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
             busy_ns: n.inclusive_ns,
             wait_ns,
         }),
+        messages: Vec::new(),
         children: Vec::new(),
     }
 }
@@ -313,7 +350,7 @@ fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), s
     if !first {
         out.push_str(",\n");
     }
-    let head = node(n, r.wall_ns);
+    let head = node_in(r, n, path);
     if depth >= DEEP {
         let text = serde_json::to_string(&head)?;
         if n.children.is_empty() {

@@ -26,8 +26,94 @@ pub(super) fn render(reports: &[Report]) -> String {
         out.push('\n');
         tree(&mut out, r);
         mpi(&mut out, r);
+        communication(&mut out, r);
     }
     out
+}
+
+/// Above this many ranks the matrix is listed cell by cell.
+const MATRIX_RANKS: usize = 16;
+
+/// The per-rank communication matrix (point-to-point sends) and the
+/// ranks' clock offsets against rank 0.
+fn communication(out: &mut String, r: &Report) {
+    let c = &r.comm;
+    if !c.matrix.is_empty() {
+        let ranks: Vec<u32> = r.processes.iter().map(|p| p.rank).collect();
+        out.push_str("\ncommunication matrix: point-to-point messages / bytes, sender (row) x receiver (column)\n");
+        if ranks.len() <= MATRIX_RANKS {
+            let cell = |s: u32, d: u32| {
+                c.matrix
+                    .iter()
+                    .find(|m| m.sender == s && m.receiver == d)
+                    .map_or_else(
+                        || "-".to_string(),
+                        |m| format!("{} / {}", m.messages, m.bytes),
+                    )
+            };
+            let mut rows: Vec<Vec<String>> = vec![std::iter::once("from\\to".to_string())
+                .chain(ranks.iter().map(|d| d.to_string()))
+                .collect()];
+            for &s in &ranks {
+                rows.push(
+                    std::iter::once(s.to_string())
+                        .chain(ranks.iter().map(|&d| cell(s, d)))
+                        .collect(),
+                );
+            }
+            let widths: Vec<usize> = (0..rows[0].len())
+                .map(|i| rows.iter().map(|row| row[i].len()).max().unwrap_or(0))
+                .collect();
+            for row in rows {
+                let cells: Vec<String> = row
+                    .iter()
+                    .zip(&widths)
+                    .map(|(v, w)| format!("{v:>w$}"))
+                    .collect();
+                let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+            }
+        } else {
+            for m in &c.matrix {
+                let _ = writeln!(
+                    out,
+                    "{:>6} -> {:<6} {:>10} messages {:>14} bytes",
+                    m.sender, m.receiver, m.messages, m.bytes
+                );
+            }
+        }
+    }
+    if c.dropped > 0 {
+        let _ = writeln!(
+            out,
+            "{} message records lost to full per-thread tables",
+            c.dropped
+        );
+    }
+    if c.clocks.iter().any(|k| k.rank != 0) {
+        out.push_str(
+            "\nclocks against rank 0 (offset = rank 0 - this rank; at MPI_Init, at MPI_Finalize)\n",
+        );
+        let _ = writeln!(
+            out,
+            "{:>6}  {:>14}  {:>10}  {:>14}  {:>10}  {:>12}",
+            "rank", "offset init", "rtt", "offset final", "rtt", "drift ppm"
+        );
+        let show = |p: Option<regio_idf::rundir::SyncPoint>| {
+            p.map_or(("-".to_string(), "-".to_string()), |p| {
+                (format!("{} ns", p.offset_ns), human_ns(p.round_trip_ns))
+            })
+        };
+        for k in &c.clocks {
+            let (oi, ri) = show(k.sync.init);
+            let (of, rf) = show(k.sync.finalize);
+            let drift = k.drift_ppm.map_or("-".to_string(), |d| format!("{d:.3}"));
+            let _ = writeln!(
+                out,
+                "{:>6}  {oi:>14}  {ri:>10}  {of:>14}  {rf:>10}  {drift:>12}",
+                k.rank
+            );
+        }
+    }
 }
 
 /// Per rank: time in MPI against time outside it.

@@ -79,11 +79,14 @@ pub fn write_chain(dir: &Path, depth: u32) {
         idf: None,
         regions: Vec::new(),
         counters: Vec::new(),
+        clock_sync: None,
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: 4242,
             finished: false,
             dropped_calls: 0,
+            messages: Vec::new(),
+            messages_dropped: 0,
             nodes,
         }],
     };

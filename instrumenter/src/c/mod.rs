@@ -20,6 +20,7 @@ mod calls;
 mod directives;
 mod jumps;
 mod mask;
+mod mpi_capture;
 mod omp;
 mod omp_probes;
 mod parse;

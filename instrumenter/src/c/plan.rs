@@ -18,6 +18,7 @@ use crate::mpi_routines::{self, Effect, Spelling};
 use super::calls::{self, CallKind, CallRules, Form};
 use super::directives::{Command, Directives};
 use super::jumps::{break_target, JumpCache, JumpIn};
+use super::mpi_capture::{self, CaptureText};
 use super::probes;
 use super::syntax::{
     function_name, is_loop, loop_keyword, loop_variable, returns_void, text, Lines,
@@ -594,6 +595,19 @@ impl<'t> Walker<'_, 't> {
         aux.extend(mpi_routines::argument_aux(name, Spelling::Exact, &list));
     }
 
+    /// Probe text handing an MPI call's argument values to the runtime.
+    fn mpi_capture(&self, call: Node<'t>, id: u32, name: &str) -> CaptureText {
+        let Some(args) = call.child_by_field_name("arguments") else {
+            return CaptureText::default();
+        };
+        let mut c = args.walk();
+        let list: Vec<Node<'t>> = args
+            .named_children(&mut c)
+            .filter(|a| a.kind() != "comment")
+            .collect();
+        mpi_capture::text(id, name, &list, self.src).unwrap_or_default()
+    }
+
     fn call(&mut self, n: Node<'t>, depth: u32) {
         let sel = self.input.selection;
         if self.opaque > 0 || !self.quiet.is_empty() || !(sel.io || sel.calls || sel.mpi || sel.omp)
@@ -647,29 +661,35 @@ impl<'t> Walker<'_, 't> {
         } else {
             ""
         };
-        let before = if effect == Effect::Aborts {
-            probes::BEFORE_MPI_ABORT
-        } else {
-            ""
+        // The argument values that name the call's messages.
+        let capture = match plan.kind {
+            CallKind::Mpi => self.mpi_capture(n, id, &plan.name),
+            _ => CaptureText::default(),
         };
+        let before = match effect {
+            Effect::Aborts => probes::BEFORE_MPI_ABORT,
+            Effect::EndsMpi => probes::BEFORE_MPI_FINALIZE,
+            _ => capture.before.as_str(),
+        };
+        let record = capture.record.as_str();
         let (range, open, close) = match plan.form {
             Form::Statement(stmt) => {
                 let braced = !is_block_item(stmt);
                 (
                     stmt.byte_range(),
                     probes::call_stmt_open(id, before, braced),
-                    probes::call_stmt_close(id, after, braced),
+                    probes::call_stmt_close(id, record, after, braced),
                 )
             }
             Form::Comma => (
                 n.byte_range(),
                 probes::call_comma_open(id, before),
-                probes::call_comma_close(id, after),
+                probes::call_comma_close(id, record, after),
             ),
             Form::Value => (
                 n.byte_range(),
-                probes::call_value_open(id, before, after),
-                probes::call_value_close(id, after),
+                probes::call_value_open(id, before, !after.is_empty() || !record.is_empty()),
+                probes::call_value_close(id, record, after),
             ),
         };
         self.insert(range.start, open, opening(depth));

@@ -53,12 +53,19 @@ pub(crate) fn call_stmt_open(id: u32, before: &str, braced: bool) -> String {
     format!("{brace}{before}regio_enter({id}u); ")
 }
 
-pub(crate) fn call_stmt_close(id: u32, after: &str, braced: bool) -> String {
+/// `record` (an expression handing the call's arguments to the runtime)
+/// runs while the call's region is still open; `after` once it is left.
+pub(crate) fn call_stmt_close(id: u32, record: &str, after: &str, braced: bool) -> String {
     let brace = if braced { " }" } else { "" };
-    if after.is_empty() {
-        format!(" regio_exit({id}u);{brace}")
+    let record = if record.is_empty() {
+        String::new()
     } else {
-        format!(" regio_exit({id}u); {after};{brace}")
+        format!(" {record};")
+    };
+    if after.is_empty() {
+        format!("{record} regio_exit({id}u);{brace}")
+    } else {
+        format!("{record} regio_exit({id}u); {after};{brace}")
     }
 }
 
@@ -74,11 +81,16 @@ pub(crate) fn call_comma_open(id: u32, before: &str) -> String {
     }
 }
 
-pub(crate) fn call_comma_close(id: u32, after: &str) -> String {
-    if after.is_empty() {
-        format!(", regio_exit({id}u))")
+pub(crate) fn call_comma_close(id: u32, record: &str, after: &str) -> String {
+    let record = if record.is_empty() {
+        String::new()
     } else {
-        format!(", regio_exit({id}u), {after})")
+        format!(", {record}")
+    };
+    if after.is_empty() {
+        format!("{record}, regio_exit({id}u))")
+    } else {
+        format!("{record}, regio_exit({id}u), {after})")
     }
 }
 
@@ -87,10 +99,10 @@ pub(crate) fn call_comma_close(id: u32, after: &str) -> String {
 /// exit probe after the call, before the value is used. That form is also
 /// right for a `void` function, whose "use" the text cannot rule out (a
 /// macro argument that the macro throws away). With code to run after the
-/// call (`after`, for `int`-valued MPI routines) the value is kept in a
-/// temporary instead.
-pub(crate) fn call_value_open(id: u32, before: &str, after: &str) -> String {
-    if after.is_empty() {
+/// call (`keep`: `after` or `record`, for `int`-valued MPI routines) the
+/// value is kept in a temporary instead.
+pub(crate) fn call_value_open(id: u32, before: &str, keep: bool) -> String {
+    if !keep {
         format!(
             "__extension__ ({{ {before}const unsigned int regio__c{id} __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter({id}u), {id}u); "
         )
@@ -103,12 +115,23 @@ pub(crate) fn call_value_open(id: u32, before: &str, after: &str) -> String {
 /// what was measured, here and in the job's other ranks on this host.
 pub(crate) const BEFORE_MPI_ABORT: &str = "regio_mpi_abort(); ";
 
-pub(crate) fn call_value_close(id: u32, after: &str) -> String {
-    if after.is_empty() {
-        "; })".to_string()
-    } else {
-        format!("; regio_exit({id}u); {after}; regio__r{id}; }})")
+/// Before `MPI_Finalize`: the runtime measures the clocks once more.
+pub(crate) const BEFORE_MPI_FINALIZE: &str = "regio_mpi_finalize(); ";
+
+pub(crate) fn call_value_close(id: u32, record: &str, after: &str) -> String {
+    if after.is_empty() && record.is_empty() {
+        return "; })".to_string();
     }
+    let mut s = String::from("; ");
+    if !record.is_empty() {
+        s.push_str(&format!("{record}; "));
+    }
+    s.push_str(&format!("regio_exit({id}u); "));
+    if !after.is_empty() {
+        s.push_str(&format!("{after}; "));
+    }
+    s.push_str(&format!("regio__r{id}; }})"));
+    s
 }
 
 /// Tells the runtime this process's rank and world size as MPI reports

@@ -1,0 +1,169 @@
+//! The C text that hands an MPI call's argument values to the runtime
+//! (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs`/`regio_mpi_done`,
+//! `regio_mpi_request_free`), from the argument positions of the routine
+//! table (`mpi_routines::capture`).
+//!
+//! The arguments are evaluated a second time, after the call (before it
+//! for the handles a completion call overwrites), so only arguments
+//! without side effects are passed: names, constants, member and array
+//! accesses, address-of and dereference, arithmetic, casts, `sizeof`. A
+//! call with any other argument among those needed is measured as a
+//! region only. Handles are widened to 64 bits through `uintptr_t` (an
+//! `int` in MPICH's ABI, a pointer in Open MPI's).
+
+use tree_sitter::Node;
+
+use crate::mpi_routines::{self, Capture, Msg, MsgKind, Spelling};
+
+/// Probe text around one MPI call: `before` (a statement, `;`-ended)
+/// runs before the call, `record` (an expression) right after it, before
+/// the call's region is left.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct CaptureText {
+    pub(crate) before: String,
+    pub(crate) record: String,
+}
+
+/// Node kinds an argument may consist of to be evaluated again.
+fn pure(n: Node<'_>) -> bool {
+    if n.is_error() || n.is_missing() {
+        return false;
+    }
+    let ok = !n.is_named()
+        || matches!(
+            n.kind(),
+            "identifier"
+                | "number_literal"
+                | "char_literal"
+                | "true"
+                | "false"
+                | "null"
+                | "field_expression"
+                | "field_identifier"
+                | "subscript_expression"
+                | "pointer_expression"
+                | "parenthesized_expression"
+                | "binary_expression"
+                | "unary_expression"
+                | "conditional_expression"
+                | "cast_expression"
+                | "type_descriptor"
+                | "primitive_type"
+                | "type_identifier"
+                | "sized_type_specifier"
+                | "type_qualifier"
+                | "abstract_pointer_declarator"
+                | "sizeof_expression"
+        );
+    if !ok {
+        return false;
+    }
+    let mut c = n.walk();
+    let all = n.children(&mut c).all(pure);
+    all
+}
+
+/// The capture text for a call of `name` with argument nodes `args`, or
+/// None when the routine moves no message or an argument is not pure.
+pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<CaptureText> {
+    let cap = mpi_routines::capture(name, Spelling::Exact)?;
+    let arg = |at: usize| -> Option<String> {
+        let n = *args.get(at)?;
+        pure(n).then(|| super::syntax::squashed(n, src))
+    };
+    let handle = |at: usize| Some(format!("(__UINT64_TYPE__)(__UINTPTR_TYPE__)({})", arg(at)?));
+    let msg_args = |m: &Msg| -> Option<String> {
+        let peer = match m.peer {
+            Some(p) => format!("(int)({})", arg(p)?),
+            None => "-1".into(),
+        };
+        let tag = match m.tag {
+            Some(t) => format!("(int)({})", arg(t)?),
+            None => "0".into(),
+        };
+        let count = match m.count {
+            Some(c) => format!("(__INT64_TYPE__)({})", arg(c)?),
+            None => "0".into(),
+        };
+        let datatype = match m.datatype {
+            Some(d) => handle(d)?,
+            None => "0".into(),
+        };
+        Some(format!(
+            "{peer}, {tag}, {}, {count}, {datatype}",
+            handle(m.comm)?
+        ))
+    };
+    match cap {
+        Capture::Messages(msgs) => {
+            let mut calls = Vec::new();
+            for m in &msgs {
+                let status = match (m.kind, m.status) {
+                    (MsgKind::Recv, Some(s)) => format!("(const void *)({})", arg(s)?),
+                    _ => "(const void *)0".into(),
+                };
+                calls.push(format!(
+                    "regio_mpi_msg({id}u, {}, {}, {status})",
+                    m.kind.code(),
+                    msg_args(m)?
+                ));
+            }
+            Some(CaptureText {
+                before: String::new(),
+                record: calls.join(", "),
+            })
+        }
+        Capture::Post {
+            msg,
+            request,
+            persistent,
+        } => {
+            let kind = msg.kind.code() + if persistent { 4 } else { 0 };
+            Some(CaptureText {
+                before: String::new(),
+                record: format!(
+                    "regio_mpi_post({id}u, {kind}, {}, (__UINT64_TYPE__)(__UINTPTR_TYPE__)*({}))",
+                    msg_args(&msg)?,
+                    arg(request)?
+                ),
+            })
+        }
+        Capture::Complete {
+            count,
+            requests,
+            flag,
+            status,
+            every,
+        } => {
+            let n = match count {
+                Some(c) => format!("(int)({})", arg(c)?),
+                None => "1".into(),
+            };
+            let reqs = arg(requests)?;
+            let all = match (every, flag) {
+                (false, _) => "0".to_string(),
+                (true, Some(f)) => format!("*({}) != 0", arg(f)?),
+                (true, None) => "1".to_string(),
+            };
+            let statuses = match (every, status) {
+                (true, Some(s)) => format!("(const void *)({})", arg(s)?),
+                _ => "(const void *)0".into(),
+            };
+            Some(CaptureText {
+                before: format!(
+                    "regio_mpi_reqs({n}, (const void *)({reqs}), (int)sizeof *({reqs})); "
+                ),
+                record: format!(
+                    "regio_mpi_done({id}u, {n}, (const void *)({reqs}), (int)sizeof *({reqs}), {all}, {statuses})"
+                ),
+            })
+        }
+        Capture::RequestFree { request } => Some(CaptureText {
+            before: format!(
+                "regio_mpi_request_free((__UINT64_TYPE__)(__UINTPTR_TYPE__)*({})); ",
+                arg(request)?
+            ),
+            record: String::new(),
+        }),
+    }
+}

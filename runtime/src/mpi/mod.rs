@@ -1,0 +1,14 @@
+//! MPI measurement beyond regions: argument capture (`probes`), the
+//! per-node communication record (`stats`, with `requests` following
+//! non-blocking messages and `world` translating ranks), clock
+//! synchronisation (`sync`), and their part of the profile (`write`).
+//! `pmpi` is the only module that calls the MPI library.
+
+pub mod events;
+pub mod pmpi;
+pub mod probes;
+pub mod requests;
+pub mod stats;
+pub mod sync;
+pub mod world;
+pub mod write;

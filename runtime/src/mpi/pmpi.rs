@@ -1,0 +1,246 @@
+//! The MPI library of the process, reached through its profiling
+//! interface (`PMPI_*`, found by `dynsym`): the runtime links no MPI.
+//!
+//! Handles cross the probe ABI as 64-bit integers: the C probes widen a
+//! handle (`int` in MPICH's ABI, a pointer in Open MPI's) to
+//! `uint64_t`, and this module passes it back in an integer register of
+//! the same width. On the LP64 ABIs (x86-64, AArch64) a callee taking an
+//! `int` reads the low half of that register, so one signature serves
+//! both libraries. The constants that differ between the two ABIs
+//! (`MPI_ANY_SOURCE`, `MPI_PROC_NULL`, `MPI_STATUS_IGNORE`, the status
+//! layout, `MPI_COMM_WORLD`, `MPI_BYTE`) are chosen by [`abi`].
+
+use std::ffi::c_int;
+use std::sync::OnceLock;
+
+use crate::dynsym::{self, Lazy};
+
+/// The MPI ABI family of the library in the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Abi {
+    /// Open MPI: handles are pointers to predefined objects.
+    OpenMpi,
+    /// MPICH and its derivatives (Intel MPI, MVAPICH): `int` handles.
+    Mpich,
+}
+
+/// Constants of one ABI.
+#[derive(Clone, Copy, Debug)]
+pub struct Consts {
+    pub abi: Abi,
+    pub comm_world: u64,
+    pub byte: u64,
+    pub any_source: i32,
+    pub proc_null: i32,
+    /// `MPI_STATUS_IGNORE` / `MPI_STATUSES_IGNORE` as addresses.
+    pub status_ignore: usize,
+    /// `sizeof(MPI_Status)` and the byte offsets of `MPI_SOURCE`,
+    /// `MPI_TAG` in it.
+    pub status_size: usize,
+    pub source_at: usize,
+    pub tag_at: usize,
+}
+
+static CONSTS: OnceLock<Option<Consts>> = OnceLock::new();
+
+/// The ABI constants, or None when no known MPI library is loaded.
+pub fn consts() -> Option<&'static Consts> {
+    CONSTS.get_or_init(detect).as_ref()
+}
+
+fn detect() -> Option<Consts> {
+    if let Some(world) = dynsym::find(c"ompi_mpi_comm_world") {
+        let byte = dynsym::find(c"ompi_mpi_byte")?;
+        // ompi_status_public_t: MPI_SOURCE, MPI_TAG, MPI_ERROR,
+        // _cancelled (ints), _ucount (size_t, the bytes received).
+        return Some(Consts {
+            abi: Abi::OpenMpi,
+            comm_world: world as u64,
+            byte: byte as u64,
+            any_source: -1,
+            proc_null: -2,
+            status_ignore: 0,
+            status_size: 24,
+            source_at: 0,
+            tag_at: 4,
+        });
+    }
+    if dynsym::find(c"MPIR_Err_create_code").is_some() {
+        // MPI_Status: count_lo, count_hi_and_cancelled, MPI_SOURCE,
+        // MPI_TAG, MPI_ERROR (ints); the count is in bytes.
+        return Some(Consts {
+            abi: Abi::Mpich,
+            comm_world: 0x4400_0000,
+            byte: 0x4c00_010d,
+            any_source: -2,
+            proc_null: -1,
+            status_ignore: 1,
+            status_size: 20,
+            source_at: 8,
+            tag_at: 12,
+        });
+    }
+    None
+}
+
+impl Consts {
+    /// Bytes a completed receive's status says arrived.
+    ///
+    /// # Safety
+    /// `status` must point to a whole `MPI_Status` of this ABI.
+    pub unsafe fn status_bytes(&self, status: *const u8) -> u64 {
+        match self.abi {
+            Abi::OpenMpi => (status.add(16) as *const u64).read_unaligned(),
+            Abi::Mpich => {
+                let lo = (status as *const u32).read_unaligned() as u64;
+                let hi = (status.add(4) as *const u32).read_unaligned() as u64 >> 1;
+                hi << 32 | lo
+            }
+        }
+    }
+
+    /// `MPI_SOURCE` and `MPI_TAG` of a status.
+    ///
+    /// # Safety
+    /// As [`Consts::status_bytes`].
+    pub unsafe fn status_source_tag(&self, status: *const u8) -> (i32, i32) {
+        (
+            (status.add(self.source_at) as *const i32).read_unaligned(),
+            (status.add(self.tag_at) as *const i32).read_unaligned(),
+        )
+    }
+
+    /// Whether `status` names a status (not null, not the ignore marker).
+    pub fn real_status(&self, status: *const u8) -> bool {
+        !status.is_null() && status as usize != self.status_ignore
+    }
+}
+
+static TYPE_SIZE: Lazy = Lazy::new(c"PMPI_Type_size");
+static COMM_GROUP: Lazy = Lazy::new(c"PMPI_Comm_group");
+static COMM_SIZE: Lazy = Lazy::new(c"PMPI_Comm_size");
+static COMM_RANK: Lazy = Lazy::new(c"PMPI_Comm_rank");
+static GROUP_TRANSLATE: Lazy = Lazy::new(c"PMPI_Group_translate_ranks");
+static GROUP_FREE: Lazy = Lazy::new(c"PMPI_Group_free");
+static SEND: Lazy = Lazy::new(c"PMPI_Send");
+static RECV: Lazy = Lazy::new(c"PMPI_Recv");
+static BARRIER: Lazy = Lazy::new(c"PMPI_Barrier");
+static COMM_DUP: Lazy = Lazy::new(c"PMPI_Comm_dup");
+
+/// `PMPI_Type_size(datatype)`, None if MPI refuses or is absent.
+pub fn type_size(datatype: u64) -> Option<u64> {
+    let f = TYPE_SIZE.get()?;
+    let mut size: c_int = -1;
+    // SAFETY: MPI_Type_size(MPI_Datatype, int *); the handle goes in an
+    // integer register (module comment).
+    let rc = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(u64, *mut c_int) -> c_int>(f)(
+            datatype, &mut size,
+        )
+    };
+    (rc == 0 && size >= 0).then_some(size as u64)
+}
+
+/// Size of a communicator and this process's rank in it.
+pub fn comm_size_rank(comm: u64) -> Option<(i32, i32)> {
+    type F = unsafe extern "C" fn(u64, *mut c_int) -> c_int;
+    let (s, r) = (COMM_SIZE.get()?, COMM_RANK.get()?);
+    let (mut size, mut rank) = (0, -1);
+    // SAFETY: MPI_Comm_size/rank(MPI_Comm, int *).
+    unsafe {
+        if std::mem::transmute::<usize, F>(s)(comm, &mut size) != 0
+            || std::mem::transmute::<usize, F>(r)(comm, &mut rank) != 0
+        {
+            return None;
+        }
+    }
+    Some((size, rank))
+}
+
+/// Translates `ranks` of `comm` into ranks of `MPI_COMM_WORLD`, in place.
+/// Ranks without a world rank (another job's processes) become -1.
+pub fn to_world(comm: u64, ranks: &mut [i32]) -> bool {
+    let Some(c) = consts() else { return false };
+    let (Some(group), Some(translate), Some(free)) =
+        (COMM_GROUP.get(), GROUP_TRANSLATE.get(), GROUP_FREE.get())
+    else {
+        return false;
+    };
+    type Group = unsafe extern "C" fn(u64, *mut u64) -> c_int;
+    type Translate = unsafe extern "C" fn(u64, c_int, *const i32, u64, *mut i32) -> c_int;
+    type Free = unsafe extern "C" fn(*mut u64) -> c_int;
+    let mut out = vec![-1i32; ranks.len()];
+    // SAFETY: the PMPI signatures above with integer-register handles; a
+    // group handle is written into a zeroed u64 (an `int` handle fills its
+    // low half on these little-endian ABIs).
+    unsafe {
+        let (mut mine, mut world) = (0u64, 0u64);
+        if std::mem::transmute::<usize, Group>(group)(comm, &mut mine) != 0 {
+            return false;
+        }
+        if std::mem::transmute::<usize, Group>(group)(c.comm_world, &mut world) != 0 {
+            std::mem::transmute::<usize, Free>(free)(&mut mine);
+            return false;
+        }
+        let rc = std::mem::transmute::<usize, Translate>(translate)(
+            mine,
+            ranks.len() as c_int,
+            ranks.as_ptr(),
+            world,
+            out.as_mut_ptr(),
+        );
+        std::mem::transmute::<usize, Free>(free)(&mut mine);
+        std::mem::transmute::<usize, Free>(free)(&mut world);
+        if rc != 0 {
+            return false;
+        }
+    }
+    for (r, w) in ranks.iter_mut().zip(out) {
+        *r = if w < 0 { -1 } else { w };
+    }
+    true
+}
+
+/// `PMPI_Comm_dup(comm)`.
+pub fn comm_dup(comm: u64) -> Option<u64> {
+    let f = COMM_DUP.get()?;
+    let mut out = 0u64;
+    // SAFETY: MPI_Comm_dup(MPI_Comm, MPI_Comm *), see `to_world`.
+    let rc = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(u64, *mut u64) -> c_int>(f)(
+            comm, &mut out,
+        )
+    };
+    (rc == 0).then_some(out)
+}
+
+/// `PMPI_Barrier(comm)`.
+pub fn barrier(comm: u64) -> bool {
+    let Some(f) = BARRIER.get() else { return false };
+    // SAFETY: MPI_Barrier(MPI_Comm).
+    unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(u64) -> c_int>(f)(comm) == 0 }
+}
+
+/// Sends one `u64` (as 8 `MPI_BYTE`s) to `dest` of `comm`.
+pub fn send_u64(v: u64, dest: i32, tag: i32, comm: u64) -> bool {
+    let (Some(c), Some(f)) = (consts(), SEND.get()) else {
+        return false;
+    };
+    type F = unsafe extern "C" fn(*const u64, c_int, u64, c_int, c_int, u64) -> c_int;
+    // SAFETY: MPI_Send(buf, count, datatype, dest, tag, comm).
+    unsafe { std::mem::transmute::<usize, F>(f)(&v, 8, c.byte, dest, tag, comm) == 0 }
+}
+
+/// Receives one `u64` sent by [`send_u64`] from `source`.
+pub fn recv_u64(source: i32, tag: i32, comm: u64) -> Option<u64> {
+    let (Some(c), Some(f)) = (consts(), RECV.get()) else {
+        return None;
+    };
+    type F = unsafe extern "C" fn(*mut u64, c_int, u64, c_int, c_int, u64, usize) -> c_int;
+    let mut v = 0u64;
+    // SAFETY: MPI_Recv(buf, count, datatype, source, tag, comm, status).
+    let rc = unsafe {
+        std::mem::transmute::<usize, F>(f)(&mut v, 8, c.byte, source, tag, comm, c.status_ignore)
+    };
+    (rc == 0).then_some(v)
+}

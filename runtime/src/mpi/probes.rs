@@ -1,0 +1,302 @@
+//! MPI argument capture, behind the C entry points in `ffi.rs`. The instrumenter calls
+//! them right after an MPI call returns and before the call's region is
+//! left, with the run-time values of the arguments its routine table
+//! names (`instrumenter/src/mpi_routines.rs`), so the open frame on top of
+//! the thread's stack is the call's own: its node receives the record and
+//! its entry tick gives the time.
+//!
+//! `kind`: 0 a send, 1 a receive, 2 a collective (`peer` is its root, or
+//! negative for none); `post` adds 4 for a persistent request.
+//! Handles are widened to 64 bits (see `pmpi`).
+
+use std::ffi::c_void;
+use std::sync::atomic::Ordering::*;
+
+use crate::clock;
+use crate::lifecycle::{MODE, ON};
+use crate::mpi::events::{self, Message};
+use crate::mpi::pmpi::{self, Abi, Consts};
+use crate::mpi::requests::{self, Posted};
+use crate::mpi::stats::{Direction, ANY_SOURCE, NO_ROOT};
+use crate::mpi::world;
+use crate::registry;
+use crate::thread::ThreadState;
+
+const SEND: i32 = 0;
+const RECV: i32 = 1;
+const COLLECTIVE: i32 = 2;
+const PERSISTENT: i32 = 4;
+
+/// The calling thread's state and the call's open frame (node index,
+/// entry tick), if measuring and the top frame is region `id`'s.
+fn open_call(id: u32) -> Option<(*const ThreadState, u32, u64)> {
+    if MODE.load(Relaxed) != ON {
+        return None;
+    }
+    let t = registry::current();
+    if t.is_null() {
+        return None;
+    }
+    // SAFETY: our own leaked state; the top frame is below the depth read.
+    unsafe {
+        let (stack, depth) = (*t).stack_snapshot();
+        if depth < 2 {
+            return None;
+        }
+        let f = &*stack.add(depth - 1);
+        let node = f.node.load(Relaxed);
+        if node.is_null() || (*node).region != id {
+            return None;
+        }
+        Some((t, (*node).index, f.start.load(Relaxed)))
+    }
+}
+
+/// An MPICH `int` handle widened with its sign: the low half is the handle.
+fn handle(c: &Consts, h: u64) -> u64 {
+    match c.abi {
+        Abi::OpenMpi => h,
+        Abi::Mpich => h & 0xffff_ffff,
+    }
+}
+
+fn bytes_of(count: i64, datatype: u64) -> u64 {
+    if count <= 0 {
+        return 0;
+    }
+    pmpi::type_size(datatype).map_or(0, |s| s.saturating_mul(count as u64))
+}
+
+/// Peer as a world rank; None for `MPI_PROC_NULL` (no message).
+fn peer_of(c: &Consts, kind: i32, peer: i32, comm: u64) -> Option<i32> {
+    if kind & 3 == COLLECTIVE {
+        return Some(if peer < 0 {
+            NO_ROOT
+        } else {
+            world::world_rank(comm, peer)
+        });
+    }
+    if peer == c.proc_null {
+        return None;
+    }
+    if kind & 3 == RECV && peer == c.any_source {
+        return Some(ANY_SOURCE);
+    }
+    Some(world::world_rank(comm, peer))
+}
+
+/// After a blocking send, receive or collective (`MPI_Sendrecv` makes one
+/// call per direction). A receive's `status` (null or `MPI_STATUS_IGNORE`
+/// when there is none) gives the source, tag and bytes that arrived.
+///
+/// # Safety
+/// `status` must be null, `MPI_STATUS_IGNORE` or point to an `MPI_Status`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn message(
+    id: u32,
+    kind: i32,
+    peer: i32,
+    tag: i32,
+    comm: u64,
+    count: i64,
+    datatype: u64,
+    status: *const c_void,
+) {
+    let Some((t, node, start)) = open_call(id) else {
+        return;
+    };
+    let Some(c) = pmpi::consts() else { return };
+    let comm = handle(c, comm);
+    let status = status as *const u8;
+    let (mut peer, mut tag, mut bytes) = (peer, tag, None);
+    if kind == RECV && c.real_status(status) {
+        (peer, tag) = c.status_source_tag(status);
+        bytes = Some(c.status_bytes(status));
+    }
+    let Some(world_peer) = peer_of(c, kind, peer, comm) else {
+        return;
+    };
+    let bytes = bytes.unwrap_or_else(|| bytes_of(count, handle(c, datatype)));
+    let now = clock::ticks();
+    let direction = match kind {
+        SEND => Direction::Send,
+        RECV => Direction::Recv,
+        _ => Direction::Collective,
+    };
+    events::message(
+        t,
+        &Message {
+            direction,
+            node,
+            region: id,
+            peer: world_peer,
+            tag,
+            comm,
+            bytes,
+            ticks: now.saturating_sub(start),
+            start,
+        },
+    );
+}
+
+/// After a call that posts a non-blocking or persistent message, with the
+/// request handle it returned.
+///
+/// # Safety
+/// None beyond the C ABI.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn post(
+    id: u32,
+    kind: i32,
+    peer: i32,
+    tag: i32,
+    comm: u64,
+    count: i64,
+    datatype: u64,
+    request: u64,
+) {
+    let Some((t, node, start)) = open_call(id) else {
+        return;
+    };
+    let Some(c) = pmpi::consts() else { return };
+    let comm = handle(c, comm);
+    let Some(world_peer) = peer_of(c, kind & 3, peer, comm) else {
+        return;
+    };
+    let posted = Posted {
+        request: handle(c, request),
+        send: kind & 3 == SEND,
+        persistent: kind & PERSISTENT != 0,
+        peer: world_peer,
+        tag,
+        comm,
+        bytes: bytes_of(count, handle(c, datatype)),
+    };
+    if !requests::mine().post(posted) {
+        // No room to follow the request: count the message here.
+        let now = clock::ticks();
+        record(t, node, id, &posted, None, now.saturating_sub(start), start);
+    }
+}
+
+/// Before a `Wait*`/`Test*` call: its `n` request handles (`elem` bytes
+/// each: `sizeof(MPI_Request)`), which the call may overwrite.
+///
+/// # Safety
+/// `reqs` must point to `n` handles of `elem` bytes.
+pub unsafe fn requests_before(n: i32, reqs: *const c_void, elem: i32) {
+    if MODE.load(Relaxed) != ON || reqs.is_null() || n <= 0 {
+        return;
+    }
+    let Some(c) = pmpi::consts() else { return };
+    let m = requests::mine();
+    m.set_before((0..n as usize).map(|i| handle(c, read_handle(reqs, elem, i))));
+}
+
+/// After a `Wait*`/`Test*` call: which requests completed. `all` non-zero:
+/// every request copied by `requests_before` (Wait, Waitall, Test and
+/// Testall with a true flag); zero: those whose handle changed (Waitany,
+/// Waitsome, Testany, Testsome, a false flag). `statuses` (null or
+/// `MPI_STATUS(ES)_IGNORE` when none) gives sources and sizes.
+///
+/// # Safety
+/// `reqs` as for `requests_before`; `statuses` null, the ignore marker,
+/// or `n` statuses.
+pub unsafe fn requests_after(
+    id: u32,
+    n: i32,
+    reqs: *const c_void,
+    elem: i32,
+    all: i32,
+    statuses: *const c_void,
+) {
+    let Some((t, node, start)) = open_call(id) else {
+        return;
+    };
+    let Some(c) = pmpi::consts() else { return };
+    let m = requests::mine();
+    let now = clock::ticks();
+    let statuses = statuses as *const u8;
+    let have_status = c.real_status(statuses);
+    // Matches first (the time of the call is shared among them).
+    let mut done = [0usize; 64];
+    let mut found = 0usize;
+    let before_len = m.before().len().min(n.max(0) as usize);
+    let mut i = 0;
+    while i < before_len {
+        let h = m.before()[i];
+        let completed = all != 0 || handle(c, read_handle(reqs, elem, i)) != h;
+        if completed && found < done.len() {
+            done[found] = i;
+            found += 1;
+        }
+        i += 1;
+    }
+    if found == 0 {
+        return;
+    }
+    let share = now.saturating_sub(start) / found as u64;
+    for &i in &done[..found] {
+        let h = m.before()[i];
+        match m.complete(h) {
+            Some(p) => {
+                let st = have_status.then(|| statuses.add(i * c.status_size));
+                record(t, node, id, &p, st, share, start);
+            }
+            None => m.unmatched += 1,
+        }
+    }
+}
+
+/// `MPI_Request_free(&request)`: before the call, the handle.
+pub fn request_free(request: u64) {
+    if MODE.load(Relaxed) != ON {
+        return;
+    }
+    let Some(c) = pmpi::consts() else { return };
+    // SAFETY: the map of this thread, in a probe.
+    unsafe { requests::mine().forget(handle(c, request)) };
+}
+
+unsafe fn read_handle(reqs: *const c_void, elem: i32, i: usize) -> u64 {
+    match elem {
+        4 => (reqs as *const u32).add(i).read_unaligned() as u64,
+        _ => (reqs as *const u64).add(i).read_unaligned(),
+    }
+}
+
+unsafe fn record(
+    t: *const ThreadState,
+    node: u32,
+    id: u32,
+    p: &Posted,
+    status: Option<*const u8>,
+    ticks: u64,
+    start: u64,
+) {
+    let (mut peer, mut tag, mut bytes) = (p.peer, p.tag, p.bytes);
+    if let (false, Some(st), Some(c)) = (p.send, status, pmpi::consts()) {
+        let (src, got_tag) = c.status_source_tag(st);
+        peer = world::world_rank(p.comm, src);
+        tag = got_tag;
+        bytes = c.status_bytes(st);
+    }
+    events::message(
+        t,
+        &Message {
+            direction: if p.send {
+                Direction::Send
+            } else {
+                Direction::Recv
+            },
+            node,
+            region: id,
+            peer,
+            tag,
+            comm: p.comm,
+            bytes,
+            ticks,
+            start,
+        },
+    );
+}

@@ -1,0 +1,188 @@
+//! Messages of non-blocking calls, from the call that posts them
+//! (`MPI_Isend`, `MPI_Irecv`, `MPI_Send_init`, ...) to the `Wait`/`Test`
+//! call that completes them: a fixed per-thread map from request handle to
+//! the message, allocated once per thread on first use.
+//!
+//! A full map cannot hold a new request: its message is then recorded at
+//! the posting call right away (with the posted count and, for a wildcard
+//! receive, the wildcard), so nothing is lost but the completion time. A
+//! request completed on another thread than the one that posted it is not
+//! found there and its message is not recorded (counted in `unmatched`).
+//! Persistent requests stay in the map after completion (each `Start` and
+//! completion is one more message) until `MPI_Request_free` forgets them
+//! or they are completed through `Waitany`/`Testany`/`Waitsome`/`Testsome`
+//! (whose completion is only seen for non-persistent requests, by their
+//! handle becoming `MPI_REQUEST_NULL`).
+
+use std::cell::Cell;
+use std::ptr;
+
+/// Requests in flight per thread.
+pub const CAPACITY: usize = 256;
+/// Requests one `Wait*`/`Test*` call can follow (the rest of a longer
+/// array is not matched).
+pub const BATCH: usize = 256;
+
+/// A posted message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Posted {
+    pub request: u64,
+    pub send: bool,
+    pub persistent: bool,
+    /// World rank, or the wildcard.
+    pub peer: i32,
+    pub tag: i32,
+    pub comm: u64,
+    /// Posted size in bytes (a receive's buffer may be larger than what
+    /// arrives: the status says what did).
+    pub bytes: u64,
+}
+
+pub struct Map {
+    slots: [Option<Posted>; CAPACITY],
+    /// Handles copied before a `Wait*`/`Test*` call, and how many.
+    before: [u64; BATCH],
+    before_len: usize,
+    pub unmatched: u64,
+}
+
+thread_local! {
+    static MINE: Cell<*mut Map> = const { Cell::new(ptr::null_mut()) };
+}
+
+/// The calling thread's map (allocated on its first non-blocking call).
+///
+/// # Safety
+/// The reference must not outlive the probe that took it, and probes of
+/// one thread do not nest (a signal handler making MPI calls in the middle
+/// of a probe is not supported).
+pub unsafe fn mine() -> &'static mut Map {
+    let m = MINE.with(Cell::get);
+    if !m.is_null() {
+        return &mut *m;
+    }
+    let fresh = Box::leak(Box::new(Map::new()));
+    MINE.with(|c| c.set(fresh));
+    fresh
+}
+
+impl Map {
+    pub fn new() -> Map {
+        Map {
+            slots: [None; CAPACITY],
+            before: [0; BATCH],
+            before_len: 0,
+            unmatched: 0,
+        }
+    }
+
+    /// Remembers a posted message; false if the map is full.
+    pub fn post(&mut self, p: Posted) -> bool {
+        let mut free = None;
+        for (i, s) in self.slots.iter().enumerate() {
+            match s {
+                // A handle MPI hands out again replaces its old message.
+                Some(old) if old.request == p.request => {
+                    free = Some(i);
+                    break;
+                }
+                None if free.is_none() => free = Some(i),
+                _ => {}
+            }
+        }
+        match free {
+            Some(i) => {
+                self.slots[i] = Some(p);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The message of `request`; a non-persistent one is forgotten.
+    pub fn complete(&mut self, request: u64) -> Option<Posted> {
+        let s = self
+            .slots
+            .iter_mut()
+            .find(|s| s.is_some_and(|p| p.request == request))?;
+        let p = (*s)?;
+        if !p.persistent {
+            *s = None;
+        }
+        Some(p)
+    }
+
+    /// Forgets `request` (`MPI_Request_free`).
+    pub fn forget(&mut self, request: u64) {
+        for s in self.slots.iter_mut() {
+            if s.is_some_and(|p| p.request == request) {
+                *s = None;
+            }
+        }
+    }
+
+    /// Handles as they were before a completion call.
+    pub fn set_before(&mut self, handles: impl Iterator<Item = u64>) {
+        self.before_len = 0;
+        for h in handles.take(BATCH) {
+            self.before[self.before_len] = h;
+            self.before_len += 1;
+        }
+    }
+
+    pub fn before(&self) -> &[u64] {
+        &self.before[..self.before_len]
+    }
+}
+
+impl Default for Map {
+    fn default() -> Self {
+        Map::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn posted(request: u64, persistent: bool) -> Posted {
+        Posted {
+            request,
+            send: true,
+            persistent,
+            peer: 1,
+            tag: 0,
+            comm: 0,
+            bytes: 8,
+        }
+    }
+
+    #[test]
+    fn completion_finds_and_forgets_a_request() {
+        let mut m = Map::new();
+        assert!(m.post(posted(7, false)));
+        assert_eq!(m.complete(7).map(|p| p.bytes), Some(8));
+        assert_eq!(m.complete(7), None);
+    }
+
+    #[test]
+    fn persistent_requests_stay_until_freed() {
+        let mut m = Map::new();
+        assert!(m.post(posted(9, true)));
+        assert!(m.complete(9).is_some());
+        assert!(m.complete(9).is_some());
+        m.forget(9);
+        assert_eq!(m.complete(9), None);
+    }
+
+    #[test]
+    fn a_full_map_refuses_a_new_request() {
+        let mut m = Map::new();
+        for r in 0..CAPACITY as u64 {
+            assert!(m.post(posted(r + 1, false)));
+        }
+        assert!(!m.post(posted(10_000, false)));
+        // The same handle again takes its old place.
+        assert!(m.post(posted(1, false)));
+    }
+}

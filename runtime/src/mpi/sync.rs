@@ -1,0 +1,165 @@
+//! Clock synchronisation of the ranks against rank 0: right after
+//! `MPI_Init` and right before `MPI_Finalize`, every rank measures the
+//! offset of rank 0's clock from its own by ping-pong through PMPI
+//! (`EXCHANGES` round trips on a duplicate of `MPI_COMM_WORLD`, keeping
+//! the one with the smallest round trip: Cristian's method). Both
+//! measurements go into the profile (`clock_sync`), so a reader corrects
+//! a local time `t` to rank 0's clock by linear interpolation:
+//! `offset(t) = o1 + (o2 - o1) * (t - t1) / (t2 - t1)` (offset + drift).
+//!
+//! The clock measured is `local_ns`: CLOCK_MONOTONIC, plus on the rank
+//! named by `REGIO_TEST_CLOCK_SKEW` an offset and a drift added on
+//! purpose (tests). Anything that timestamps events for correction with
+//! these measurements must read the same clock (`local_ns`, or add
+//! `skew_ns` to CLOCK_MONOTONIC).
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
+
+use crate::clock;
+use crate::config::{self, ClockSkew};
+use crate::mpi::pmpi;
+
+/// Round trips per rank and measurement.
+pub const EXCHANGES: u32 = 16;
+/// Tag of the synchronisation messages (on a private communicator).
+const TAG: i32 = 7411;
+
+/// One measurement of this rank against rank 0.
+pub struct Measurement {
+    pub done: AtomicBool,
+    /// This rank's `local_ns` at the middle of the kept exchange.
+    pub local_ns: AtomicU64,
+    /// Rank 0's clock minus this rank's clock.
+    pub offset_ns: AtomicI64,
+    pub round_trip_ns: AtomicU64,
+}
+
+impl Measurement {
+    const fn new() -> Measurement {
+        Measurement {
+            done: AtomicBool::new(false),
+            local_ns: AtomicU64::new(0),
+            offset_ns: AtomicI64::new(0),
+            round_trip_ns: AtomicU64::new(0),
+        }
+    }
+}
+
+/// At `MPI_Init` and at `MPI_Finalize`.
+pub static AT_INIT: Measurement = Measurement::new();
+pub static AT_FINALIZE: Measurement = Measurement::new();
+
+/// The private communicator (0 before `MPI_Init`'s measurement).
+static COMM: AtomicU64 = AtomicU64::new(0);
+
+fn skew() -> Option<ClockSkew> {
+    let cfg = config::config()?;
+    let skew = cfg.test_clock_skew?;
+    (config::rank_size(cfg).0 == skew.rank).then_some(skew)
+}
+
+/// What the test skew adds to CLOCK_MONOTONIC at `mono_ns` (0 normally).
+pub fn skew_ns(mono_ns: u64) -> i64 {
+    skew().map_or(0, |s| skew_at(&s, mono_ns, clock::start_monotonic_ns()))
+}
+
+fn skew_at(s: &ClockSkew, mono_ns: u64, start_ns: u64) -> i64 {
+    let elapsed = mono_ns.saturating_sub(start_ns) as f64;
+    s.offset_ns + (elapsed * s.drift_ppm / 1e6) as i64
+}
+
+/// The clock synchronisation measures: CLOCK_MONOTONIC plus the test skew.
+pub fn local_ns() -> u64 {
+    let m = clock::monotonic_ns();
+    m.saturating_add_signed(skew_ns(m))
+}
+
+/// After `MPI_Init` returned (the rank is known).
+pub fn at_init() {
+    let Some(c) = pmpi::consts() else { return };
+    if COMM.load(Acquire) != 0 {
+        return;
+    }
+    let Some(comm) = pmpi::comm_dup(c.comm_world) else {
+        return;
+    };
+    COMM.store(comm, Release);
+    measure(comm, &AT_INIT);
+}
+
+/// Before `MPI_Finalize`.
+pub fn at_finalize() {
+    let comm = COMM.load(Acquire);
+    if comm == 0 || AT_FINALIZE.done.load(Acquire) {
+        return;
+    }
+    measure(comm, &AT_FINALIZE);
+}
+
+fn measure(comm: u64, into: &Measurement) {
+    let Some((size, rank)) = pmpi::comm_size_rank(comm) else {
+        return;
+    };
+    if rank == 0 {
+        // Serve every other rank in turn: answer each ping with our time.
+        for peer in 1..size {
+            for _ in 0..EXCHANGES {
+                if pmpi::recv_u64(peer, TAG, comm).is_none()
+                    || !pmpi::send_u64(local_ns(), peer, TAG, comm)
+                {
+                    return;
+                }
+            }
+        }
+        store(into, local_ns(), 0, 0);
+    } else {
+        let mut best: Option<(u64, i64, u64)> = None;
+        for _ in 0..EXCHANGES {
+            let t1 = local_ns();
+            if !pmpi::send_u64(t1, 0, TAG, comm) {
+                return;
+            }
+            let Some(t0) = pmpi::recv_u64(0, TAG, comm) else {
+                return;
+            };
+            let t2 = local_ns();
+            let rtt = t2.saturating_sub(t1);
+            let mid = t1 + rtt / 2;
+            let offset = t0 as i64 - mid as i64;
+            if best.is_none_or(|(r, _, _)| rtt < r) {
+                best = Some((rtt, offset, mid));
+            }
+        }
+        if let Some((rtt, offset, mid)) = best {
+            store(into, mid, offset, rtt);
+        }
+    }
+    // Leave together, so no rank's next measured region starts while
+    // rank 0 still serves the others.
+    pmpi::barrier(comm);
+}
+
+fn store(into: &Measurement, local: u64, offset: i64, rtt: u64) {
+    into.local_ns.store(local, Relaxed);
+    into.offset_ns.store(offset, Relaxed);
+    into.round_trip_ns.store(rtt, Relaxed);
+    into.done.store(true, Release);
+    // A trace writer records a sync event here: trace::record_sync(...)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skew_is_offset_plus_drift_since_start() {
+        let s = ClockSkew {
+            rank: 1,
+            offset_ns: 5_000,
+            drift_ppm: 100.0,
+        };
+        assert_eq!(skew_at(&s, 1_000, 1_000), 5_000);
+        // One second later, 100 ppm is 100 us.
+        assert_eq!(skew_at(&s, 1_000_001_000, 1_000), 105_000);
+    }
+}
