@@ -25,6 +25,20 @@ impl Command {
     }
 }
 
+/// The directives of a file, or every error found in them in source
+/// order (a file with any directive error is refused whole).
+pub(crate) fn checked<T>(
+    mut errors: Vec<crate::diag::Diagnostic>,
+    directives: impl FnOnce() -> T,
+) -> Result<T, Vec<crate::diag::Diagnostic>> {
+    if errors.is_empty() {
+        Ok(directives())
+    } else {
+        errors.sort_by_key(|d| (d.line, d.col));
+        Err(errors)
+    }
+}
+
 pub const NAME_RULE: &str = "[A-Za-z_][A-Za-z0-9_.-]*";
 pub const EXPECTED: &str = "expected begin, end, disable, enable or skip";
 

@@ -272,13 +272,8 @@ pub(crate) fn analyse(
     }
 
     pair(&mut ck, &mut out, &kept, jumps);
-    if ck.errors.is_empty() {
-        out.warnings = ck.warnings;
-        Ok(out)
-    } else {
-        ck.errors.sort_by_key(|d| (d.line, d.col));
-        Err(ck.errors)
-    }
+    let warnings = ck.warnings;
+    crate::directive_grammar::checked(ck.errors, || Directives { warnings, ..out })
 }
 
 /// Matches `begin`/`end` like brackets and records the pairs that nest

@@ -231,11 +231,6 @@ pub(crate) fn analyse(
         );
     }
     out.regions.sort_by_key(|r| r.begin);
-    if cx.errors.is_empty() {
-        out.warnings = cx.warnings;
-        Ok(out)
-    } else {
-        cx.errors.sort_by_key(|d| (d.line, d.col));
-        Err(cx.errors)
-    }
+    let warnings = cx.warnings;
+    crate::directive_grammar::checked(cx.errors, || Directives { warnings, ..out })
 }
