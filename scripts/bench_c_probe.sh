@@ -24,6 +24,9 @@
 # (path of the instrument binary) may be set; BASE_LIB_DIR (a directory
 # holding another build's libregio.so and libregio.a) adds the variants
 # `base_shared` and `base_static` built against it, for an A/B of a change.
+# CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
+# `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
+# machine cannot blur.
 set -euo pipefail
 n=${1:-20000000}
 runs=${2:-3}
@@ -77,9 +80,9 @@ fi
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(uname -m) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "# $cc $cflags; N=$n RUNS=$runs REPS=$reps; libregio from $release"
-printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s\n' variant \
+printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s %4s\n' variant \
     plain_min probed_min rdtsc2_min added_min added_med rdtsc2_med \
-    'x_min' 'x_med'
+    'x_min' 'x_med' n
 
 run_variant() { # NAME: one process, its lines appended to NAME.txt
     local bin=$tmp/${1%_disabled} env=()
@@ -104,8 +107,8 @@ summarize() { # NAME
                 if (r[i] < rm) rm = r[i]; if (d[i] < dm) dm = d[i]
             }
             dmed = med(d, k); rmed = med(r, k)
-            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f\n",
-                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed
+            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %4d\n",
+                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed, k
         }' "$tmp/$1.txt"
 }
 
@@ -115,3 +118,19 @@ for _ in $(seq "$runs"); do
 done
 for v in "${variants[@]}"; do summarize "$v"; done
 echo "# added = probed - plain per repetition (ns per call); x = added / rdtsc pair"
+
+if [ "${CALLGRIND:-0}" = 1 ]; then
+    calls=100000
+    echo "# instructions per probe pair (callgrind, $calls calls + 1000 warm-up)"
+    for v in "${variants[@]}"; do
+        case $v in *_disabled | gcc_*) continue ;; esac
+        for f in tiny tiny_plain; do
+            REGIO_DIR="$tmp/run" valgrind --tool=callgrind --toggle-collect=$f \
+                --callgrind-out-file="$tmp/cg.$v.$f" "$tmp/$v" "$calls" 1 > /dev/null 2>&1
+        done
+        probed=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.tiny")
+        plain=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.tiny_plain")
+        awk -v v="$v" -v p="$probed" -v q="$plain" -v n=$((calls + 1000)) \
+            'BEGIN { printf "%-22s %9.1f\n", v, (p - q) / n }'
+    done
+fi
