@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What C users pay per probe pair, measured in a C program built the way
-# users build one:
+# What C and Fortran users pay per probe pair, measured in programs built
+# the way users build them:
 #
 #   scripts/bench_c_probe.sh [N] [RUNS] [REPS]
 #
@@ -10,7 +10,10 @@
 # function), builds it with `instrument flags --cflags/--libs` against the
 # release libregio.so and libregio.a, and builds the original with
 # `gcc -finstrument-functions` and hooks that read rdtsc once each (two reads
-# per call, the cheapest timing peer). Each process times, interleaved, N
+# per call, the cheapest timing peer). The `fortran_*` variants call the
+# Fortran twins in tiny_f.f90 instead (instrumented the same way, built with
+# `instrument flags --fflags`, gfortran), from the same C driver compiled
+# without probes (needs gfortran). Each process times, interleaved, N
 # calls of `tiny` (probed), N calls of an identical function without probes
 # (plain) and N pairs of back-to-back rdtsc reads (the floor of any probe
 # that timestamps), REPS times; each variant runs RUNS processes. Added cost
@@ -46,9 +49,10 @@ fi
 release=$root/target/release
 
 src=$here/bench_c_probe/probe_cost.c
-"$instrument" --regions functions --out "$tmp/inst" "$src" > /dev/null 2>&1
-inst=$tmp/inst/probe_cost.c
-[ -f "$inst" ] || inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
+fsrc=$here/bench_c_probe/tiny_f.f90
+"$instrument" --regions functions --out "$tmp/inst" "$src" "$fsrc" > /dev/null 2>&1
+inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
+finst=$(find "$tmp/inst" -name tiny_f.f90 | head -n 1)
 
 # Builds the instrumented program against the libregio in $2 (shared, or
 # static when $3 is "static") as $1.
@@ -63,10 +67,23 @@ build_regio() {
     # shellcheck disable=SC2046,SC2086
     $cc $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --cflags) "$inst" \
         $(REGIO_LIB_DIR=$lib "$instrument" flags --libs) -o "$tmp/$1"
+    if command -v gfortran > /dev/null; then
+        # shellcheck disable=SC2046,SC2086
+        {
+            gfortran $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --fflags) -c "$finst" \
+                -o "$tmp/$1.tiny_f.o"
+            $cc $cflags -DREGIO_FORTRAN -c "$src" -o "$tmp/$1.driver.o"
+            gfortran "$tmp/$1.driver.o" "$tmp/$1.tiny_f.o" \
+                $(REGIO_LIB_DIR=$lib "$instrument" flags --libs) -o "$tmp/fortran_$1"
+        }
+    fi
 }
 build_regio regio_shared "$release" shared
 build_regio regio_static "$release" static
 variants=(regio_shared regio_static regio_shared_disabled regio_static_disabled gcc_cyg_rdtsc2)
+if command -v gfortran > /dev/null; then
+    variants+=(fortran_regio_shared fortran_regio_static)
+fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
     build_regio base_shared "$BASE_LIB_DIR" shared
     build_regio base_static "$BASE_LIB_DIR" static
@@ -124,12 +141,14 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
     echo "# instructions per probe pair (callgrind, $calls calls + 1000 warm-up)"
     for v in "${variants[@]}"; do
         case $v in *_disabled | gcc_*) continue ;; esac
-        for f in tiny tiny_plain; do
-            REGIO_DIR="$tmp/run" valgrind --tool=callgrind --toggle-collect=$f \
+        fn=tiny plainfn=tiny_plain
+        case $v in fortran_*) fn=tiny_f_ plainfn=tiny_f_plain_ ;; esac
+        for f in "$fn" "$plainfn"; do
+            REGIO_DIR="$tmp/run" valgrind --tool=callgrind --toggle-collect="$f" \
                 --callgrind-out-file="$tmp/cg.$v.$f" "$tmp/$v" "$calls" 1 > /dev/null 2>&1
         done
-        probed=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.tiny")
-        plain=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.tiny_plain")
+        probed=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.$fn")
+        plain=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.$plainfn")
         awk -v v="$v" -v p="$probed" -v q="$plain" -v n=$((calls + 1000)) \
             'BEGIN { printf "%-22s %9.1f\n", v, (p - q) / n }'
     done
