@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What C users pay per probe pair, measured in a C program built the way
-# users build one:
+# What C and Fortran users pay per probe pair, measured in programs built
+# the way users build them:
 #
 #   scripts/bench_c_probe.sh [N] [RUNS] [REPS]
 #
@@ -10,7 +10,10 @@
 # function), builds it with `instrument flags --cflags/--libs` against the
 # release libregio.so and libregio.a, and builds the original with
 # `gcc -finstrument-functions` and hooks that read rdtsc once each (two reads
-# per call, the cheapest timing peer). Each process times, interleaved, N
+# per call, the cheapest timing peer). The `fortran_*` variants call the
+# Fortran twins in tiny_f.f90 instead (instrumented the same way, built with
+# `instrument flags --fflags`, gfortran), from the same C driver compiled
+# without probes (needs gfortran). Each process times, interleaved, N
 # calls of `tiny` (probed), N calls of an identical function without probes
 # (plain) and N pairs of back-to-back rdtsc reads (the floor of any probe
 # that timestamps), REPS times; each variant runs RUNS processes. Added cost
@@ -24,6 +27,9 @@
 # (path of the instrument binary) may be set; BASE_LIB_DIR (a directory
 # holding another build's libregio.so and libregio.a) adds the variants
 # `base_shared` and `base_static` built against it, for an A/B of a change.
+# CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
+# `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
+# machine cannot blur.
 set -euo pipefail
 n=${1:-20000000}
 runs=${2:-3}
@@ -43,9 +49,10 @@ fi
 release=$root/target/release
 
 src=$here/bench_c_probe/probe_cost.c
-"$instrument" --regions functions --out "$tmp/inst" "$src" > /dev/null 2>&1
-inst=$tmp/inst/probe_cost.c
-[ -f "$inst" ] || inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
+fsrc=$here/bench_c_probe/tiny_f.f90
+"$instrument" --regions functions --out "$tmp/inst" "$src" "$fsrc" > /dev/null 2>&1
+inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
+finst=$(find "$tmp/inst" -name tiny_f.f90 | head -n 1)
 
 # Builds the instrumented program against the libregio in $2 (shared, or
 # static when $3 is "static") as $1.
@@ -60,10 +67,23 @@ build_regio() {
     # shellcheck disable=SC2046,SC2086
     $cc $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --cflags) "$inst" \
         $(REGIO_LIB_DIR=$lib "$instrument" flags --libs) -o "$tmp/$1"
+    if command -v gfortran > /dev/null; then
+        # shellcheck disable=SC2046,SC2086
+        {
+            gfortran $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --fflags) -c "$finst" \
+                -o "$tmp/$1.tiny_f.o"
+            $cc $cflags -DREGIO_FORTRAN -c "$src" -o "$tmp/$1.driver.o"
+            gfortran "$tmp/$1.driver.o" "$tmp/$1.tiny_f.o" \
+                $(REGIO_LIB_DIR=$lib "$instrument" flags --libs) -o "$tmp/fortran_$1"
+        }
+    fi
 }
 build_regio regio_shared "$release" shared
 build_regio regio_static "$release" static
 variants=(regio_shared regio_static regio_shared_disabled regio_static_disabled gcc_cyg_rdtsc2)
+if command -v gfortran > /dev/null; then
+    variants+=(fortran_regio_shared fortran_regio_static)
+fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
     build_regio base_shared "$BASE_LIB_DIR" shared
     build_regio base_static "$BASE_LIB_DIR" static
@@ -77,9 +97,9 @@ fi
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(uname -m) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "# $cc $cflags; N=$n RUNS=$runs REPS=$reps; libregio from $release"
-printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s\n' variant \
+printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s %4s\n' variant \
     plain_min probed_min rdtsc2_min added_min added_med rdtsc2_med \
-    'x_min' 'x_med'
+    'x_min' 'x_med' n
 
 run_variant() { # NAME: one process, its lines appended to NAME.txt
     local bin=$tmp/${1%_disabled} env=()
@@ -104,8 +124,8 @@ summarize() { # NAME
                 if (r[i] < rm) rm = r[i]; if (d[i] < dm) dm = d[i]
             }
             dmed = med(d, k); rmed = med(r, k)
-            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f\n",
-                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed
+            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %4d\n",
+                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed, k
         }' "$tmp/$1.txt"
 }
 
@@ -115,3 +135,21 @@ for _ in $(seq "$runs"); do
 done
 for v in "${variants[@]}"; do summarize "$v"; done
 echo "# added = probed - plain per repetition (ns per call); x = added / rdtsc pair"
+
+if [ "${CALLGRIND:-0}" = 1 ]; then
+    calls=100000
+    echo "# instructions per probe pair (callgrind, $calls calls + 1000 warm-up)"
+    for v in "${variants[@]}"; do
+        case $v in *_disabled | gcc_*) continue ;; esac
+        fn=tiny plainfn=tiny_plain
+        case $v in fortran_*) fn=tiny_f_ plainfn=tiny_f_plain_ ;; esac
+        for f in "$fn" "$plainfn"; do
+            REGIO_DIR="$tmp/run" valgrind --tool=callgrind --toggle-collect="$f" \
+                --callgrind-out-file="$tmp/cg.$v.$f" "$tmp/$v" "$calls" 1 > /dev/null 2>&1
+        done
+        probed=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.$fn")
+        plain=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.$plainfn")
+        awk -v v="$v" -v p="$probed" -v q="$plain" -v n=$((calls + 1000)) \
+            'BEGIN { printf "%-22s %9.1f\n", v, (p - q) / n }'
+    done
+fi

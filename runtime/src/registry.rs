@@ -19,12 +19,88 @@ use crate::thread::ThreadState;
 static HEAD: AtomicPtr<ThreadState> = AtomicPtr::new(ptr::null_mut());
 
 thread_local! {
-    /// The probe fast path's only TLS access: const-initialised and without
-    /// a destructor, so it compiles to one thread-pointer-relative load.
-    static CURRENT: Cell<*const ThreadState> = const { Cell::new(ptr::null()) };
     /// Separate key whose destructor marks the state finished; touched once
     /// per thread, at registration.
     static FINISH: FinishGuard = const { FinishGuard(Cell::new(ptr::null())) };
+}
+
+/// The calling thread's state pointer: the probe fast path's only TLS
+/// access.
+///
+/// On x86_64 Linux it is a TLS variable of our own, read with the
+/// initial-exec model: one `%fs`-relative load through a GOT offset, in
+/// `libregio.so` too. Rust's `thread_local!` uses the general-dynamic model
+/// in a shared library, a call to `__tls_get_addr` on every probe (and a
+/// function that may allocate on first use, which a signal handler must
+/// not do). Initial-exec needs the library loaded at start-up or a few
+/// bytes of glibc's static TLS reserve when it is `dlopen`ed; 8 bytes fit.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod slot {
+    use std::arch::{asm, global_asm};
+
+    use super::ThreadState;
+
+    global_asm!(
+        ".pushsection .tbss,\"awT\",@nobits",
+        ".p2align 3",
+        ".globl regio_current_thread",
+        ".hidden regio_current_thread",
+        ".type regio_current_thread,@object",
+        ".size regio_current_thread,8",
+        "regio_current_thread:",
+        ".zero 8",
+        ".popsection",
+    );
+
+    #[inline(always)]
+    pub fn get() -> *const ThreadState {
+        let p: *const ThreadState;
+        // SAFETY: reads this thread's 8-byte slot defined above.
+        unsafe {
+            asm!(
+                "mov {p}, qword ptr [rip + regio_current_thread@GOTTPOFF]",
+                "mov {p}, qword ptr fs:[{p}]",
+                p = out(reg) p,
+                options(nostack, readonly, preserves_flags),
+            );
+        }
+        p
+    }
+
+    pub fn set(v: *const ThreadState) {
+        // SAFETY: writes this thread's 8-byte slot defined above.
+        unsafe {
+            asm!(
+                "mov {off}, qword ptr [rip + regio_current_thread@GOTTPOFF]",
+                "mov qword ptr fs:[{off}], {v}",
+                off = out(reg) _,
+                v = in(reg) v,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+}
+
+/// Elsewhere: a const-initialised `thread_local!` without a destructor.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+mod slot {
+    use std::cell::Cell;
+    use std::ptr;
+
+    use super::ThreadState;
+
+    thread_local! {
+        static CURRENT: Cell<*const ThreadState> = const { Cell::new(ptr::null()) };
+    }
+
+    #[inline(always)]
+    pub fn get() -> *const ThreadState {
+        CURRENT.with(Cell::get)
+    }
+
+    pub fn set(v: *const ThreadState) {
+        CURRENT.with(|c| c.set(v));
+    }
 }
 
 struct FinishGuard(Cell<*const ThreadState>);
@@ -48,7 +124,7 @@ impl Drop for FinishGuard {
 /// The calling thread's state, or null if it never entered a region.
 #[inline(always)]
 pub fn current() -> *const ThreadState {
-    CURRENT.with(Cell::get)
+    slot::get()
 }
 
 /// The calling thread's state, created and registered if needed.
@@ -79,7 +155,7 @@ pub fn current_or_register() -> *const ThreadState {
             Err(h) => head = h,
         }
     }
-    CURRENT.with(|c| c.set(me));
+    slot::set(me);
     // Fails only when the thread is already tearing down its TLS; then it
     // is about to end and simply stays unmarked.
     let _ = FINISH.try_with(|g| g.0.set(me));
