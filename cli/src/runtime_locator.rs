@@ -174,11 +174,23 @@ impl Runtime {
     /// program runs without LD_LIBRARY_PATH; a static-only install links the
     /// archive and the system libraries a Rust staticlib needs.
     pub fn libs(&self) -> String {
+        self.link_args().join(" ")
+    }
+
+    /// [`Runtime::libs`] as separate arguments (a directory with blanks
+    /// stays one argument).
+    pub fn link_args(&self) -> Vec<String> {
         let dir = self.lib_dir.display();
         if self.has_shared {
-            format!("-L{dir} -Wl,-rpath,{dir} -lregio")
+            vec![
+                format!("-L{dir}"),
+                format!("-Wl,-rpath,{dir}"),
+                "-lregio".into(),
+            ]
         } else {
-            format!("{dir}/libregio.a -lpthread -ldl -lm -lrt -lgcc_s")
+            let mut args = vec![format!("{dir}/libregio.a")];
+            args.extend(["-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"].map(String::from));
+            args
         }
     }
 }
