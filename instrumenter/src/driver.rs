@@ -1061,6 +1061,15 @@ pub fn instrument_file(
                         ..done
                     })
                 }
+                // The unit defines no macro any more, but the MPI rank
+                // probe names MPI_COMM_WORLD (a macro in every MPI): such a
+                // file would not compile, so it takes the text path.
+                Ok(done)
+                    if done.text.contains("(MPI_COMM_WORLD,")
+                        && !text.contains("MPI_COMM_WORLD") =>
+                {
+                    front_end(&decoded)
+                }
                 r => r,
             }
         }
