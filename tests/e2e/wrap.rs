@@ -110,10 +110,12 @@ fn check_make_regions(src: &Path, run_dir: &Path) {
         }
     }
     let pragma = line_of(src, "lib/vec.c", "#pragma omp parallel for");
-    if !got
-        .iter()
-        .any(|(_, k, f, l)| k == "omp_parallel" && f == "lib/vec.c" && *l == pragma)
-    {
+    if !got.iter().any(|(n, k, f, l)| {
+        k == "omp_parallel"
+            && f == "lib/vec.c"
+            && *l == pragma
+            && *n == format!("parallel@{pragma}")
+    }) {
         missing.push(format!("omp_parallel at lib/vec.c:{pragma}"));
     }
     assert!(
