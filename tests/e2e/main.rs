@@ -12,6 +12,7 @@ mod common;
 
 mod c;
 mod fortran;
+mod install;
 mod mpi;
 mod omp;
 mod omp5;
