@@ -21,7 +21,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${REGIO_BUILT:-}" ]; then
     built=$REGIO_BUILT
 else
-    cargo build --release --manifest-path "$root/Cargo.toml" -p instrument -p regio
+    cargo build --release --manifest-path "$root/Cargo.toml" -p instrument -p regio-rt
     built=${CARGO_TARGET_DIR:-$root/target}/release
 fi
 for f in instrument libregio.a libregio.so; do

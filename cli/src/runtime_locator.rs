@@ -34,7 +34,7 @@ fn shown(dirs: &[PathBuf]) -> String {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LocateError {
-    #[error("error: libregio (libregio.so or libregio.a) not found; looked in {}. Point to it with REGIO_LIB_DIR=DIR (the directory holding libregio.so or libregio.a) or REGIO_HOME=PREFIX (PREFIX/lib, PREFIX/include), or build it with `cargo build --release -p regio` and use the `instrument` built with it", shown(.0))]
+    #[error("error: libregio (libregio.so or libregio.a) not found; looked in {}. Point to it with REGIO_LIB_DIR=DIR (the directory holding libregio.so or libregio.a) or REGIO_HOME=PREFIX (PREFIX/lib, PREFIX/include), or build it with `cargo build --release -p regio-rt` and use the `instrument` built with it", shown(.0))]
     Library(Vec<PathBuf>),
     #[error("error: regio.h not found; looked in {}. Point to it with REGIO_INCLUDE_DIR=DIR (the directory holding regio.h) or REGIO_HOME=PREFIX (PREFIX/include)", shown(.0))]
     Header(Vec<PathBuf>),
