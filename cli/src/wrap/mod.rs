@@ -49,10 +49,13 @@ pub struct WrapArgs {
     command: Vec<OsString>,
 }
 
+/// Compiler launchers that take the real compiler as their first argument
+/// (`ccache gcc -c a.c`, `CMAKE_C_COMPILER_LAUNCHER="instrument;wrap;ccache"`):
+/// the wrapper reads the command after them and runs it through them.
+const LAUNCHERS: &[&str] = &["ccache", "sccache", "distcc", "icecc"];
+
 pub fn run(args: WrapArgs) -> Result<ExitCode> {
-    let (compiler, rest) = args
-        .command
-        .split_first()
+    let (launcher, compiler, rest) = split_launcher(&args.command)
         .context("error: name the compiler: instrument wrap COMPILER ARGS...")?;
     let plan = match command::read(rest) {
         Reading::Unchanged(_) => Plan::unchanged(rest),
@@ -72,7 +75,22 @@ pub fn run(args: WrapArgs) -> Result<ExitCode> {
             }
         },
     };
-    plan.execute(compiler)
+    plan.execute(launcher, compiler)
+}
+
+/// (launcher, compiler, arguments) of a command; no launcher is `None`.
+fn split_launcher(command: &[OsString]) -> Option<(Option<&OsStr>, &OsStr, &[OsString])> {
+    let (first, rest) = command.split_first()?;
+    let is_launcher = Path::new(first)
+        .file_name()
+        .and_then(OsStr::to_str)
+        .is_some_and(|n| LAUNCHERS.contains(&n));
+    match rest.split_first() {
+        Some((compiler, args)) if is_launcher && !compiler.to_string_lossy().starts_with('-') => {
+            Some((Some(first.as_os_str()), compiler.as_os_str(), args))
+        }
+        _ => Some((None, first.as_os_str(), rest)),
+    }
 }
 
 fn warn(text: &str) {
@@ -158,11 +176,20 @@ impl Plan {
         })
     }
 
-    fn execute(self, compiler: &OsStr) -> Result<ExitCode> {
-        let status = std::process::Command::new(compiler)
+    fn execute(self, launcher: Option<&OsStr>, compiler: &OsStr) -> Result<ExitCode> {
+        let mut command = match launcher {
+            Some(l) => {
+                let mut c = std::process::Command::new(l);
+                c.arg(compiler);
+                c
+            }
+            None => std::process::Command::new(compiler),
+        };
+        let program = launcher.unwrap_or(compiler).to_string_lossy().into_owned();
+        let status = command
             .args(&self.args)
             .status()
-            .with_context(|| format!("error: cannot run `{}`", compiler.to_string_lossy()))?;
+            .with_context(|| format!("error: cannot run `{program}`"))?;
         if status.success() {
             for fix in &self.deps {
                 if let Err(e) = fix.apply(compiler) {
@@ -329,4 +356,27 @@ fn record_options(idf: &mut Idf, opts: &driver::Options) {
             .map_or(serde_json::Value::Null, Into::into),
     );
     o.insert("wrap".into(), true.into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launcher_runs_the_compiler_named_after_it() {
+        let cmd = |s: &str| s.split(' ').map(OsString::from).collect::<Vec<_>>();
+        let c = cmd("/usr/bin/ccache gcc -c a.c");
+        let (l, compiler, rest) = split_launcher(&c).expect("split");
+        assert_eq!(l, Some(OsStr::new("/usr/bin/ccache")));
+        assert_eq!(compiler, "gcc");
+        assert_eq!(rest, &c[2..]);
+        let c = cmd("gcc -c a.c");
+        assert_eq!(split_launcher(&c), Some((None, OsStr::new("gcc"), &c[1..])));
+        // `ccache -s` is ccache's own command.
+        let c = cmd("ccache -s");
+        assert_eq!(
+            split_launcher(&c),
+            Some((None, OsStr::new("ccache"), &c[1..]))
+        );
+    }
 }
