@@ -354,3 +354,68 @@ fn an_mpi_program_builds_with_wrapped_mpicc() {
         "{got:#?}"
     );
 }
+
+#[test]
+fn a_source_with_a_directive_error_is_compiled_as_written() {
+    let tmp = TestDir::new("wrap-bad");
+    std::fs::write(
+        tmp.join("bad.c"),
+        "int f(void)\n{\n#pragma regio begin never_ended\n    return 1;\n}\n",
+    )
+    .expect("write bad.c");
+    let r = run_ok(
+        Command::new(instrument_bin())
+            .current_dir(tmp.path())
+            .args(["wrap", "gcc", "-c", "bad.c"]),
+    );
+    assert!(r.stderr.contains("bad.c:3:"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("bad.c is compiled as written (not measured)"),
+        "{}",
+        r.stderr
+    );
+    assert!(tmp.join("bad.o").is_file());
+}
+
+/// A recursive build compiles in several directories: with REGIO_WRAP_DIR
+/// they share one IDF, so the library's and the program's ids differ and
+/// the profile names both files.
+#[test]
+fn compiles_in_several_directories_share_the_idf_of_regio_wrap_dir() {
+    let tmp = TestDir::new("wrap-dirs");
+    let root = tmp.join("proj");
+    copy_tree(&testdata().join("wrap/make"), &root);
+    // The Fortran part is left out: a C library and program of their own.
+    let main = std::fs::read_to_string(root.join("app/main.c")).expect("main.c");
+    std::fs::write(
+        root.join("app/main.c"),
+        main.replace("stats_mean(x, 1000)", "x[999] / 2"),
+    )
+    .expect("edit main.c");
+    let wrap_gcc = |dir: &str, args: &[&str]| {
+        run_ok(
+            Command::new(instrument_bin())
+                .current_dir(root.join(dir))
+                .env("REGIO_WRAP_DIR", &root)
+                .args(["wrap", "gcc", "-O2", "-std=c99", "-fopenmp", "-DSCALE=3"])
+                .args(args),
+        )
+    };
+    wrap_gcc("lib", &["-c", "vec.c"]);
+    wrap_gcc("app", &["-I../lib", "-c", "main.c"]);
+    wrap_gcc(".", &["app/main.o", "lib/vec.o", "-o", "prog", "-lm"]);
+    assert!(!root.join("lib/regio.idf.json").exists());
+    assert!(!root.join("app/regio.idf.json").exists());
+    let idf = regio_idf::Idf::read(&root.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}"));
+    let files: BTreeSet<&str> = idf.header.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(files, BTreeSet::from(["app/main.c", "lib/vec.c"]));
+    run_ok(Command::new(root.join("prog")).current_dir(&root));
+    let got = nodes(&run_dir_in(&root));
+    for (name, file) in [("main", "app/main.c"), ("vec_sum", "lib/vec.c")] {
+        assert!(
+            got.iter().any(|(n, _, f, _)| n == name && f == file),
+            "{name} in {file} missing: {got:#?}"
+        );
+    }
+}

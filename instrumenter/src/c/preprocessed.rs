@@ -96,7 +96,18 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
         .filter(|r| !unreadable.overlaps(r))
         .collect();
     let mut jumps = jumps::JumpCache::default();
-    let dirs = directives::analyse(root, src, file, &lines, &mut jumps)?;
+    // Directive errors name the line of the original file, as every
+    // other diagnostic of this path does.
+    let dirs = directives::analyse(root, src, file, &lines, &mut jumps).map_err(|errs| {
+        errs.into_iter()
+            .map(|mut d| {
+                if let Some(line) = map.original(d.line) {
+                    d.line = line;
+                }
+                d
+            })
+            .collect::<Vec<_>>()
+    })?;
     let out = walk::walk(
         root,
         input,
