@@ -419,3 +419,33 @@ fn compiles_in_several_directories_share_the_idf_of_regio_wrap_dir() {
         );
     }
 }
+
+/// Fortran's dependency file comes from the compile of the copy with the
+/// copy's name replaced: the same file as the plain compile's.
+#[test]
+fn a_fortran_dependency_file_is_the_plain_compilers() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("wrap-fdeps");
+    std::fs::create_dir_all(tmp.join("src")).expect("mkdir");
+    std::fs::write(
+        tmp.join("src/m.F90"),
+        "subroutine s(x)\n  real :: x\n#include \"k.h\"\n  x = x * K\nend subroutine s\n",
+    )
+    .expect("write m.F90");
+    std::fs::write(tmp.join("src/k.h"), "#define K 2.0\n").expect("write k.h");
+    let args = ["-cpp", "-MD", "-c", "src/m.F90", "-o", "m.o"];
+    run_ok(Command::new("gfortran").current_dir(tmp.path()).args(args));
+    let plain = std::fs::read_to_string(tmp.join("m.d")).expect("m.d");
+    std::fs::remove_file(tmp.join("m.d")).expect("rm m.d");
+    run_ok(
+        Command::new(instrument_bin())
+            .current_dir(tmp.path())
+            .args(["wrap", "gfortran"])
+            .args(args),
+    );
+    let ours = std::fs::read_to_string(tmp.join("m.d")).expect("m.d");
+    assert_eq!(ours, plain);
+    assert!(ours.contains("src/k.h"), "{ours}");
+}
