@@ -22,7 +22,7 @@
 #
 # Defaults: N=20000000 RUNS=3 REPS=3. Variants run in turn within each run,
 # so load on a shared machine hits them alike. Needs gcc and cargo; builds
-# the release runtime (`cargo build --release -p regio`) and the
+# the release runtime (`cargo build --release -p regio-rt`) and the
 # `instrument` binary if needed. CC, CFLAGS (default -O2) and INSTRUMENT
 # (path of the instrument binary) may be set; BASE_LIB_DIR (a directory
 # holding another build's libregio.so and libregio.a) adds the variants
@@ -41,7 +41,7 @@ cflags=${CFLAGS:--O2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-(cd "$root" && cargo build -q --release -p regio)
+(cd "$root" && cargo build -q --release -p regio-rt)
 instrument=${INSTRUMENT:-$root/target/debug/instrument}
 if [ ! -x "$instrument" ]; then
     (cd "$root" && cargo build -q -p instrument)

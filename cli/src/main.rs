@@ -14,6 +14,7 @@ mod demo;
 mod experiment;
 mod overhead_cmd;
 mod runtime_locator;
+mod wrap;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -99,6 +100,9 @@ enum Command {
     Experiment(experiment::ExperimentArgs),
     /// Measure this machine's probe, clock and lock costs for compensation.
     Calibrate(calibrate::CalibrateArgs),
+    /// Run a compiler command with its C and Fortran sources instrumented
+    /// (`make CC="instrument wrap gcc"`).
+    Wrap(wrap::WrapArgs),
 }
 
 #[derive(Args, Debug)]
@@ -144,6 +148,7 @@ fn main() -> ExitCode {
         Some(Command::Overhead(args)) => overhead_cmd::run(args),
         Some(Command::Experiment(args)) => experiment::run(args),
         Some(Command::Calibrate(args)) => calibrate::run(args),
+        Some(Command::Wrap(args)) => wrap::run(args),
         None => instrument(cli.instrument),
     };
     match result {

@@ -34,7 +34,7 @@ fn shown(dirs: &[PathBuf]) -> String {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LocateError {
-    #[error("error: libregio (libregio.so or libregio.a) not found; looked in {}. Point to it with REGIO_LIB_DIR=DIR (the directory holding libregio.so or libregio.a) or REGIO_HOME=PREFIX (PREFIX/lib, PREFIX/include), or build it with `cargo build --release -p regio` and use the `instrument` built with it", shown(.0))]
+    #[error("error: libregio (libregio.so or libregio.a) not found; looked in {}. Point to it with REGIO_LIB_DIR=DIR (the directory holding libregio.so or libregio.a) or REGIO_HOME=PREFIX (PREFIX/lib, PREFIX/include), or build it with `cargo build --release -p regio-rt` and use the `instrument` built with it", shown(.0))]
     Library(Vec<PathBuf>),
     #[error("error: regio.h not found; looked in {}. Point to it with REGIO_INCLUDE_DIR=DIR (the directory holding regio.h) or REGIO_HOME=PREFIX (PREFIX/include)", shown(.0))]
     Header(Vec<PathBuf>),
@@ -174,11 +174,23 @@ impl Runtime {
     /// program runs without LD_LIBRARY_PATH; a static-only install links the
     /// archive and the system libraries a Rust staticlib needs.
     pub fn libs(&self) -> String {
+        self.link_args().join(" ")
+    }
+
+    /// [`Runtime::libs`] as separate arguments (a directory with blanks
+    /// stays one argument).
+    pub fn link_args(&self) -> Vec<String> {
         let dir = self.lib_dir.display();
         if self.has_shared {
-            format!("-L{dir} -Wl,-rpath,{dir} -lregio")
+            vec![
+                format!("-L{dir}"),
+                format!("-Wl,-rpath,{dir}"),
+                "-lregio".into(),
+            ]
         } else {
-            format!("{dir}/libregio.a -lpthread -ldl -lm -lrt -lgcc_s")
+            let mut args = vec![format!("{dir}/libregio.a")];
+            args.extend(["-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"].map(String::from));
+            args
         }
     }
 }

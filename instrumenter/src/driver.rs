@@ -964,6 +964,208 @@ fn fail_point(_rel: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// One source file to instrument on its own: what [`run`] does for each
+/// file of a tree, and what `instrument wrap` does for each source of a
+/// compiler command.
+#[derive(Debug, Clone, Copy)]
+pub struct FileJob<'a> {
+    /// Where to read it.
+    pub source: &'a Path,
+    /// The path as the user gave it: diagnostics and `#line` name it.
+    pub display: &'a str,
+    /// The IDF `file` of its regions.
+    pub rel: &'a str,
+    pub lang: Language,
+    /// Its regions get consecutive ids from here.
+    pub first_id: u32,
+    /// The IDF its probes register at start (absolute).
+    pub idf_path: &'a str,
+}
+
+/// A file [`instrument_file`] got through (possibly with nothing measured).
+#[derive(Debug, Clone)]
+pub struct FileDone {
+    /// The instrumented text in the source's own encoding and line ends.
+    pub bytes: Vec<u8>,
+    /// Its IDF header entry.
+    pub file: SourceFile,
+    /// Ids `first_id..first_id + regions.len()`.
+    pub regions: Vec<Region>,
+    /// Warnings, in order.
+    pub warnings: Vec<Diagnostic>,
+    /// How many places were left as written (`not measured`).
+    pub not_measured: usize,
+    /// Some place was not measured and the text is the file as written.
+    pub left_as_written: bool,
+    /// No region and no change: a source without regions.
+    pub unchanged: bool,
+}
+
+/// Instrument one file with `opts.selection`, `opts.filter`,
+/// `opts.strict` and `opts.preprocess` (the other options concern trees).
+/// `Err`: every diagnostic of the failed file, warnings included.
+pub fn instrument_file(
+    opts: &Options,
+    job: &FileJob<'_>,
+    macros: &HashSet<String>,
+) -> Result<FileDone, Vec<Diagnostic>> {
+    let lang = job.lang;
+    let mut diagnostics = Vec::new();
+    let bytes = fs::read(job.source).map_err(|e| {
+        vec![Diagnostic::error(
+            job.display,
+            0,
+            0,
+            format!("cannot read this file: {e}"),
+        )]
+    })?;
+    let hash = sha256_hex(&bytes);
+    let mut decoded = source_text(job.display, bytes, lang).map_err(|d| vec![d])?;
+    // Every reading of this file differs only in its text.
+    let base = SourceInput {
+        text: "",
+        display_path: job.display,
+        rel_path: job.rel,
+        idf_path: job.idf_path,
+        selection: opts.selection,
+        filter: &opts.filter,
+        first_id: job.first_id,
+    };
+    let front_end = |d: &SourceText| {
+        let source = SourceInput {
+            text: &d.text,
+            ..base
+        };
+        run_front_end(lang, &source, macros)
+    };
+    let plain_text = !decoded.latin1 && !decoded.cr_only && decoded.marks.is_none();
+    let pp = match &opts.preprocess {
+        Some(pp) if lang == Language::C && plain_text && job.rel.ends_with(".c") => {
+            Some(pp.run(job.source))
+        }
+        _ => None,
+    };
+    let mut result = match &pp {
+        Some(Ok((text, own_file))) => {
+            let source = SourceInput { text, ..base };
+            match crate::c::instrument_preprocessed(&source, own_file) {
+                // Nothing measured: the file as written is the copy.
+                Ok(done)
+                    if done
+                        .regions
+                        .iter()
+                        .all(|r| r.aux.contains_key("not_measured")) =>
+                {
+                    Ok(crate::frontend::Instrumented {
+                        text: decoded.text.clone(),
+                        ..done
+                    })
+                }
+                // The unit defines no macro any more, but the MPI rank
+                // probe names MPI_COMM_WORLD (a macro in every MPI): such a
+                // file would not compile, so it takes the text path.
+                Ok(done)
+                    if done.text.contains("(MPI_COMM_WORLD,")
+                        && !text.contains("MPI_COMM_WORLD") =>
+                {
+                    front_end(&decoded)
+                }
+                r => r,
+            }
+        }
+        Some(Err(why)) => {
+            diagnostics.push(Diagnostic::warning(
+                job.display,
+                1,
+                1,
+                format!("the preprocessor failed ({why}); the text as written is instrumented"),
+            ));
+            front_end(&decoded)
+        }
+        None => front_end(&decoded),
+    };
+    if !decoded.keeps_marks(&result) {
+        // The front end copied or dropped text with a Latin-1 byte:
+        // read the file again with Latin-1 characters.
+        decoded = decoded.with_latin1_chars();
+        result = front_end(&decoded);
+    }
+    // Positions in the original bytes, where a Latin-1 character is one
+    // column.
+    let starts = if decoded.latin1 {
+        line_starts(&decoded.text)
+    } else {
+        Vec::new()
+    };
+    let fix_diag = |mut d: Diagnostic| {
+        d.col = decoded.original_col(&starts, d.line, d.col);
+        if let Some(m) = &decoded.marks {
+            d.message = d.message.replace(m.mark, "?");
+        }
+        d
+    };
+    match result {
+        Ok(done) if opts.strict && done.warnings.iter().any(is_not_measured) => {
+            diagnostics.extend(done.warnings.into_iter().filter(is_not_measured).map(|w| {
+                Diagnostic {
+                    severity: crate::diag::Severity::Error,
+                    ..fix_diag(w)
+                }
+            }));
+            Err(diagnostics)
+        }
+        Ok(mut done) => {
+            if decoded.latin1 {
+                for r in &mut done.regions {
+                    r.start.col = decoded.original_col(&starts, r.start.line, r.start.col);
+                    r.end.col = decoded.original_col(&starts, r.end.line, r.end.col);
+                }
+            }
+            let (lines, max_line_len) = decoded.line_stats();
+            let source_file = SourceFile {
+                path: job.rel.to_string(),
+                original: job.display.to_string(),
+                hash,
+                lines,
+                max_line_len,
+            };
+            // A front end's mistake costs this file's measurements,
+            // never the run: the file is copied as written.
+            if let Err(why) = valid_regions(&source_file, &done.regions) {
+                done = crate::frontend::Instrumented {
+                    text: decoded.text.clone(),
+                    regions: Vec::new(),
+                    warnings: vec![Diagnostic::warning(
+                        job.display,
+                        1,
+                        1,
+                        format!(
+                            "not measured: this file left as written (internal error: {why}; please report it)"
+                        ),
+                    )],
+                };
+            }
+            let not_measured = done.warnings.iter().filter(|w| is_not_measured(w)).count();
+            let same_text = done.text == decoded.text;
+            let bytes = decoded.encode(&done.text);
+            diagnostics.extend(done.warnings.into_iter().map(fix_diag));
+            Ok(FileDone {
+                bytes,
+                file: source_file,
+                unchanged: done.regions.is_empty() && same_text,
+                regions: done.regions,
+                warnings: diagnostics,
+                not_measured,
+                left_as_written: not_measured > 0 && same_text,
+            })
+        }
+        Err(diags) => {
+            diagnostics.extend(diags.into_iter().map(fix_diag));
+            Err(diagnostics)
+        }
+    }
+}
+
 /// Instrument every input into `opts.out` and write the IDF.
 pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
     run_with_progress(opts, &mut |_| {})
@@ -1053,147 +1255,23 @@ pub fn run_with_progress(
             }
             continue;
         };
-        let bytes = match fs::read(&input.source) {
-            Ok(b) => b,
-            Err(e) => {
-                fail(&mut outcome, vec![cannot_read(e)]);
-                continue;
-            }
-        };
-        let hash = sha256_hex(&bytes);
-        let mut decoded = match source_text(&input.display, bytes, lang) {
-            Ok(d) => d,
-            Err(d) => {
-                fail(&mut outcome, vec![d]);
-                continue;
-            }
-        };
-        // Every reading of this file differs only in its text.
-        let base = SourceInput {
-            text: "",
-            display_path: &input.display,
-            rel_path: &input.rel,
-            idf_path: &idf_path_text,
-            selection: opts.selection,
-            filter: &opts.filter,
+        let job = FileJob {
+            source: &input.source,
+            display: &input.display,
+            rel: &input.rel,
+            lang,
             first_id: next_id,
+            idf_path: &idf_path_text,
         };
-        let front_end = |d: &SourceText| {
-            let source = SourceInput {
-                text: &d.text,
-                ..base
-            };
-            run_front_end(lang, &source, &tree_macros)
-        };
-        let plain_text = !decoded.latin1 && !decoded.cr_only && decoded.marks.is_none();
-        let pp = match &opts.preprocess {
-            Some(pp) if lang == Language::C && plain_text && input.rel.ends_with(".c") => {
-                Some(pp.run(&input.source))
-            }
-            _ => None,
-        };
-        let mut result = match &pp {
-            Some(Ok((text, own_file))) => {
-                let source = SourceInput { text, ..base };
-                match crate::c::instrument_preprocessed(&source, own_file) {
-                    // Nothing measured: the file as written is the copy.
-                    Ok(done)
-                        if done
-                            .regions
-                            .iter()
-                            .all(|r| r.aux.contains_key("not_measured")) =>
-                    {
-                        Ok(crate::frontend::Instrumented {
-                            text: decoded.text.clone(),
-                            ..done
-                        })
-                    }
-                    r => r,
-                }
-            }
-            Some(Err(why)) => {
-                outcome.diagnostics.push(Diagnostic::warning(
-                    &input.display,
-                    1,
-                    1,
-                    format!("the preprocessor failed ({why}); the text as written is instrumented"),
-                ));
-                front_end(&decoded)
-            }
-            None => front_end(&decoded),
-        };
-        if !decoded.keeps_marks(&result) {
-            // The front end copied or dropped text with a Latin-1 byte:
-            // read the file again with Latin-1 characters.
-            decoded = decoded.with_latin1_chars();
-            result = front_end(&decoded);
-        }
-        // Positions in the original bytes, where a Latin-1 character is one
-        // column.
-        let starts = if decoded.latin1 {
-            line_starts(&decoded.text)
-        } else {
-            Vec::new()
-        };
-        let fix_diag = |mut d: Diagnostic| {
-            d.col = decoded.original_col(&starts, d.line, d.col);
-            if let Some(m) = &decoded.marks {
-                d.message = d.message.replace(m.mark, "?");
-            }
-            d
-        };
-        match result {
-            Ok(done) if opts.strict && done.warnings.iter().any(is_not_measured) => {
-                let errors = done
-                    .warnings
-                    .into_iter()
-                    .filter(is_not_measured)
-                    .map(|w| Diagnostic {
-                        severity: crate::diag::Severity::Error,
-                        ..fix_diag(w)
-                    })
-                    .collect();
-                fail(&mut outcome, errors);
-            }
-            Ok(mut done) => {
-                if decoded.latin1 {
-                    for r in &mut done.regions {
-                        r.start.col = decoded.original_col(&starts, r.start.line, r.start.col);
-                        r.end.col = decoded.original_col(&starts, r.end.line, r.end.col);
-                    }
-                }
-                let (lines, max_line_len) = decoded.line_stats();
-                let source_file = SourceFile {
-                    path: input.rel.clone(),
-                    original: input.display.clone(),
-                    hash,
-                    lines,
-                    max_line_len,
-                };
-                // A front end's mistake costs this file's measurements,
-                // never the run: the file is copied as written.
-                if let Err(why) = valid_regions(&source_file, &done.regions) {
-                    done = crate::frontend::Instrumented {
-                        text: decoded.text.clone(),
-                        regions: Vec::new(),
-                        warnings: vec![Diagnostic::warning(
-                            &input.display,
-                            1,
-                            1,
-                            format!(
-                                "not measured: this file left as written (internal error: {why}; please report it)"
-                            ),
-                        )],
-                    };
-                }
-                let unmeasured = done.warnings.iter().filter(|w| is_not_measured(w)).count();
-                outcome.not_measured += unmeasured;
-                if unmeasured > 0 && done.text == decoded.text {
+        match instrument_file(opts, &job, &tree_macros) {
+            Ok(done) => {
+                outcome.not_measured += done.not_measured;
+                if done.left_as_written {
                     outcome.left_as_written += 1;
                 }
-                staging.write(&input.rel, &decoded.encode(&done.text))?;
-                files.push(source_file);
-                if done.regions.is_empty() && done.text == decoded.text {
+                staging.write(&input.rel, &done.bytes)?;
+                files.push(done.file);
+                if done.unchanged {
                     outcome.unchanged_sources += 1;
                 } else {
                     outcome.instrumented += 1;
@@ -1201,11 +1279,9 @@ pub fn run_with_progress(
                 next_id += done.regions.len() as u32;
                 outcome.regions += done.regions.len();
                 regions.extend(done.regions);
-                outcome
-                    .diagnostics
-                    .extend(done.warnings.into_iter().map(fix_diag));
+                outcome.diagnostics.extend(done.warnings);
             }
-            Err(diags) => fail(&mut outcome, diags.into_iter().map(fix_diag).collect()),
+            Err(diags) => fail(&mut outcome, diags),
         }
     }
 

@@ -2,6 +2,7 @@
 //! selects code regions, and writes an instrumented copy of the tree plus
 //! the IDF. The `instrument` binary (crate `cli/`) is a thin CLI over this.
 
+pub mod build_idf;
 pub mod c;
 pub mod diag;
 pub mod directive_grammar;

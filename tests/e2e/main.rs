@@ -12,6 +12,7 @@ mod common;
 
 mod c;
 mod fortran;
+mod install;
 mod mpi;
 mod omp;
 mod omp5;
@@ -21,3 +22,4 @@ mod overhead;
 mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
+mod wrap;

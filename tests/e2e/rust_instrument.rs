@@ -55,7 +55,10 @@ fn an_instrumented_crate_builds_runs_the_same_and_reports_its_regions() {
     );
     let manifest =
         std::fs::read_to_string(out.join("Cargo.toml")).unwrap_or_else(|e| panic!("{e}"));
-    assert!(manifest.contains("regio = { path = "), "{manifest}");
+    assert!(
+        manifest.contains("regio = { package = \"regio-rt\", path = "),
+        "{manifest}"
+    );
     // The user's comments survive.
     assert!(manifest.starts_with("# A small crate"), "{manifest}");
 

@@ -96,7 +96,18 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
         .filter(|r| !unreadable.overlaps(r))
         .collect();
     let mut jumps = jumps::JumpCache::default();
-    let dirs = directives::analyse(root, src, file, &lines, &mut jumps)?;
+    // Directive errors name the line of the original file, as every
+    // other diagnostic of this path does.
+    let dirs = directives::analyse(root, src, file, &lines, &mut jumps).map_err(|errs| {
+        errs.into_iter()
+            .map(|mut d| {
+                if let Some(line) = map.original(d.line) {
+                    d.line = line;
+                }
+                d
+            })
+            .collect::<Vec<_>>()
+    })?;
     let out = plan::walk(
         root,
         input,
@@ -117,6 +128,12 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
     // expansion ends elsewhere) is taken as the start's line.
     for r in &mut regions {
         let start = map.pos(r.start).unwrap_or(Pos::new(1, 1));
+        // Names that carry their line (`parallel@12`, `loop@30`) name the
+        // original line too, not the line of the preprocessed unit.
+        let unit_line = format!("@{}", r.start.line);
+        if let Some(stem) = r.name.strip_suffix(&unit_line) {
+            r.name = format!("{stem}@{}", start.line);
+        }
         r.end = map.pos(r.end).filter(|e| *e >= start).unwrap_or(start);
         r.start = start;
     }

@@ -1,10 +1,16 @@
 //! The instrumented copy of a crate must build with `cargo build`: its
 //! `Cargo.toml` gets a `regio` dependency when it has none (toml_edit keeps
-//! the user's formatting and comments).
+//! the user's formatting and comments). The runtime is published as the
+//! package `regio-rt` (`regio` on crates.io is an unrelated crate), so the
+//! dependency is `regio = { package = "regio-rt", ... }`: user code keeps
+//! writing `regio::...`.
 
 use std::path::PathBuf;
 
 use crate::diag::Diagnostic;
+
+/// The runtime's package name on crates.io (its library is `regio`).
+pub const RUNTIME_PACKAGE: &str = "regio-rt";
 
 /// What the added dependency points to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +46,8 @@ impl std::str::FromStr for RegioDependency {
 }
 
 /// The manifest with a `regio` dependency added, None when it needs none
-/// (no `[package]`, or `regio` already a dependency).
+/// (no `[package]`, or the runtime already a dependency, as `regio` or
+/// under any name with `package = "regio-rt"`).
 pub fn with_regio(
     text: &str,
     display: &str,
@@ -72,17 +79,21 @@ pub fn with_regio(
             "`dependencies` is not a table",
         ));
     };
-    if deps.contains_key("regio") {
+    let has_runtime = deps.contains_key("regio")
+        || deps.contains_key(RUNTIME_PACKAGE)
+        || deps
+            .iter()
+            .any(|(_, v)| v.get("package").and_then(|p| p.as_str()) == Some(RUNTIME_PACKAGE));
+    if has_runtime {
         return Ok(None);
     }
-    let value = match dep {
-        RegioDependency::Path(p) => {
-            let mut t = toml_edit::InlineTable::new();
-            t.insert("path", p.display().to_string().into());
-            toml_edit::value(t)
-        }
-        RegioDependency::Version(v) => toml_edit::value(v.as_str()),
+    let mut t = toml_edit::InlineTable::new();
+    t.insert("package", RUNTIME_PACKAGE.into());
+    match dep {
+        RegioDependency::Path(p) => t.insert("path", p.display().to_string().into()),
+        RegioDependency::Version(v) => t.insert("version", v.as_str().into()),
     };
+    let value = toml_edit::value(t);
     deps.insert("regio", value);
     Ok(Some(doc.to_string()))
 }
@@ -96,7 +107,10 @@ mod tests {
         let src = "[package]\nname = \"demo\" # ours\nversion = \"0.1.0\"\n\n[dependencies]\nrand = \"0.8\"\n";
         let dep = RegioDependency::Version("0.1".into());
         let out = with_regio(src, "Cargo.toml", &dep).unwrap().unwrap();
-        assert_eq!(out, format!("{src}regio = \"0.1\"\n"));
+        assert_eq!(
+            out,
+            format!("{src}regio = {{ package = \"regio-rt\", version = \"0.1\" }}\n")
+        );
         assert_eq!(with_regio(&out, "Cargo.toml", &dep).unwrap(), None);
         let ws = "[workspace]\nmembers = [\"a\"]\n";
         assert_eq!(with_regio(ws, "Cargo.toml", &dep).unwrap(), None);
@@ -105,7 +119,10 @@ mod tests {
         assert!(with_regio(bare, "Cargo.toml", &p)
             .unwrap()
             .unwrap()
-            .contains("[dependencies]\nregio = { path = \"/r/runtime\" }"));
+            .contains("[dependencies]\nregio = { package = \"regio-rt\", path = \"/r/runtime\" }"));
+        // The runtime under another name is a dependency already.
+        let renamed = "[package]\nname = \"y\"\n[dependencies]\nrt = { package = \"regio-rt\", version = \"0.1\" }\n";
+        assert_eq!(with_regio(renamed, "Cargo.toml", &dep).unwrap(), None);
         let e = with_regio("[package\n", "Cargo.toml", &dep).unwrap_err();
         assert!(e.to_string().starts_with("Cargo.toml:1:"), "{e}");
     }

@@ -1,0 +1,6 @@
+#include "shapes.h"
+
+double area(double side)
+{
+    return side * side;
+}

@@ -1,0 +1,5 @@
+#ifndef SHAPES_H
+#define SHAPES_H
+double area(double side);
+double perimeter(double side);
+#endif

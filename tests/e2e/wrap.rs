@@ -1,0 +1,451 @@
+//! `instrument wrap` (SPEC.md "Compiler wrapper"): real builds with the
+//! wrapper in place of the compiler, in place, with the projects' own flags.
+//! Each is built plain and wrapped, run, and compared: same output, the
+//! regions of every object (library and program) in the profile with their
+//! file and line, dependency files that name the original sources (and
+//! equal the plain build's), commands the wrapper must not touch unchanged.
+//!
+//! gfortran, cmake and mpicc are required under REGIO_REQUIRE_TOOLCHAINS=1.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::report::{only_run, report_json, visit};
+use crate::common::{copy_tree, instrument_bin, require_tool, run, run_ok, testdata, TestDir};
+
+/// `instrument wrap COMPILER` as one string, the way a Makefile gets it.
+fn wrapped(compiler: &str) -> String {
+    format!("{} wrap {compiler}", instrument_bin().display())
+}
+
+/// The single run directory a program left in `dir`.
+fn run_dir_in(dir: &Path) -> PathBuf {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("regio-run-"))
+        })
+        .collect();
+    match dirs.as_slice() {
+        [one] => one.clone(),
+        _ => panic!("expected one run directory in {}: {dirs:?}", dir.display()),
+    }
+}
+
+/// (name, kind, file, line) of every node of a run's DRG.
+fn nodes(run_dir: &Path) -> BTreeSet<(String, String, String, u64)> {
+    let report = report_json(&[run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = BTreeSet::new();
+    visit(run, &mut |n: &Value, _| {
+        out.insert((
+            n["name"].as_str().unwrap_or("").to_string(),
+            n["kind"].as_str().unwrap_or("").to_string(),
+            n["file"].as_str().unwrap_or("").to_string(),
+            n["line"].as_u64().unwrap_or(0),
+        ));
+    });
+    out
+}
+
+/// The 1-based line of `file` (under `dir`) that holds `text`.
+fn line_of(dir: &Path, file: &str, text: &str) -> u64 {
+    let src = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    src.lines()
+        .position(|l| l.contains(text))
+        .map(|i| i as u64 + 1)
+        .unwrap_or_else(|| panic!("{file} has no line with `{text}`"))
+}
+
+fn make(dir: &Path, args: &[&str]) -> crate::common::Run {
+    run_ok(Command::new("make").current_dir(dir).args(args))
+}
+
+fn make_tools() -> bool {
+    require_tool("make", "make") && require_tool("gfortran", "gfortran")
+}
+
+/// The plain build of `testdata/wrap/make` in `<tmp>/plain`: its output.
+fn plain_make_build(tmp: &TestDir) -> (PathBuf, String) {
+    let plain = tmp.join("plain");
+    copy_tree(&testdata().join("wrap/make"), &plain);
+    make(&plain, &["-s"]);
+    let out = run_ok(Command::new(plain.join("prog")).current_dir(&plain)).stdout;
+    (plain, out)
+}
+
+/// What the Make project's run must show: the functions of the library
+/// (C, including the one a macro writes, and Fortran), of the program,
+/// and the OpenMP parallel region, each at its own file and line.
+fn check_make_regions(src: &Path, run_dir: &Path) {
+    let got = nodes(run_dir);
+    let want = [
+        ("main", "program", "app/main.c", "int main(void)"),
+        ("fill", "function", "app/main.c", "static void fill"),
+        ("vec_scaled", "function", "lib/vec.c", "SCALER(vec_scaled"),
+        ("vec_sum", "function", "lib/vec.c", "double vec_sum"),
+        (
+            "stats_mean",
+            "function",
+            "lib/stats.f90",
+            "function stats_mean",
+        ),
+    ];
+    let mut missing = Vec::new();
+    for (name, kind, file, text) in want {
+        let key = (
+            name.into(),
+            kind.into(),
+            file.into(),
+            line_of(src, file, text),
+        );
+        if !got.contains(&key) {
+            missing.push(format!("{key:?}"));
+        }
+    }
+    let pragma = line_of(src, "lib/vec.c", "#pragma omp parallel for");
+    if !got.iter().any(|(n, k, f, l)| {
+        k == "omp_parallel"
+            && f == "lib/vec.c"
+            && *l == pragma
+            && *n == format!("parallel@{pragma}")
+    }) {
+        missing.push(format!("omp_parallel at lib/vec.c:{pragma}"));
+    }
+    assert!(
+        missing.is_empty(),
+        "missing {missing:?}; the DRG has {got:#?}"
+    );
+}
+
+#[test]
+fn a_make_project_builds_in_place_with_the_wrapper_and_matches_the_plain_build() {
+    if !make_tools() {
+        return;
+    }
+    let tmp = TestDir::new("wrap-make");
+    let (plain, plain_out) = plain_make_build(&tmp);
+    let src = tmp.join("wrapped");
+    copy_tree(&testdata().join("wrap/make"), &src);
+    let cc = format!("CC={}", wrapped("gcc"));
+    let fc = format!("FC={}", wrapped("gfortran"));
+    make(&src, &["-s", &cc, &fc]);
+    let r = run_ok(Command::new(src.join("prog")).current_dir(&src));
+    assert_eq!(r.stdout, plain_out, "output differs from the plain build");
+    check_make_regions(&src, &run_dir_in(&src));
+
+    // Dependency files are the plain build's, byte for byte: the original
+    // sources and headers, no temporary copy.
+    for d in ["lib/vec.d", "app/main.d"] {
+        let ours = std::fs::read_to_string(src.join(d)).unwrap_or_else(|e| panic!("{d}: {e}"));
+        let theirs = std::fs::read_to_string(plain.join(d)).unwrap_or_else(|e| panic!("{d}: {e}"));
+        assert_eq!(ours, theirs, "{d}");
+        assert!(ours.contains("lib/vec.h"), "{d}: {ours}");
+    }
+    // The Fortran module went where the project said (-Jlib).
+    assert!(src.join("lib/stats.mod").is_file());
+
+    // An edited header rebuilds both C objects through those files; the
+    // recompiled files keep their ids, so objects not rebuilt still match.
+    let idf_before = std::fs::read_to_string(src.join("regio.idf.json")).expect("build IDF");
+    let up_to_date = run(Command::new("make")
+        .current_dir(&src)
+        .args(["-q", &cc, &fc]));
+    assert_eq!(up_to_date.code(), Some(0), "{}", up_to_date.describe());
+    let header = src.join("lib/vec.h");
+    let text = std::fs::read_to_string(&header).expect("vec.h");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(&header, format!("{text}/* edited */\n")).expect("edit vec.h");
+    let rebuilt = make(&src, &[&cc, &fc]);
+    for obj in ["lib/vec.o", "app/main.o"] {
+        assert!(
+            rebuilt.stdout.contains(obj),
+            "{obj} not rebuilt: {}",
+            rebuilt.describe()
+        );
+    }
+    let idf_after = std::fs::read_to_string(src.join("regio.idf.json")).expect("build IDF");
+    let ids = |text: &str| -> Vec<(u64, String)> {
+        let v: Value = serde_json::from_str(text).expect("IDF JSON");
+        v["regions"]
+            .as_array()
+            .expect("regions")
+            .iter()
+            .map(|r| {
+                (
+                    r["id"].as_u64().unwrap_or(0),
+                    r["name"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(ids(&idf_before), ids(&idf_after));
+}
+
+#[test]
+fn a_parallel_make_shares_one_idf_without_clashing_ids() {
+    if !make_tools() {
+        return;
+    }
+    let tmp = TestDir::new("wrap-make-j2");
+    let (_, plain_out) = plain_make_build(&tmp);
+    let src = tmp.join("wrapped");
+    copy_tree(&testdata().join("wrap/make"), &src);
+    let cc = format!("CC={}", wrapped("gcc"));
+    let fc = format!("FC={}", wrapped("gfortran"));
+    make(&src, &["-s", "-j2", &cc, &fc]);
+    let r = run_ok(Command::new(src.join("prog")).current_dir(&src));
+    assert_eq!(r.stdout, plain_out);
+    check_make_regions(&src, &run_dir_in(&src));
+    let idf = regio_idf::Idf::read(&src.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}"));
+    let files: BTreeSet<&str> = idf.header.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        files,
+        BTreeSet::from(["app/main.c", "lib/stats.f90", "lib/vec.c"])
+    );
+}
+
+#[test]
+fn commands_that_do_not_compile_run_as_the_plain_compiler() {
+    let tmp = TestDir::new("wrap-pass");
+    let src = tmp.join("p.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n#define TWO 2\nint main(void){return TWO;}\n",
+    )
+    .expect("write p.c");
+    let plain = |args: &[&str]| run(Command::new("gcc").current_dir(tmp.path()).args(args));
+    let ours = |args: &[&str]| {
+        run(Command::new(instrument_bin())
+            .current_dir(tmp.path())
+            .arg("wrap")
+            .arg("gcc")
+            .args(args))
+    };
+    for args in [
+        &["--version"][..],
+        &["-dumpversion"],
+        &["-dumpmachine"],
+        &["-print-prog-name=ld"],
+        &["-E", "p.c"],
+        &["-M", "p.c"],
+        &["-MM", "p.c"],
+        &["-c", "missing.c"],
+    ] {
+        let (p, o) = (plain(args), ours(args));
+        assert_eq!(
+            (p.code(), &p.stdout, &p.stderr),
+            (o.code(), &o.stdout, &o.stderr),
+            "{args:?}"
+        );
+    }
+    // Nothing was written: no IDF, no object.
+    assert!(!tmp.join("regio.idf.json").exists());
+    assert!(!tmp.join("p.o").exists());
+}
+
+#[test]
+fn a_cmake_project_builds_with_the_compiler_and_linker_launchers() {
+    if !(require_tool("cmake", "cmake") && require_tool("gfortran", "gfortran")) {
+        return;
+    }
+    let tmp = TestDir::new("wrap-cmake");
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("wrap/cmake"), &src);
+    let configure = |build: &Path, launcher: bool| {
+        let mut c = Command::new("cmake");
+        c.arg("-S").arg(&src).arg("-B").arg(build);
+        if launcher {
+            let l = format!("{};wrap", instrument_bin().display());
+            c.arg(format!("-DCMAKE_C_COMPILER_LAUNCHER={l}"))
+                .arg(format!("-DCMAKE_Fortran_COMPILER_LAUNCHER={l}"))
+                .arg(format!("-DCMAKE_C_LINKER_LAUNCHER={l}"));
+        }
+        run_ok(&mut c);
+        run_ok(Command::new("cmake").arg("--build").arg(build));
+        run_ok(Command::new(build.join("shapes_app")).current_dir(build)).stdout
+    };
+    let plain_out = configure(&tmp.join("plain"), false);
+    let build = tmp.join("build");
+    let out = configure(&build, true);
+    assert_eq!(out, plain_out);
+    assert!(build.join("libshapes.so").is_file());
+    let got = nodes(&run_dir_in(&build));
+    // Out of source: files are named by absolute path.
+    let abs = std::fs::canonicalize(&src).expect("src");
+    let want = [
+        ("main", "program", "src/app.c", "int main(void)"),
+        ("area", "function", "src/area.c", "double area"),
+        (
+            "perimeter",
+            "function",
+            "src/perimeter.f90",
+            "function perimeter",
+        ),
+    ];
+    for (name, kind, file, text) in want {
+        let path = abs.join(file).display().to_string();
+        let key = (name.into(), kind.into(), path, line_of(&src, file, text));
+        assert!(got.contains(&key), "missing {key:?} in {got:#?}");
+    }
+    // CMake's dependency file names the original source and header.
+    let d = std::fs::read_to_string(build.join("CMakeFiles/shapes.dir/src/area.c.o.d"))
+        .expect("area.c.o.d");
+    assert!(
+        d.contains(&format!("{}", abs.join("src/area.c").display())),
+        "{d}"
+    );
+    // (the copies are `<temporary>/<n>/<name>`)
+    assert!(d.contains("shapes.h") && !d.contains("/0/area.c"), "{d}");
+}
+
+#[test]
+fn an_mpi_program_builds_with_wrapped_mpicc() {
+    if !(require_tool("mpicc", "libopenmpi-dev") && require_tool("mpirun", "openmpi-bin")) {
+        return;
+    }
+    let tmp = TestDir::new("wrap-mpi");
+    std::fs::copy(testdata().join("mpi/comm.c"), tmp.join("comm.c")).expect("copy comm.c");
+    let build = |out: &str, wrap: bool| {
+        let mut c = match wrap {
+            true => {
+                let mut c = Command::new(instrument_bin());
+                c.args(["wrap", "mpicc"]).env("REGIO_WRAP_REGIONS", "mpi");
+                c
+            }
+            false => Command::new("mpicc"),
+        };
+        run_ok(
+            c.current_dir(tmp.path())
+                .args(["-O1", "-DSPIN_MS=5", "comm.c", "-o", out]),
+        );
+    };
+    build("plain", false);
+    build("wrapped", true);
+    let mpirun = |exe: &str| {
+        run_ok(
+            Command::new("mpirun")
+                .current_dir(tmp.path())
+                .env_remove("LD_LIBRARY_PATH")
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .args(["--oversubscribe", "-np", "2"])
+                .arg(tmp.join(exe)),
+        )
+        .stdout
+    };
+    assert_eq!(mpirun("wrapped"), mpirun("plain"));
+    let got = nodes(&run_dir_in(tmp.path()));
+    let kinds: BTreeSet<&str> = got.iter().map(|(_, k, _, _)| k.as_str()).collect();
+    for k in ["mpi_barrier", "mpi_send", "mpi_recv"] {
+        assert!(kinds.contains(k), "no {k} in {kinds:?}");
+    }
+    // REGIO_WRAP_REGIONS=mpi: no function regions.
+    assert!(!kinds.contains("function"), "{kinds:?}");
+    assert!(
+        got.iter()
+            .all(|(_, k, f, _)| !k.starts_with("mpi_") || f == "comm.c"),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn a_source_with_a_directive_error_is_compiled_as_written() {
+    let tmp = TestDir::new("wrap-bad");
+    std::fs::write(
+        tmp.join("bad.c"),
+        "int f(void)\n{\n#pragma regio begin never_ended\n    return 1;\n}\n",
+    )
+    .expect("write bad.c");
+    let r = run_ok(
+        Command::new(instrument_bin())
+            .current_dir(tmp.path())
+            .args(["wrap", "gcc", "-c", "bad.c"]),
+    );
+    assert!(r.stderr.contains("bad.c:3:"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("bad.c is compiled as written (not measured)"),
+        "{}",
+        r.stderr
+    );
+    assert!(tmp.join("bad.o").is_file());
+}
+
+/// A recursive build compiles in several directories: with REGIO_WRAP_DIR
+/// they share one IDF, so the library's and the program's ids differ and
+/// the profile names both files.
+#[test]
+fn compiles_in_several_directories_share_the_idf_of_regio_wrap_dir() {
+    let tmp = TestDir::new("wrap-dirs");
+    let root = tmp.join("proj");
+    copy_tree(&testdata().join("wrap/make"), &root);
+    // The Fortran part is left out: a C library and program of their own.
+    let main = std::fs::read_to_string(root.join("app/main.c")).expect("main.c");
+    std::fs::write(
+        root.join("app/main.c"),
+        main.replace("stats_mean(x, 1000)", "x[999] / 2"),
+    )
+    .expect("edit main.c");
+    let wrap_gcc = |dir: &str, args: &[&str]| {
+        run_ok(
+            Command::new(instrument_bin())
+                .current_dir(root.join(dir))
+                .env("REGIO_WRAP_DIR", &root)
+                .args(["wrap", "gcc", "-O2", "-std=c99", "-fopenmp", "-DSCALE=3"])
+                .args(args),
+        )
+    };
+    wrap_gcc("lib", &["-c", "vec.c"]);
+    wrap_gcc("app", &["-I../lib", "-c", "main.c"]);
+    wrap_gcc(".", &["app/main.o", "lib/vec.o", "-o", "prog", "-lm"]);
+    assert!(!root.join("lib/regio.idf.json").exists());
+    assert!(!root.join("app/regio.idf.json").exists());
+    let idf = regio_idf::Idf::read(&root.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}"));
+    let files: BTreeSet<&str> = idf.header.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(files, BTreeSet::from(["app/main.c", "lib/vec.c"]));
+    run_ok(Command::new(root.join("prog")).current_dir(&root));
+    let got = nodes(&run_dir_in(&root));
+    for (name, file) in [("main", "app/main.c"), ("vec_sum", "lib/vec.c")] {
+        assert!(
+            got.iter().any(|(n, _, f, _)| n == name && f == file),
+            "{name} in {file} missing: {got:#?}"
+        );
+    }
+}
+
+/// Fortran's dependency file comes from the compile of the copy with the
+/// copy's name replaced: the same file as the plain compile's.
+#[test]
+fn a_fortran_dependency_file_is_the_plain_compilers() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("wrap-fdeps");
+    std::fs::create_dir_all(tmp.join("src")).expect("mkdir");
+    std::fs::write(
+        tmp.join("src/m.F90"),
+        "subroutine s(x)\n  real :: x\n#include \"k.h\"\n  x = x * K\nend subroutine s\n",
+    )
+    .expect("write m.F90");
+    std::fs::write(tmp.join("src/k.h"), "#define K 2.0\n").expect("write k.h");
+    let args = ["-cpp", "-MD", "-c", "src/m.F90", "-o", "m.o"];
+    run_ok(Command::new("gfortran").current_dir(tmp.path()).args(args));
+    let plain = std::fs::read_to_string(tmp.join("m.d")).expect("m.d");
+    std::fs::remove_file(tmp.join("m.d")).expect("rm m.d");
+    run_ok(
+        Command::new(instrument_bin())
+            .current_dir(tmp.path())
+            .args(["wrap", "gfortran"])
+            .args(args),
+    );
+    let ours = std::fs::read_to_string(tmp.join("m.d")).expect("m.d");
+    assert_eq!(ours, plain);
+    assert!(ours.contains("src/k.h"), "{ours}");
+}
