@@ -260,6 +260,11 @@ pub fn type_f2c(f: i32) -> Option<u64> {
 
 fn f2c(which: &Lazy, handle: i32) -> Option<u64> {
     let c = consts()?;
+    if c.abi == Abi::Mpich {
+        // MPICH's C and Fortran handles are the same integers (its
+        // MPI_Comm_f2c is a macro, no symbol).
+        return Some(u64::from(handle as u32));
+    }
     let f = which.get()?;
     // SAFETY: MPI_X_f2c(MPI_Fint) returns the C handle; an `int` handle
     // (MPICH) leaves the high half of the return register undefined, so
