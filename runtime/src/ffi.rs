@@ -511,7 +511,14 @@ pub unsafe extern "C" fn regio_mpi_done_(
     reqs: *const i32,
     all: *const i32,
 ) {
-    mpi::probes::requests_after(*id as u32, *n, reqs as *const c_void, 4, *all, std::ptr::null());
+    mpi::probes::requests_after(
+        *id as u32,
+        *n,
+        reqs as *const c_void,
+        4,
+        *all,
+        std::ptr::null(),
+    );
 }
 
 /// C handles of a Fortran communicator and datatype.

@@ -169,17 +169,36 @@ mod tests {
         let c = capture(
             4,
             "MPI_SEND",
-            &args(&["buf", "1", "MPI_INTEGER", "right", "30", "MPI_COMM_WORLD", "ierr"]),
+            &args(&[
+                "buf",
+                "1",
+                "MPI_INTEGER",
+                "right",
+                "30",
+                "MPI_COMM_WORLD",
+                "ierr",
+            ]),
             false,
         );
         assert_eq!(
             c.map(|c| c.record),
-            Some(vec!["call regio_mpi_msg(4, 0, right, 30, MPI_COMM_WORLD, 1, MPI_INTEGER)".to_string()])
+            Some(vec![
+                "call regio_mpi_msg(4, 0, right, 30, MPI_COMM_WORLD, 1, MPI_INTEGER)".to_string()
+            ])
         );
         let f08 = capture(
             5,
             "mpi_irecv",
-            &args(&["b", "1", "MPI_INTEGER8", "left", "20", "comm", "req(1)", "ierr"]),
+            &args(&[
+                "b",
+                "1",
+                "MPI_INTEGER8",
+                "left",
+                "20",
+                "comm",
+                "req(1)",
+                "ierr",
+            ]),
             true,
         );
         assert_eq!(
@@ -187,7 +206,12 @@ mod tests {
             Some(vec!["call regio_mpi_post(5, 1, left, 20, comm%MPI_VAL, 1, MPI_INTEGER8%MPI_VAL, req(1)%MPI_VAL)".to_string()])
         );
         assert_eq!(
-            capture(6, "MPI_Send", &args(&["b", "f(n)", "MPI_INTEGER", "1", "0", "c", "e"]), false),
+            capture(
+                6,
+                "MPI_Send",
+                &args(&["b", "f(n)", "MPI_INTEGER", "1", "0", "c", "e"]),
+                false
+            ),
             None
         );
     }

@@ -7,8 +7,8 @@ use crate::diag::Diagnostic;
 use crate::mpi_routines::{self, Effect, Spelling};
 
 use super::super::directives::Command;
-use super::super::syntax::{Kind, UnitKind};
 use super::super::scan::Item;
+use super::super::syntax::{Kind, UnitKind};
 use super::{calls, mpi_capture, Anchors, Key, Op, Planner, Probe, Target};
 
 impl<'a> Planner<'a> {
