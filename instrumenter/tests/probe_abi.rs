@@ -314,13 +314,13 @@ fn regio_names(text: &str) -> BTreeSet<String> {
 }
 
 /// A free-form Fortran program with every kind of probe: procedures,
-/// loops, ENTRY (the `regio_u` variable), disable/enable, MPI init and
-/// abort, OpenMP parallel and host teams, lock tests in expressions.
+/// loops, ENTRY (the `regio_u` variable), disable/enable, MPI init,
+/// abort, finalize and message capture, OpenMP parallel and host teams, lock tests in expressions.
 const FORTRAN_FREE: &str = "program abi
   use omp_lib
   use mpi
   implicit none
-  integer :: i, s, ierr
+  integer :: i, s, ierr, req, st(MPI_STATUS_SIZE)
   integer(omp_lock_kind) :: lck
   integer(omp_nest_lock_kind) :: nlck
   call mpi_init(ierr)
@@ -339,6 +339,9 @@ const FORTRAN_FREE: &str = "program abi
   !$omp end teams
   if (omp_test_lock(lck)) s = 1
   if (omp_test_nest_lock(nlck) > 0) s = 2
+  call mpi_isend(s, 1, MPI_INTEGER, 0, 1, mpi_comm_world, req, ierr)
+  call mpi_send(s, 1, MPI_INTEGER, 0, 1, mpi_comm_world, ierr)
+  call mpi_wait(req, st, ierr)
   if (s < 0) call mpi_abort(mpi_comm_world, 1, ierr)
   call mpi_finalize(ierr)
 contains
@@ -705,6 +708,11 @@ fn fortran_calls_match_the_header_twins() {
         "regio_enable",
         "regio_mpi_init_done",
         "regio_mpi_abort",
+        "regio_mpi_finalize",
+        "regio_mpi_msg",
+        "regio_mpi_post",
+        "regio_mpi_reqs",
+        "regio_mpi_done",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",

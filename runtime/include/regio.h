@@ -169,6 +169,17 @@ void regio_mpi_abort_(void);
 /* call regio_mpi_finalize() */
 void regio_mpi_finalize_(void);
 
+/* MPI argument capture from Fortran, INTEGER(4) arguments; comm,
+ * datatype and request are Fortran handles (MPI_Fint, or %MPI_VAL):
+ * call regio_mpi_msg(id, kind, peer, tag, comm, count, datatype)
+ * call regio_mpi_post(id, kind, peer, tag, comm, count, datatype, request)
+ * call regio_mpi_reqs(n, requests) before, regio_mpi_done(id, n,
+ * requests, all) after a Wait/Test call. */
+void regio_mpi_msg_(const int32_t *id, const int32_t *kind, const int32_t *peer, const int32_t *tag, const int32_t *comm, const int32_t *count, const int32_t *datatype);
+void regio_mpi_post_(const int32_t *id, const int32_t *kind, const int32_t *peer, const int32_t *tag, const int32_t *comm, const int32_t *count, const int32_t *datatype, const int32_t *request);
+void regio_mpi_reqs_(const int32_t *n, const int32_t *reqs);
+void regio_mpi_done_(const int32_t *id, const int32_t *n, const int32_t *reqs, const int32_t *all);
+
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */
 void regio_register_idf_(const char *path, size_t len);

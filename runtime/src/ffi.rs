@@ -425,6 +425,107 @@ pub extern "C" fn regio_mpi_request_free(request: u64) {
     mpi::probes::request_free(request);
 }
 
+/// Fortran `call regio_mpi_msg(id, kind, peer, tag, comm, count, datatype)`
+/// with INTEGER(4) arguments; `comm` and `datatype` are Fortran handles
+/// (`MPI_Fint`, or `%MPI_VAL` of the `mpi_f08` types). No status: a
+/// receive from MPI_ANY_SOURCE keeps the wildcard.
+///
+/// # Safety
+/// Every argument must be readable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn regio_mpi_msg_(
+    id: *const i32,
+    kind: *const i32,
+    peer: *const i32,
+    tag: *const i32,
+    comm: *const i32,
+    count: *const i32,
+    datatype: *const i32,
+) {
+    let Some((comm, datatype)) = fortran_handles(comm, datatype) else {
+        return;
+    };
+    mpi::probes::message(
+        *id as u32,
+        *kind,
+        *peer,
+        *tag,
+        comm,
+        i64::from(*count),
+        datatype,
+        std::ptr::null(),
+    );
+}
+
+/// Fortran `call regio_mpi_post(id, kind, peer, tag, comm, count,
+/// datatype, request)`, INTEGER(4) arguments and handles.
+///
+/// # Safety
+/// Every argument must be readable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn regio_mpi_post_(
+    id: *const i32,
+    kind: *const i32,
+    peer: *const i32,
+    tag: *const i32,
+    comm: *const i32,
+    count: *const i32,
+    datatype: *const i32,
+    request: *const i32,
+) {
+    let Some((comm, datatype)) = fortran_handles(comm, datatype) else {
+        return;
+    };
+    mpi::probes::post(
+        *id as u32,
+        *kind,
+        *peer,
+        *tag,
+        comm,
+        i64::from(*count),
+        datatype,
+        u64::from(*request as u32),
+    );
+}
+
+/// Fortran `call regio_mpi_reqs(n, requests)`: before a Wait/Test call,
+/// its INTEGER(4) request handles.
+///
+/// # Safety
+/// `reqs` must hold `*n` handles.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_reqs_(n: *const i32, reqs: *const i32) {
+    mpi::probes::requests_before(*n, reqs as *const c_void, 4);
+}
+
+/// Fortran `call regio_mpi_done(id, n, requests, all)` after it.
+///
+/// # Safety
+/// As for `regio_mpi_reqs_`.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_done_(
+    id: *const i32,
+    n: *const i32,
+    reqs: *const i32,
+    all: *const i32,
+) {
+    mpi::probes::requests_after(
+        *id as u32,
+        *n,
+        reqs as *const c_void,
+        4,
+        *all,
+        std::ptr::null(),
+    );
+}
+
+/// C handles of a Fortran communicator and datatype.
+unsafe fn fortran_handles(comm: *const i32, datatype: *const i32) -> Option<(u64, u64)> {
+    Some((mpi::pmpi::comm_f2c(*comm)?, mpi::pmpi::type_f2c(*datatype)?))
+}
+
 /// Before `MPI_Finalize`: the second clock measurement (`mpi::sync`).
 #[no_mangle]
 pub extern "C" fn regio_mpi_finalize() {

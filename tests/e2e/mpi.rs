@@ -593,3 +593,42 @@ fn clock_sync_recovers_an_injected_skew_with_mpich() {
         check_clock_skew(&MPICH);
     }
 }
+
+/// Fortran capture: `comm.f90` (`use mpi`) and `comm_f08.f90` send to the
+/// right neighbour only, 8 bytes x (5 Sendrecv + 5 Isend) and 4 bytes x 5
+/// Isend respectively; the reported matrix must say so.
+fn check_fortran_matrix(mpi: &Mpi) {
+    const ITER_F08: u64 = 5;
+    let _machine = machine::hold();
+    for (file, messages, bytes_each) in [("comm.f90", 10u64, 8u64), ("comm_f08.f90", ITER_F08, 4)] {
+        let source = testdata().join("mpi").join(file);
+        let tmp = TestDir::new(&format!("mpi-fmatrix-{}", mpi.name));
+        let (_, inst) = build(mpi, &source, &tmp);
+        let np = 3u32;
+        let run_dir = tmp.join("run");
+        let got = mpirun(mpi, np, &inst, tmp.path(), Some(&run_dir));
+        assert_eq!(got.outcome(), "exit 0", "{}", got.describe());
+        let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));
+        let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+        let expected: Matrix = (0..np)
+            .map(|s| ((s, (s + 1) % np), (messages, messages * bytes_each)))
+            .collect();
+        let (sent, received) = reported_matrices(run);
+        assert_eq!(sent, expected, "{} {file}: sent", mpi.name);
+        assert_eq!(received, expected, "{} {file}: received", mpi.name);
+    }
+}
+
+#[test]
+fn fortran_messages_make_the_matrix() {
+    if open_mpi_fortran() {
+        check_fortran_matrix(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn fortran_messages_make_the_matrix_with_mpich() {
+    if mpich_fortran() {
+        check_fortran_matrix(&MPICH);
+    }
+}

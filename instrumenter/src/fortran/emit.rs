@@ -96,6 +96,26 @@ fn chunks(s: &str, max: usize) -> Vec<String> {
     out
 }
 
+/// A long probe statement (MPI argument capture, whose arguments are the
+/// user's) cut after commas into lines of at most `limit` columns: the
+/// first starts with `first`, the others with `cont` (a continuation).
+/// A piece longer than a line stays whole.
+fn continued(first: &str, cont: &str, text: &str, limit: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = first.to_string();
+    let mut fresh = true;
+    for piece in text.split_inclusive(", ") {
+        if !fresh && cur.len() + piece.trim_end().len() > limit {
+            out.push(cur.trim_end().to_string());
+            cur = cont.to_string();
+        }
+        cur.push_str(piece);
+        fresh = false;
+    }
+    out.push(cur);
+    out
+}
+
 /// Free form: `indent` shortened so that a line of `indent` and `len`
 /// more bytes stays within 132 columns (deeply indented code).
 fn fit(indent: &str, len: usize) -> &str {
@@ -302,6 +322,12 @@ impl<'a> Emitter<'a> {
                             }
                         }
                     }
+                    Op::MpiCapture(_) => out.extend(continued(
+                        &field(lab),
+                        "     & ",
+                        &self.op_text(&p.op),
+                        FIXED_LIMIT,
+                    )),
                     op => out.push(format!("{}{}", field(lab), self.op_text(op))),
                 }
             } else {
@@ -310,6 +336,20 @@ impl<'a> Emitter<'a> {
                     Op::Register(path) => out.extend(free_register(indent, &lab, path)),
                     Op::External(names) => {
                         out.extend(free_list(indent, &format!("{lab}{EXTERNAL_HEAD}"), names))
+                    }
+                    Op::MpiCapture(_) => {
+                        let ind = fit(indent, 60);
+                        let mut lines = continued(
+                            &format!("{ind}{lab}"),
+                            &format!("{ind}    & "),
+                            &self.op_text(&p.op),
+                            FREE_LIMIT - 2,
+                        );
+                        let n = lines.len();
+                        for l in lines.iter_mut().take(n.saturating_sub(1)) {
+                            l.push_str(" &");
+                        }
+                        out.extend(lines);
                     }
                     op => {
                         let t = format!("{lab}{}", self.op_text(op));

@@ -29,6 +29,7 @@ use super::syntax::{Construct, DoForm, Kind};
 mod anchors;
 mod calls;
 mod jumps;
+mod mpi_capture;
 mod openmp;
 pub(crate) mod probes;
 mod regions;
@@ -62,6 +63,12 @@ pub(crate) enum Op {
     /// `call regio_mpi_init_done()`: after MPI_INIT, the runtime asks MPI
     /// for the rank.
     MpiInitDone,
+    /// `call regio_mpi_finalize()`: before MPI_FINALIZE (the second clock
+    /// measurement).
+    MpiFinalize,
+    /// A statement handing an MPI call's arguments to the runtime
+    /// (`mpi_capture`): its whole text.
+    MpiCapture(String),
     Goto(u32),
     Continue,
     /// Only made by the emitter (closing a rewritten logical IF).

@@ -244,3 +244,34 @@ pub fn recv_u64(source: i32, tag: i32, comm: u64) -> Option<u64> {
     };
     (rc == 0).then_some(v)
 }
+
+static COMM_F2C: Lazy = Lazy::new(c"PMPI_Comm_f2c");
+static TYPE_F2C: Lazy = Lazy::new(c"PMPI_Type_f2c");
+
+/// A Fortran communicator handle (`MPI_Fint`) as a C handle.
+pub fn comm_f2c(f: i32) -> Option<u64> {
+    f2c(&COMM_F2C, f)
+}
+
+/// A Fortran datatype handle as a C handle.
+pub fn type_f2c(f: i32) -> Option<u64> {
+    f2c(&TYPE_F2C, f)
+}
+
+fn f2c(which: &Lazy, handle: i32) -> Option<u64> {
+    let c = consts()?;
+    if c.abi == Abi::Mpich {
+        // MPICH's C and Fortran handles are the same integers (its
+        // MPI_Comm_f2c is a macro, no symbol).
+        return Some(u64::from(handle as u32));
+    }
+    let f = which.get()?;
+    // SAFETY: MPI_X_f2c(MPI_Fint) returns the C handle; an `int` handle
+    // (MPICH) leaves the high half of the return register undefined, so
+    // it is cut off.
+    let h = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(c_int) -> u64>(f)(handle) };
+    Some(match c.abi {
+        Abi::OpenMpi => h,
+        Abi::Mpich => h & 0xffff_ffff,
+    })
+}

@@ -219,7 +219,7 @@ pub unsafe fn requests_after(
     let statuses = statuses as *const u8;
     let have_status = c.real_status(statuses);
     // Matches first (the time of the call is shared among them).
-    let mut done = [0usize; 64];
+    let mut done = [0usize; requests::BATCH];
     let mut found = 0usize;
     let before_len = m.before().len().min(n.max(0) as usize);
     let mut i = 0;

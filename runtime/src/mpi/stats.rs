@@ -8,7 +8,8 @@
 //! After that, recording takes no lock, allocates nothing and makes no
 //! system call: the owner updates an entry with relaxed load/store pairs
 //! (readers see whole values). When the table is full, further (node,
-//! peer, direction) combinations are counted in `dropped` only.
+//! peer, direction) combinations are counted in `dropped` only. A forked
+//! child starts with empty tables.
 
 use std::cell::Cell;
 use std::ptr;
@@ -144,6 +145,14 @@ impl Table {
         bump(&self.dropped, 1);
     }
 
+    /// Forgets every record.
+    fn clear(&self) {
+        for e in self.entries.iter() {
+            e.direction.store(0, Relaxed);
+        }
+        self.dropped.store(0, Relaxed);
+    }
+
     /// The used entries: (node arena index, peer, direction, entry).
     pub fn records(&self) -> impl Iterator<Item = (u32, i32, Direction, &Entry)> {
         self.entries.iter().filter_map(|e| {
@@ -163,9 +172,27 @@ pub fn mine(owner: *const ThreadState) -> &'static Table {
     create(owner)
 }
 
+/// In a forked child: the parent's messages are not the child's (as
+/// `fork` clears the nodes).
+extern "C" fn clear_after_fork() {
+    let mut p = HEAD.load(Acquire);
+    while !p.is_null() {
+        // SAFETY: tables are leaked; only this thread runs in the child.
+        let t = unsafe { &*p };
+        t.clear();
+        p = t.next.load(Acquire);
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn create(owner: *const ThreadState) -> &'static Table {
+    static AT_FORK: std::sync::Once = std::sync::Once::new();
+    AT_FORK.call_once(|| {
+        // SAFETY: registering a plain extern "C" function. A failure only
+        // leaves a forked child with its parent's message records.
+        unsafe { libc::pthread_atfork(None, None, Some(clear_after_fork)) };
+    });
     let t: &'static Table = Box::leak(Box::new(Table::new(owner)));
     let me = t as *const Table as *mut Table;
     let mut head = HEAD.load(Acquire);

@@ -7,10 +7,29 @@ use crate::diag::Diagnostic;
 use crate::mpi_routines::{self, Effect, Spelling};
 
 use super::super::directives::Command;
+use super::super::scan::Item;
 use super::super::syntax::{Kind, UnitKind};
-use super::{Anchors, Key, Op, Planner, Probe, Target};
+use super::{calls, mpi_capture, Anchors, Key, Op, Planner, Probe, Target};
 
 impl<'a> Planner<'a> {
+    /// The argument capture of the MPI call statement `i` (region `r`).
+    fn mpi_capture(
+        &self,
+        i: usize,
+        r: u32,
+        callee: &super::super::syntax::Name,
+    ) -> Option<mpi_capture::FortranCapture> {
+        if !mpi_routines::is_mpi(&callee.upper, Spelling::AnyCase) {
+            return None;
+        }
+        let Item::Stmt(s) = &self.items[i] else {
+            return None;
+        };
+        let args = calls::call_arguments(self.text(), s, callee.canon.end);
+        let f08 = self.text().to_ascii_lowercase().contains("use mpi_f08");
+        mpi_capture::capture(r, &callee.upper, &args, f08)
+    }
+
     /// Pass 2: probes of every instrumented procedure.
     pub fn probes(&mut self) {
         for u in 0..self.st.units.len() {
@@ -208,7 +227,30 @@ impl<'a> Planner<'a> {
                     before.push(Probe::new(Op::MpiAbort));
                     need("regio_mpi_abort", used);
                 }
+                if effect == Effect::EndsMpi {
+                    before.push(Probe::new(Op::MpiFinalize));
+                    need("regio_mpi_finalize", used);
+                }
+                // The argument values of the call's messages, recorded
+                // while its region is still open.
+                let capture = match &k {
+                    Kind::Call { callee, .. } => self.mpi_capture(i, r, callee),
+                    _ => None,
+                };
+                let mut record = Vec::new();
+                if let Some(c) = capture {
+                    for name in c.names {
+                        need(name, used);
+                    }
+                    if let Some(b) = c.before {
+                        before.push(Probe::new(Op::MpiCapture(b)));
+                    }
+                    record = c.record;
+                }
                 before.push(Probe::new(Op::Enter(r)));
+                for text in record {
+                    after.push(Probe::new(Op::MpiCapture(text)));
+                }
                 after.push(Probe::new(Op::Exit(Target::Id(r))));
                 if effect == Effect::StartsMpi {
                     after.push(Probe::new(Op::MpiInitDone));
@@ -314,6 +356,8 @@ impl Op {
             Op::Enable => "call regio_enable()".to_string(),
             Op::MpiAbort => "call regio_mpi_abort()".to_string(),
             Op::MpiInitDone => "call regio_mpi_init_done()".to_string(),
+            Op::MpiFinalize => "call regio_mpi_finalize()".to_string(),
+            Op::MpiCapture(text) => text.clone(),
             Op::Goto(l) => format!("go to {l}"),
             Op::Continue => "continue".to_string(),
             Op::EndIf => "end if".to_string(),

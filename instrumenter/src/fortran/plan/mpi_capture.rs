@@ -1,0 +1,218 @@
+//! The Fortran probe statements that hand an MPI call's argument values
+//! to the runtime (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs` /
+//! `regio_mpi_done`), from the routine table's capture plan.
+//!
+//! Arguments are evaluated again after the call (the requests of a
+//! completion call before it too), so only arguments that cannot have
+//! side effects are passed: names, integer constants, `+ - * /`,
+//! parentheses, the intrinsics `mod`, `modulo`, `min`, `max`, `abs`, and
+//! for request arguments (variables the call writes) array elements.
+//! Anything else (a function reference, an expression the check does not
+//! know) leaves the call measured as a region only. With `use mpi_f08`
+//! handles are passed as their `%MPI_VAL`. Receives pass no status: a
+//! receive from `MPI_ANY_SOURCE` keeps the wildcard. `Test` calls are left
+//! out (their flag is LOGICAL).
+
+use crate::mpi_routines::{self, Capture, Msg, Spelling};
+
+/// Probe statements around one call: `before` runs before the call,
+/// `record` right after it, before its region is left; `names` are the
+/// runtime routines they call (for the `external` statement).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct FortranCapture {
+    pub(crate) before: Option<String>,
+    pub(crate) record: Vec<String>,
+    pub(crate) names: Vec<&'static str>,
+}
+
+const INTRINSICS: &[&str] = &["mod", "modulo", "min", "max", "abs"];
+
+/// Whether `a` is an expression the check knows has no side effects;
+/// `variable`: also a subscripted name (an array element).
+fn pure(a: &str, variable: bool) -> bool {
+    let b = a.as_bytes();
+    if b.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    let mut first = true;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'%') {
+                i += 1;
+            }
+            let name = a[s..i].to_ascii_lowercase();
+            let mut j = i;
+            while j < b.len() && b[j] == b' ' {
+                j += 1;
+            }
+            if j < b.len() && b[j] == b'(' && !INTRINSICS.contains(&name.as_str()) {
+                // Subscripts of the one variable a request argument names.
+                if !(variable && first && s == 0) {
+                    return false;
+                }
+            }
+            first = false;
+            continue;
+        }
+        if !(c.is_ascii_digit() || b"+-*/(), _".contains(&c)) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The capture statements for a call of `name` (any case) with argument
+/// texts `args`, or None when it moves no message or an argument is not
+/// known to be free of side effects.
+pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option<FortranCapture> {
+    let cap = mpi_routines::capture(name, Spelling::AnyCase)?;
+    let arg = |at: usize, variable: bool| -> Option<String> {
+        let a = args.get(at)?.trim();
+        pure(a, variable).then(|| a.to_string())
+    };
+    let handle = |at: usize, variable: bool| -> Option<String> {
+        let a = arg(at, variable)?;
+        Some(if f08 { format!("{a}%MPI_VAL") } else { a })
+    };
+    let msg_args = |m: &Msg| -> Option<String> {
+        let or = |p: Option<usize>, none: &str| match p {
+            Some(p) => arg(p, false),
+            None => Some(none.to_string()),
+        };
+        let datatype = match m.datatype {
+            Some(d) => handle(d, false)?,
+            None => "0".to_string(),
+        };
+        Some(format!(
+            "{}, {}, {}, {}, {datatype}",
+            or(m.peer, "-1")?,
+            or(m.tag, "0")?,
+            handle(m.comm, false)?,
+            or(m.count, "0")?
+        ))
+    };
+    match cap {
+        Capture::Messages(msgs) => {
+            let mut record = Vec::new();
+            for m in &msgs {
+                record.push(format!(
+                    "call regio_mpi_msg({id}, {}, {})",
+                    m.kind.code(),
+                    msg_args(m)?
+                ));
+            }
+            Some(FortranCapture {
+                before: None,
+                record,
+                names: vec!["regio_mpi_msg"],
+            })
+        }
+        Capture::Post {
+            msg,
+            request,
+            persistent,
+        } => {
+            let kind = msg.kind.code() + if persistent { 4 } else { 0 };
+            Some(FortranCapture {
+                before: None,
+                record: vec![format!(
+                    "call regio_mpi_post({id}, {kind}, {}, {})",
+                    msg_args(&msg)?,
+                    handle(request, true)?
+                )],
+                names: vec!["regio_mpi_post"],
+            })
+        }
+        Capture::Complete {
+            count,
+            requests,
+            flag: None,
+            every,
+            ..
+        } => {
+            let n = match count {
+                Some(c) => arg(c, false)?,
+                None => "1".into(),
+            };
+            let reqs = handle(requests, true)?;
+            let all = if every { 1 } else { 0 };
+            Some(FortranCapture {
+                before: Some(format!("call regio_mpi_reqs({n}, {reqs})")),
+                record: vec![format!("call regio_mpi_done({id}, {n}, {reqs}, {all})")],
+                names: vec!["regio_mpi_reqs", "regio_mpi_done"],
+            })
+        }
+        Capture::Complete { .. } | Capture::RequestFree { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| a.to_string()).collect()
+    }
+
+    #[test]
+    fn only_arguments_without_side_effects_are_passed() {
+        assert!(pure("mod(rank + 1, nprocs)", false));
+        assert!(pure("MPI_COMM_WORLD", false));
+        assert!(pure("req(1)", true));
+        assert!(!pure("req(1)", false));
+        assert!(!pure("next_peer(rank)", false));
+        assert!(!pure("x .and. y", false));
+        let c = capture(
+            4,
+            "MPI_SEND",
+            &args(&[
+                "buf",
+                "1",
+                "MPI_INTEGER",
+                "right",
+                "30",
+                "MPI_COMM_WORLD",
+                "ierr",
+            ]),
+            false,
+        );
+        assert_eq!(
+            c.map(|c| c.record),
+            Some(vec![
+                "call regio_mpi_msg(4, 0, right, 30, MPI_COMM_WORLD, 1, MPI_INTEGER)".to_string()
+            ])
+        );
+        let f08 = capture(
+            5,
+            "mpi_irecv",
+            &args(&[
+                "b",
+                "1",
+                "MPI_INTEGER8",
+                "left",
+                "20",
+                "comm",
+                "req(1)",
+                "ierr",
+            ]),
+            true,
+        );
+        assert_eq!(
+            f08.map(|c| c.record),
+            Some(vec!["call regio_mpi_post(5, 1, left, 20, comm%MPI_VAL, 1, MPI_INTEGER8%MPI_VAL, req(1)%MPI_VAL)".to_string()])
+        );
+        assert_eq!(
+            capture(
+                6,
+                "MPI_Send",
+                &args(&["b", "f(n)", "MPI_INTEGER", "1", "0", "c", "e"]),
+                false
+            ),
+            None
+        );
+    }
+}
