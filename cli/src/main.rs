@@ -14,6 +14,7 @@ mod demo;
 mod experiment;
 mod overhead_cmd;
 mod runtime_locator;
+mod trace_cmds;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -99,6 +100,10 @@ enum Command {
     Experiment(experiment::ExperimentArgs),
     /// Measure this machine's probe, clock and lock costs for compensation.
     Calibrate(calibrate::CalibrateArgs),
+    /// Export a REGIO_MODE=trace run to OTF2 (Vampir) or Perfetto JSON.
+    Export(trace_cmds::ExportArgs),
+    /// Per region: calls, measurement cost, trace bytes; a suggested filter.
+    Score(trace_cmds::ScoreArgs),
 }
 
 #[derive(Args, Debug)]
@@ -144,6 +149,8 @@ fn main() -> ExitCode {
         Some(Command::Overhead(args)) => overhead_cmd::run(args),
         Some(Command::Experiment(args)) => experiment::run(args),
         Some(Command::Calibrate(args)) => calibrate::run(args),
+        Some(Command::Export(args)) => trace_cmds::export(args),
+        Some(Command::Score(args)) => trace_cmds::score(args),
         None => instrument(cli.instrument),
     };
     match result {
