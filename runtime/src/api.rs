@@ -136,6 +136,23 @@ pub fn mpi_abort_flush() {
     }
 }
 
+/// Records `event` in the calling thread's trace at `ticks` (a
+/// `clock::ticks()` reading), in `REGIO_MODE=trace` only: the entry point
+/// for the MPI capture's message, collective and clock-sync events
+/// (`Event::MpiSend`, `MpiIsend`, `MpiCollectiveEnd`, `ClockSync`, ...).
+/// These events carry no heap data, so recording them neither allocates
+/// nor locks; `Event::String`/`Comm` do and belong to cold paths.
+pub fn trace_event(ticks: u64, event: &regio_trace_format::Event) {
+    if MODE.load(Relaxed) != ON {
+        return;
+    }
+    let t = registry::current();
+    if !t.is_null() {
+        // SAFETY: `t` is this thread's own, leaked state.
+        unsafe { (*t).record_event(ticks, event) };
+    }
+}
+
 /// Remembers the absolute path of an IDF; the first one registered is
 /// copied into the run directory as `regio.idf.json` whenever the profile
 /// is written.

@@ -74,6 +74,7 @@ mod sys;
 mod teams;
 mod thread;
 mod ticks;
+mod trace;
 pub mod training;
 
 pub use api::*;

@@ -20,6 +20,7 @@ use crate::out::warn;
 use crate::peers;
 use crate::profile::{self, Reason};
 use crate::signals;
+use crate::trace;
 
 /// Not started yet.
 pub const UNINIT: u8 = 0;
@@ -74,6 +75,17 @@ fn start() -> u8 {
     let Some(cfg) = config::load() else {
         return DEAD;
     };
+    if cfg.mode == "trace" {
+        // Before any thread registers: registration maps the buffers.
+        trace::init(
+            cfg.trace_buffer,
+            &cfg.run_dir,
+            &cfg.host,
+            cfg.rank,
+            cfg.size,
+            cfg.start_unix_ns,
+        );
+    }
     // SAFETY: registering a plain extern "C" function.
     if unsafe { libc::atexit(at_exit) } != 0 {
         warn(

@@ -14,6 +14,7 @@ use crate::frames::{alloc_frames, frame_key, Frame, ROOT_KEY, VIRTUAL_KEY};
 use crate::node::{bump, Arena, Node, ROOT};
 use crate::omp::team::OmpState;
 use crate::ticks::Clock;
+use crate::trace::TraceBuf;
 
 /// Initial frame-stack capacity; deeper stacks double it.
 const INITIAL_FRAMES: usize = 256;
@@ -52,6 +53,11 @@ pub struct ThreadState {
     /// The thread's perf events (`REGIO_COUNTERS`), null without; set
     /// before the state is published, immutable afterwards.
     pub counters: *const ThreadCounters,
+    /// The thread's trace buffer (`REGIO_MODE=trace`), null without. Set
+    /// by the owner right after registration, before its first probe.
+    /// Non-null is the "always take the slow path" condition for any
+    /// inlined probe fast path: the trace hooks are in the functions below.
+    pub trace: AtomicPtr<TraceBuf>,
 }
 
 // SAFETY: the UnsafeCell fields are touched only by the owning thread;
@@ -84,6 +90,7 @@ impl ThreadState {
             next: AtomicPtr::new(ptr::null_mut()),
             omp: OmpState::new(),
             counters: ptr::null(),
+            trace: AtomicPtr::new(ptr::null_mut()),
         }
     }
 
@@ -170,6 +177,27 @@ impl ThreadState {
             *self.virtual_frames.get() = 0;
             self.finished_at.store(now, Relaxed);
             self.finished.store(true, Release);
+        }
+    }
+
+    /// The thread's trace buffer, if it records a trace.
+    #[inline(always)]
+    pub fn trace(&self) -> Option<&TraceBuf> {
+        // SAFETY: trace buffers are leaked, never freed.
+        unsafe { self.trace.load(Relaxed).as_ref() }
+    }
+
+    /// Records `event` at `ticks` in the thread's trace (nothing without
+    /// one), as a probe: a signal handler's probes cannot interleave.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    pub unsafe fn record_event(&self, ticks: u64, event: &regio_trace_format::Event) {
+        if let Some(tb) = self.trace() {
+            if self.begin_probe() {
+                tb.event(ticks, event);
+                self.end_probe();
+            }
         }
     }
 
@@ -269,6 +297,10 @@ impl ThreadState {
         if child.is_null() {
             return;
         }
+        if let Some(tb) = self.trace() {
+            tb.enter(start, region);
+            tb.exit(end, region);
+        }
         let n = &*child;
         let dur = end.saturating_sub(start);
         bump(&n.calls, 1);
@@ -364,6 +396,10 @@ impl ThreadState {
         // Read the clock last so the probe's own work is outside the region.
         let start = clock.now();
         f.start.store(start, Relaxed);
+        // The trace record reuses the probe's clock reading.
+        if let Some(tb) = self.trace() {
+            tb.enter(start, region);
+        }
         // Release: a reader that sees the new depth sees the frame.
         self.depth.store(d as u32 + 1, Release);
         start
@@ -475,6 +511,12 @@ impl ThreadState {
         }
         node.open.store(node.open.load(Relaxed) - 1, Relaxed);
         bump(&(*stack.add(d - 2)).child, dur);
+        let key = f.key.load(Relaxed);
+        if key != VIRTUAL_KEY {
+            if let Some(tb) = self.trace() {
+                tb.exit(now, (key >> 1) as u32);
+            }
+        }
         self.depth.store(d as u32 - 1, Release);
     }
 

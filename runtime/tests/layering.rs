@@ -32,6 +32,8 @@ const LAYERS: &[&str] = &[
     "counters::events",
     "counters::perf",
     "counters",
+    // A thread's trace buffer and its file (REGIO_MODE=trace).
+    "trace",
     "omp::team",
     // The probe logic on a thread's state, and the threads of the process.
     "thread",
