@@ -62,6 +62,12 @@ void regio_register_idf(const char *abs_path);
 /* Writes the profile now (reason "flush"); a later write replaces it. */
 void regio_flush(void);
 
+/* Which region kinds and event classes are recorded from now on, for the
+ * profile and the trace: a comma list of the REGIO_EVENTS words
+ * (functions, loops, calls, io, omp, mpi, user, messages, all, none).
+ * Returns 0, or -1 for a wrong list (nothing changed). */
+int regio_set_events(const char *list);
+
 /* OpenMP parallel regions (emitted by `instrument --regions omp`):
  *
  *   uint64_t regio__team3 = regio_omp_fork(3u);
@@ -150,6 +156,8 @@ void regio_mpi_abort_(void);
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */
 void regio_register_idf_(const char *path, size_t len);
+/* call regio_set_events(list) */
+void regio_set_events_(const char *list, size_t len);
 
 #ifdef __cplusplus
 }

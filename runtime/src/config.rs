@@ -28,6 +28,10 @@ pub struct Config {
     pub mode: &'static str,
     /// `REGIO_TRACE_BUFFER`: bytes of each thread's trace buffer.
     pub trace_buffer: usize,
+    /// `REGIO_EVENTS`: the classes recorded (None: all).
+    pub events: Option<String>,
+    /// `REGIO_FILTER`: path and text of the run-time filter file.
+    pub filter: Option<(String, String)>,
     /// `REGIO_TEST_WRITE_PAUSE_MS` (tests only): the profile writer sleeps
     /// this long after creating its temporary file.
     pub test_write_pause_ms: u64,
@@ -117,12 +121,36 @@ pub fn load() -> Option<&'static Config> {
         start_unix_ns: clock::realtime_ns(),
         mode,
         trace_buffer: trace_buffer(env("REGIO_TRACE_BUFFER").as_deref()),
+        events: std::env::var("REGIO_EVENTS").ok(),
+        filter: filter_file(),
         test_write_pause_ms: env("REGIO_TEST_WRITE_PAUSE_MS")
             .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse().ok())
             .unwrap_or(0),
     };
     CONFIG.set(config).ok()?;
     CONFIG.get()
+}
+
+/// `REGIO_FILTER=FILE`: the file's path and text (a warning and no
+/// filter when it cannot be read).
+fn filter_file() -> Option<(String, String)> {
+    let path = std::env::var("REGIO_FILTER")
+        .ok()
+        .filter(|p| !p.is_empty())?;
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some((path, text)),
+        Err(e) => {
+            warn(
+                &[
+                    b"REGIO_FILTER: cannot read ",
+                    path.as_bytes(),
+                    b" (ignored)",
+                ],
+                e.raw_os_error(),
+            );
+            None
+        }
+    }
 }
 
 /// `REGIO_TRACE_BUFFER` (bytes, `K`/`M`/`G` suffixes), default 8 MiB.

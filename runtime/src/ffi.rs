@@ -79,6 +79,42 @@ pub unsafe extern "C" fn regio_register_idf(path: *const c_char) {
     }
 }
 
+/// `regio_set_events("functions,mpi")`: see `api::set_events`. Returns 0,
+/// or -1 for a wrong list (reported on stderr; nothing changed).
+///
+/// # Safety
+/// `list` must be null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn regio_set_events(list: *const c_char) -> i32 {
+    if list.is_null() {
+        return -1;
+    }
+    set_events_bytes(CStr::from_ptr(list).to_bytes())
+}
+
+/// Fortran `call regio_set_events(list)` (`len`: the hidden length).
+///
+/// # Safety
+/// `list` must be null or point to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn regio_set_events_(list: *const c_char, len: usize) {
+    if !list.is_null() {
+        let s = std::slice::from_raw_parts(list.cast::<u8>(), len);
+        set_events_bytes(idf::trim_fortran(s));
+    }
+}
+
+fn set_events_bytes(list: &[u8]) -> i32 {
+    let list = String::from_utf8_lossy(list);
+    match api::set_events(&list) {
+        Ok(()) => 0,
+        Err(e) => {
+            crate::out::warn(&[b"regio_set_events: ", e.as_bytes()], None);
+            -1
+        }
+    }
+}
+
 /// Writes the profile now.
 #[no_mangle]
 pub extern "C" fn regio_flush() {

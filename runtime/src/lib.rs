@@ -69,6 +69,7 @@ mod peers;
 mod profile;
 mod region;
 mod registry;
+mod select;
 mod signals;
 mod sys;
 mod teams;

@@ -19,6 +19,7 @@ use crate::fork;
 use crate::out::warn;
 use crate::peers;
 use crate::profile::{self, Reason};
+use crate::select;
 use crate::signals;
 use crate::trace;
 
@@ -75,6 +76,10 @@ fn start() -> u8 {
     let Some(cfg) = config::load() else {
         return DEAD;
     };
+    select::configure(
+        cfg.events.as_deref(),
+        cfg.filter.as_ref().map(|(p, t)| (p.as_str(), t.as_str())),
+    );
     if cfg.mode == "trace" {
         // Before any thread registers: registration maps the buffers.
         trace::init(

@@ -283,6 +283,9 @@ impl ThreadState {
     /// # Safety
     /// Only the owning thread may call this.
     pub unsafe fn record_child(&self, region: u32, start: u64, end: u64) {
+        if !crate::select::recorded(region) {
+            return;
+        }
         if !self.begin_probe() {
             bump(&self.dropped, 1);
             return;
@@ -346,6 +349,9 @@ impl ThreadState {
         calls: u64,
         polls: u64,
     ) -> u64 {
+        if !crate::select::recorded(region) {
+            return 0;
+        }
         if !self.begin_probe() {
             bump(&self.dropped, calls);
             return 0;
@@ -438,7 +444,7 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn exit<C: Clock>(&self, region: u32, clock: &C) {
-        if !self.begin_probe() {
+        if !crate::select::recorded(region) || !self.begin_probe() {
             return;
         }
         let now = clock.now();

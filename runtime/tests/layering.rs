@@ -25,6 +25,8 @@ const LAYERS: &[&str] = &[
     "idf",
     "region",
     "dynsym",
+    // Which regions and events are recorded (REGIO_EVENTS, REGIO_FILTER).
+    "select",
     // One thread's measurements: nodes, frames, counters, team data.
     "node",
     "childmap",
