@@ -21,3 +21,4 @@ mod overhead;
 mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
+mod trace;
