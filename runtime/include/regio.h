@@ -68,6 +68,11 @@ void regio_flush(void);
  * Returns 0, or -1 for a wrong list (nothing changed). */
 int regio_set_events(const char *list);
 
+/* A user event: `name` with `value` now, on the calling thread (in the
+ * trace a `user` record; REGIO_EVENTS class `user`). At most 256 distinct
+ * names per process. */
+void regio_event(const char *name, double value);
+
 /* OpenMP parallel regions (emitted by `instrument --regions omp`):
  *
  *   uint64_t regio__team3 = regio_omp_fork(3u);
@@ -158,6 +163,8 @@ void regio_mpi_abort_(void);
 void regio_register_idf_(const char *path, size_t len);
 /* call regio_set_events(list) */
 void regio_set_events_(const char *list, size_t len);
+/* call regio_event(name, value) with REAL(8) value */
+void regio_event_(const char *name, const double *value, size_t len);
 
 #ifdef __cplusplus
 }

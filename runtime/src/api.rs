@@ -137,6 +137,34 @@ pub fn mpi_abort_flush() {
     }
 }
 
+/// A user event: `name` with `value` at this moment, on the calling
+/// thread (`REGIO_EVENTS` class `user`). In the trace a `user` record; at
+/// most 256 distinct names per process (later ones are not recorded).
+pub fn event(name: &str, value: f64) {
+    event_bytes(name.as_bytes(), value);
+}
+
+pub(crate) fn event_bytes(name: &[u8], value: f64) {
+    if lifecycle::ensure_init_fast() != ON || !select::class_on(select::USER) {
+        return;
+    }
+    let Some(id) = crate::user_events::intern(name) else {
+        return;
+    };
+    let text = crate::user_events::name(id).unwrap_or("");
+    let t = registry::current_or_register();
+    // SAFETY: `t` is this thread's own, leaked state.
+    unsafe { (*t).record_user(id, text, value, &Ticks) };
+}
+
+/// A user event (see [`event`]): `regio::event!("residual", r)`.
+#[macro_export]
+macro_rules! event {
+    ($name:expr, $value:expr) => {
+        $crate::event($name, ($value) as f64)
+    };
+}
+
 /// Changes which region kinds and event classes are recorded from now on
 /// (the `REGIO_EVENTS` words: functions, loops, calls, io, omp, mpi, user,
 /// messages, all, none), for the profile and the trace; the change is a

@@ -77,6 +77,7 @@ mod thread;
 mod ticks;
 mod trace;
 pub mod training;
+mod user_events;
 
 pub use api::*;
 pub use ffi::*;

@@ -201,6 +201,20 @@ impl ThreadState {
         }
     }
 
+    /// A user event `name` (id from `user_events`) with `value`, now: in the
+    /// trace (profile statistics per node: not yet kept).
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    pub unsafe fn record_user<C: Clock>(&self, name: u32, text: &str, value: f64, clock: &C) {
+        if let Some(tb) = self.trace() {
+            if self.begin_probe() {
+                tb.user(clock.now(), name, text, value);
+                self.end_probe();
+            }
+        }
+    }
+
     /// The node of the innermost open frame (the hidden root if none).
     pub fn top_node(&self) -> *const Node {
         self.frame(self.depth() - 1).node.load(Relaxed)

@@ -105,7 +105,12 @@ pub struct TraceBuf {
     os_tid: u64,
     /// Events lost: the buffer was full and could not be written out.
     pub dropped: AtomicU64,
+    /// User event names (`user_events` ids) already defined in this file
+    /// by a `string` record; the owner's only.
+    names: UnsafeCell<[u64; NAME_WORDS]>,
 }
+
+const NAME_WORDS: usize = crate::user_events::MAX_NAMES.div_ceil(64);
 
 // SAFETY: `block` is touched by the owner only (and by the fork child
 // handler, when no other thread exists); the rest is atomic or immutable.
@@ -147,6 +152,7 @@ impl TraceBuf {
             location,
             os_tid,
             dropped: AtomicU64::new(0),
+            names: UnsafeCell::new([0; NAME_WORDS]),
         })))
     }
 
@@ -176,6 +182,23 @@ impl TraceBuf {
     #[inline]
     pub unsafe fn event(&self, ticks: u64, event: &Event) {
         self.put(ticks, |b, buf| b.push(buf, ticks, event));
+    }
+
+    /// A user event: name id `name` (defined in the file first), `value`.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    pub unsafe fn user(&self, ticks: u64, name: u32, text: &str, value: f64) {
+        let names = &mut *self.names.get();
+        let (word, bit) = (name as usize / 64, 1u64 << (name % 64));
+        if word >= NAME_WORDS {
+            return;
+        }
+        if names[word] & bit == 0 {
+            self.put(ticks, |b, buf| b.string(buf, ticks, name, text));
+            names[word] |= bit;
+        }
+        self.put(ticks, |b, buf| b.user(buf, ticks, name, value));
     }
 
     #[inline(always)]
@@ -349,6 +372,8 @@ impl TraceBuf {
         self.base.store(now, Relaxed);
         self.committed.store(BLOCK_HEADER_LEN, Release);
         self.writing.store(false, Release);
+        // The child's file defines its names anew.
+        *self.names.get() = [0; NAME_WORDS];
     }
 }
 

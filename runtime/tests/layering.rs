@@ -34,7 +34,8 @@ const LAYERS: &[&str] = &[
     "counters::events",
     "counters::perf",
     "counters",
-    // A thread's trace buffer and its file (REGIO_MODE=trace).
+    // User event names, a thread's trace buffer and its file (REGIO_MODE=trace).
+    "user_events",
     "trace",
     "omp::team",
     // The probe logic on a thread's state, and the threads of the process.

@@ -268,6 +268,25 @@ fn c_program_trace_matches_its_profile() {
         .collect();
     assert_eq!(masks.len(), 2, "{masks:?}");
     assert_eq!(masks[0], 0, "`none`");
+    let strings: Vec<_> = files.values().flat_map(|f| f.strings()).collect();
+    let progress = strings
+        .iter()
+        .find(|(_, s)| *s == "progress")
+        .map(|(id, _)| *id);
+    assert!(
+        progress.is_some(),
+        "a string record names the event: {strings:?}"
+    );
+    let values: Vec<f64> = files
+        .values()
+        .flat_map(|f| &f.records)
+        .filter_map(|r| match r.event {
+            Event::User { name, value } if Some(name) == progress => Some(value),
+            _ => None,
+        })
+        .collect();
+    let want: Vec<f64> = (0..10).map(|i| f64::from(i * 300)).collect();
+    assert_eq!(values, want, "user event values in order");
     let flushes = files
         .values()
         .flat_map(|f| &f.records)
