@@ -4,6 +4,12 @@
 //!
 //! `cargo bench -p regio-benches --bench probe`
 //!
+//! The same regio probes in trace mode (`REGIO_MODE=trace`, group
+//! `probe_trace_mode`) run in a child process the bench starts after the
+//! profile-mode group, in the same `cargo bench` run: the mode is read
+//! once per process. Its buffers flush to a temporary run directory, so
+//! the figure includes the amortised flush cost.
+//!
 //! With counters on (one `read(2)` per counter group at each enter and
 //! exit): `REGIO_COUNTERS=task-clock cargo bench -p regio-benches --bench probe --
 //! probe/regio_enter_exit`.
@@ -142,6 +148,47 @@ fn config() -> Criterion {
         .measurement_time(Duration::from_secs(3))
 }
 
+/// The trace-mode child's group: the floor and the probes again.
+fn probe_trace_mode(c: &mut Criterion) {
+    let mut g = c.benchmark_group("probe_trace_mode");
+    regio::enter(1);
+    regio::exit(1);
+    eprintln!(
+        "REGIO_MODE: {}, REGIO_TRACE_BUFFER: {}",
+        std::env::var("REGIO_MODE").unwrap_or_default(),
+        std::env::var("REGIO_TRACE_BUFFER").unwrap_or_else(|_| "default (8M)".into())
+    );
+    g.bench_function("two_runtime_clock_reads", |b| {
+        b.iter(|| {
+            let t0 = regio::clock::ticks();
+            let t1 = regio::clock::ticks();
+            black_box(t1.wrapping_sub(t0))
+        })
+    });
+    g.bench_function("regio_enter_exit", |b| {
+        b.iter(|| {
+            regio::enter(black_box(1));
+            regio::exit(black_box(1));
+        })
+    });
+    g.bench_function("regio_c_abi_enter_exit", |b| {
+        b.iter(|| {
+            regio::regio_enter(black_box(1));
+            regio::regio_exit(black_box(1));
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = trace_benches;
+    config = config();
+    targets = probe_trace_mode
+}
+
+/// Set in the child that runs `probe_trace_mode`.
+const TRACE_CHILD: &str = "REGIO_BENCH_TRACE_CHILD";
+
 criterion_group! {
     name = benches;
     config = config();
@@ -154,6 +201,23 @@ fn main() {
         "REGIO_DIR",
         std::env::temp_dir().join(format!("regio-bench-{}", std::process::id())),
     );
+    if std::env::var_os(TRACE_CHILD).is_some() {
+        trace_benches();
+        Criterion::default().configure_from_args().final_summary();
+        return;
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
+    let child = std::env::current_exe().and_then(|exe| {
+        std::process::Command::new(exe)
+            .args(std::env::args_os().skip(1))
+            .env(TRACE_CHILD, "1")
+            .env("REGIO_MODE", "trace")
+            .status()
+    });
+    match child {
+        Ok(s) if s.success() => {}
+        Ok(s) => eprintln!("trace-mode probes: child ended with {s}"),
+        Err(e) => eprintln!("trace-mode probes: cannot start the child: {e}"),
+    }
 }

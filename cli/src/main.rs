@@ -14,6 +14,7 @@ mod demo;
 mod experiment;
 mod overhead_cmd;
 mod runtime_locator;
+mod trace_cmds;
 mod wrap;
 
 #[derive(Parser, Debug)]
@@ -103,6 +104,10 @@ enum Command {
     /// Run a compiler command with its C and Fortran sources instrumented
     /// (`make CC="instrument wrap gcc"`).
     Wrap(wrap::WrapArgs),
+    /// Export a REGIO_MODE=trace run to OTF2 (Vampir) or Perfetto JSON.
+    Export(trace_cmds::ExportArgs),
+    /// Per region: calls, measurement cost, trace bytes; a suggested filter.
+    Score(trace_cmds::ScoreArgs),
 }
 
 #[derive(Args, Debug)]
@@ -149,6 +154,8 @@ fn main() -> ExitCode {
         Some(Command::Experiment(args)) => experiment::run(args),
         Some(Command::Calibrate(args)) => calibrate::run(args),
         Some(Command::Wrap(args)) => wrap::run(args),
+        Some(Command::Export(args)) => trace_cmds::export(args),
+        Some(Command::Score(args)) => trace_cmds::score(args),
         None => instrument(cli.instrument),
     };
     match result {

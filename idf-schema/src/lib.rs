@@ -10,6 +10,7 @@
 //! This crate is the only thing the instrumenter and the analysis share, so it
 //! holds data and validation only: no parsing of sources, no statistics.
 
+pub mod filter;
 pub mod idf;
 pub mod kind;
 pub mod rundir;

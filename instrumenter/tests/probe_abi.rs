@@ -90,6 +90,7 @@ fn c_type(decl: &str) -> Ty {
                 | "uint64_t"
                 | "int64_t"
                 | "size_t"
+                | "double"
                 | "__UINT64_TYPE__"
                 | "__INT64_TYPE__"
         )
@@ -114,6 +115,7 @@ fn c_type(decl: &str) -> Ty {
         "uint64_t" | "__UINT64_TYPE__" => "u64",
         "int64_t" | "__INT64_TYPE__" => "i64",
         "size_t" => "usize",
+        "double" => "f64",
         other => panic!("C type `{decl}`: unknown base `{other}`"),
     }
     .to_string();
@@ -190,6 +192,7 @@ fn rust_type(t: &str) -> Ty {
         "u64" => "u64",
         "i64" => "i64",
         "usize" => "usize",
+        "f64" => "f64",
         other => panic!("Rust type `{other}` not in the probe ABI vocabulary"),
     }
     .to_string()

@@ -62,6 +62,17 @@ void regio_register_idf(const char *abs_path);
 /* Writes the profile now (reason "flush"); a later write replaces it. */
 void regio_flush(void);
 
+/* Which region kinds and event classes are recorded from now on, for the
+ * profile and the trace: a comma list of the REGIO_EVENTS words
+ * (functions, loops, calls, io, omp, mpi, user, messages, all, none).
+ * Returns 0, or -1 for a wrong list (nothing changed). */
+int regio_set_events(const char *list);
+
+/* A user event: `name` with `value` now, on the calling thread (in the
+ * trace a `user` record; REGIO_EVENTS class `user`). At most 256 distinct
+ * names per process. */
+void regio_event(const char *name, double value);
+
 /* OpenMP parallel regions (emitted by `instrument --regions omp`):
  *
  *   uint64_t regio__team3 = regio_omp_fork(3u);
@@ -183,6 +194,10 @@ void regio_mpi_done_(const int32_t *id, const int32_t *n, const int32_t *reqs, c
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */
 void regio_register_idf_(const char *path, size_t len);
+/* call regio_set_events(list) */
+void regio_set_events_(const char *list, size_t len);
+/* call regio_event(name, value) with REAL(8) value */
+void regio_event_(const char *name, const double *value, size_t len);
 
 #ifdef __cplusplus
 }

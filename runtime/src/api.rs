@@ -12,6 +12,7 @@ use crate::peers;
 use crate::profile::{self, Reason};
 use crate::region::Region;
 use crate::registry;
+use crate::select;
 use crate::ticks::Ticks;
 
 /// Enters region `id` on the calling thread.
@@ -136,6 +137,82 @@ pub fn mpi_abort_flush() {
     }
 }
 
+/// A user event: `name` with `value` at this moment, on the calling
+/// thread (`REGIO_EVENTS` class `user`). In the trace a `user` record; at
+/// most 256 distinct names per process (later ones are not recorded).
+pub fn event(name: &str, value: f64) {
+    event_bytes(name.as_bytes(), value);
+}
+
+pub(crate) fn event_bytes(name: &[u8], value: f64) {
+    if lifecycle::ensure_init_fast() != ON || !select::class_on(select::USER) {
+        return;
+    }
+    let Some(id) = crate::user_events::intern(name) else {
+        return;
+    };
+    let text = crate::user_events::name(id).unwrap_or("");
+    let t = registry::current_or_register();
+    // SAFETY: `t` is this thread's own, leaked state.
+    unsafe { (*t).record_user(id, text, value, &Ticks) };
+}
+
+/// A user event (see [`event`]): `regio::event!("residual", r)`.
+#[macro_export]
+macro_rules! event {
+    ($name:expr, $value:expr) => {
+        $crate::event($name, ($value) as f64)
+    };
+}
+
+/// Changes which region kinds and event classes are recorded from now on
+/// (the `REGIO_EVENTS` words: functions, loops, calls, io, omp, mpi, user,
+/// messages, all, none), for the profile and the trace; the change is a
+/// `mask` event in the calling thread's trace. Err: the list is wrong
+/// (nothing changed).
+pub fn set_events(list: &str) -> Result<(), String> {
+    if lifecycle::ensure_init_fast() == DEAD {
+        return Ok(());
+    }
+    let mask = select::set_events(list)?;
+    let t = registry::current_or_register();
+    // SAFETY: `t` is this thread's own, leaked state.
+    unsafe { (*t).record_event(clock::ticks(), &regio_trace_format::Event::Mask { mask }) };
+    Ok(())
+}
+
+/// Records `event` in the calling thread's trace at `ticks` (a
+/// `clock::ticks()` reading), in `REGIO_MODE=trace` only: the entry point
+/// for the MPI capture's message, collective and clock-sync events
+/// (`Event::MpiSend`, `MpiIsend`, `MpiCollectiveEnd`, `ClockSync`, ...).
+/// These events carry no heap data, so recording them neither allocates
+/// nor locks; `Event::String`/`Comm` do and belong to cold paths.
+pub fn trace_event(ticks: u64, event: &regio_trace_format::Event) {
+    use regio_trace_format::Event::*;
+    if MODE.load(Relaxed) != ON {
+        return;
+    }
+    let message = matches!(
+        event,
+        MpiSend { .. }
+            | MpiRecv { .. }
+            | MpiIsend { .. }
+            | MpiIsendComplete { .. }
+            | MpiIrecvRequest { .. }
+            | MpiIrecv { .. }
+            | MpiCollectiveBegin
+            | MpiCollectiveEnd { .. }
+    );
+    if message && !select::class_on(select::MESSAGES) {
+        return;
+    }
+    let t = registry::current();
+    if !t.is_null() {
+        // SAFETY: `t` is this thread's own, leaked state.
+        unsafe { (*t).record_event(ticks, event) };
+    }
+}
+
 /// Remembers the absolute path of an IDF; the first one registered is
 /// copied into the run directory as `regio.idf.json` whenever the profile
 /// is written.
@@ -144,8 +221,8 @@ pub fn register_idf(path: &str) {
 }
 
 pub(crate) fn register_idf_bytes(path: &[u8]) {
-    if lifecycle::ensure_init_fast() != DEAD {
-        idf::register(path);
+    if lifecycle::ensure_init_fast() != DEAD && idf::register(path) {
+        select::idf_registered();
     }
 }
 

@@ -174,6 +174,11 @@ impl Calibration {
         ns.min(u64::MAX as u128) as u64
     }
 
+    /// (ticks, ns) the ratio was measured over.
+    pub fn span(self) -> (u64, u64) {
+        (self.span_ticks, self.span_ns)
+    }
+
     pub fn ticks_per_second(self) -> f64 {
         self.span_ticks as f64 * 1e9 / self.span_ns as f64
     }

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use crate::clock;
 use crate::out::warn;
 use crate::sys;
+use crate::trace;
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
 
@@ -23,8 +24,14 @@ pub struct Config {
     pub rank: u32,
     pub size: u32,
     pub start_unix_ns: u64,
-    /// `REGIO_MODE` in force (only `profile` exists so far).
+    /// `REGIO_MODE` in force: `profile` or `trace`.
     pub mode: &'static str,
+    /// `REGIO_TRACE_BUFFER`: bytes of each thread's trace buffer.
+    pub trace_buffer: usize,
+    /// `REGIO_EVENTS`: the classes recorded (None: all).
+    pub events: Option<String>,
+    /// `REGIO_FILTER`: path and text of the run-time filter file.
+    pub filter: Option<(String, String)>,
     /// `REGIO_TEST_WRITE_PAUSE_MS` (tests only): the profile writer sleeps
     /// this long after creating its temporary file.
     pub test_write_pause_ms: u64,
@@ -67,6 +74,7 @@ static CONFIRMED: AtomicU64 = AtomicU64::new(0);
 pub fn confirm_rank(rank: u32, size: u32) {
     if size > 0 && rank < size {
         CONFIRMED.store((rank as u64) << 32 | size as u64, Release);
+        trace::set_rank(rank, size);
     }
 }
 
@@ -104,13 +112,7 @@ pub fn counters_spec() -> Option<String> {
 pub fn load() -> Option<&'static Config> {
     let mode = match env("REGIO_MODE").as_deref() {
         None | Some(b"") | Some(b"profile") => "profile",
-        Some(b"trace") => {
-            warn(
-                &[b"REGIO_MODE=trace is not implemented yet; recording a profile instead"],
-                None,
-            );
-            "profile"
-        }
+        Some(b"trace") => "trace",
         Some(other) => {
             warn(
                 &[b"unknown REGIO_MODE `", other, b"`; recording a profile"],
@@ -141,6 +143,9 @@ pub fn load() -> Option<&'static Config> {
         size,
         start_unix_ns: clock::realtime_ns(),
         mode,
+        trace_buffer: trace_buffer(env("REGIO_TRACE_BUFFER").as_deref()),
+        events: std::env::var("REGIO_EVENTS").ok(),
+        filter: filter_file(),
         test_write_pause_ms: env("REGIO_TEST_WRITE_PAUSE_MS")
             .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse().ok())
             .unwrap_or(0),
@@ -157,6 +162,52 @@ pub fn load() -> Option<&'static Config> {
     };
     CONFIG.set(config).ok()?;
     CONFIG.get()
+}
+
+/// `REGIO_FILTER=FILE`: the file's path and text (a warning and no
+/// filter when it cannot be read).
+fn filter_file() -> Option<(String, String)> {
+    let path = std::env::var("REGIO_FILTER")
+        .ok()
+        .filter(|p| !p.is_empty())?;
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some((path, text)),
+        Err(e) => {
+            warn(
+                &[
+                    b"REGIO_FILTER: cannot read ",
+                    path.as_bytes(),
+                    b" (ignored)",
+                ],
+                e.raw_os_error(),
+            );
+            None
+        }
+    }
+}
+
+/// `REGIO_TRACE_BUFFER` (bytes, `K`/`M`/`G` suffixes), default 8 MiB.
+fn trace_buffer(v: Option<&[u8]>) -> usize {
+    let Some(v) = v.filter(|v| !v.is_empty()) else {
+        return trace::DEFAULT_BUFFER_BYTES;
+    };
+    match std::str::from_utf8(v)
+        .ok()
+        .and_then(trace::parse_buffer_bytes)
+    {
+        Some(n) if n >= trace::MIN_BUFFER_BYTES => n,
+        Some(_) => {
+            warn(&[b"REGIO_TRACE_BUFFER below 64K; using 64K"], None);
+            trace::MIN_BUFFER_BYTES
+        }
+        None => {
+            warn(
+                &[b"REGIO_TRACE_BUFFER `", v, b"` is not a size; using 8M"],
+                None,
+            );
+            trace::DEFAULT_BUFFER_BYTES
+        }
+    }
 }
 
 fn read_cmdline() -> Vec<Vec<u8>> {

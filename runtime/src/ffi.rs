@@ -80,6 +80,66 @@ pub unsafe extern "C" fn regio_register_idf(path: *const c_char) {
     }
 }
 
+/// `regio_event("residual", r)`: a user event (see `api::event`).
+///
+/// # Safety
+/// `name` must be null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn regio_event(name: *const c_char, value: f64) {
+    if !name.is_null() {
+        api::event_bytes(CStr::from_ptr(name).to_bytes(), value);
+    }
+}
+
+/// Fortran `call regio_event(name, value)` with a REAL(8) value; `len` is
+/// the hidden length of `name` (trailing blanks trimmed).
+///
+/// # Safety
+/// `name` must be null or point to `len` bytes; `value` to a double.
+#[no_mangle]
+pub unsafe extern "C" fn regio_event_(name: *const c_char, value: *const f64, len: usize) {
+    if !name.is_null() && !value.is_null() {
+        let s = std::slice::from_raw_parts(name.cast::<u8>(), len);
+        api::event_bytes(idf::trim_fortran(s), *value);
+    }
+}
+
+/// `regio_set_events("functions,mpi")`: see `api::set_events`. Returns 0,
+/// or -1 for a wrong list (reported on stderr; nothing changed).
+///
+/// # Safety
+/// `list` must be null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn regio_set_events(list: *const c_char) -> i32 {
+    if list.is_null() {
+        return -1;
+    }
+    set_events_bytes(CStr::from_ptr(list).to_bytes())
+}
+
+/// Fortran `call regio_set_events(list)` (`len`: the hidden length).
+///
+/// # Safety
+/// `list` must be null or point to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn regio_set_events_(list: *const c_char, len: usize) {
+    if !list.is_null() {
+        let s = std::slice::from_raw_parts(list.cast::<u8>(), len);
+        set_events_bytes(idf::trim_fortran(s));
+    }
+}
+
+fn set_events_bytes(list: &[u8]) -> i32 {
+    let list = String::from_utf8_lossy(list);
+    match api::set_events(&list) {
+        Ok(()) => 0,
+        Err(e) => {
+            crate::out::warn(&[b"regio_set_events: ", e.as_bytes()], None);
+            -1
+        }
+    }
+}
+
 /// Writes the profile now.
 #[no_mangle]
 pub extern "C" fn regio_flush() {

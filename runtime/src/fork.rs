@@ -43,6 +43,9 @@ extern "C" fn restart_in_child() {
         // has no other thread that could touch them.
         unsafe {
             (*t).restart_after_fork(now, std::ptr::eq(t, me));
+            if let Some(tb) = (*t).trace() {
+                tb.restart_after_fork(now);
+            }
             t = (*t).next.load(Acquire);
         }
     }

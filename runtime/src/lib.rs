@@ -70,12 +70,15 @@ mod peers;
 mod profile;
 mod region;
 mod registry;
+mod select;
 mod signals;
 mod sys;
 mod teams;
 mod thread;
 mod ticks;
+mod trace;
 pub mod training;
+mod user_events;
 
 pub use api::*;
 pub use ffi::*;

@@ -19,7 +19,9 @@ use crate::fork;
 use crate::out::warn;
 use crate::peers;
 use crate::profile::{self, Reason};
+use crate::select;
 use crate::signals;
+use crate::trace;
 
 /// Not started yet.
 pub const UNINIT: u8 = 0;
@@ -74,6 +76,21 @@ fn start() -> u8 {
     let Some(cfg) = config::load() else {
         return DEAD;
     };
+    select::configure(
+        cfg.events.as_deref(),
+        cfg.filter.as_ref().map(|(p, t)| (p.as_str(), t.as_str())),
+    );
+    if cfg.mode == "trace" {
+        // Before any thread registers: registration maps the buffers.
+        trace::init(
+            cfg.trace_buffer,
+            &cfg.run_dir,
+            &cfg.host,
+            cfg.rank,
+            cfg.size,
+            cfg.start_unix_ns,
+        );
+    }
     // SAFETY: registering a plain extern "C" function.
     if unsafe { libc::atexit(at_exit) } != 0 {
         warn(

@@ -77,6 +77,7 @@ pub fn retire() {
 /// (at most [`WAIT`]).
 pub fn abort_flush(cfg: &Config) {
     profile::write(Reason::Flush);
+    profile::write_traces();
     retire();
     let me = sys::getpid();
     let dir = bytes_to_path(&cfg.run_dir);

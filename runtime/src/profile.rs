@@ -221,6 +221,11 @@ fn write_now(reason: Reason) -> bool {
     }
     // SAFETY: we hold the writer lock, which owns the scratch buffers.
     let ok = unsafe { write_locked(cfg, reason) };
+    if reason != Reason::Flush {
+        // The end of the run: the traces after the profile, which matters
+        // more when a signal leaves little time.
+        write_traces();
+    }
     if ok && reason == Reason::Exit {
         EXIT_WRITTEN.store(true, Release);
     }
@@ -306,6 +311,25 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
         }
     };
     copy_idf(dir, pid) && ok
+}
+
+/// Writes every thread's trace buffer up to its last whole record and
+/// closes the trace files (REGIO_MODE=trace; nothing otherwise). For the
+/// end of the process only (exit, fatal signal, MPI_Abort): afterwards
+/// threads record into their buffers but no longer write them.
+pub fn write_traces() {
+    let at = clock::calibrate();
+    let (span_ticks, span_ns) = at.cal.span();
+    let mut t = registry::head();
+    while !t.is_null() {
+        // SAFETY: registered states are leaked and never freed.
+        unsafe {
+            if let Some(tb) = (*t).trace() {
+                tb.write_at_end(at.ticks, span_ticks, span_ns);
+            }
+            t = (*t).next.load(Acquire);
+        }
+    }
 }
 
 /// `REGIO_TEST_WRITE_PAUSE_MS`: the tests' stand-in for a profile that

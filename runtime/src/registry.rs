@@ -15,6 +15,7 @@ use crate::clock;
 use crate::counters;
 use crate::sys;
 use crate::thread::ThreadState;
+use crate::trace::TraceBuf;
 
 static HEAD: AtomicPtr<ThreadState> = AtomicPtr::new(ptr::null_mut());
 
@@ -154,6 +155,11 @@ pub fn current_or_register() -> *const ThreadState {
             Ok(_) => break,
             Err(h) => head = h,
         }
+    }
+    if let Some(tb) = TraceBuf::new(state.number.load(Relaxed), tid) {
+        state
+            .trace
+            .store(tb as *const TraceBuf as *mut TraceBuf, Release);
     }
     slot::set(me);
     // Fails only when the thread is already tearing down its TLS; then it

@@ -14,6 +14,7 @@ use crate::frames::{alloc_frames, frame_key, Frame, ROOT_KEY, VIRTUAL_KEY};
 use crate::node::{bump, Arena, Node, ROOT};
 use crate::omp::team::OmpState;
 use crate::ticks::Clock;
+use crate::trace::TraceBuf;
 
 /// Initial frame-stack capacity; deeper stacks double it.
 const INITIAL_FRAMES: usize = 256;
@@ -52,6 +53,11 @@ pub struct ThreadState {
     /// The thread's perf events (`REGIO_COUNTERS`), null without; set
     /// before the state is published, immutable afterwards.
     pub counters: *const ThreadCounters,
+    /// The thread's trace buffer (`REGIO_MODE=trace`), null without. Set
+    /// by the owner right after registration, before its first probe.
+    /// Non-null is the "always take the slow path" condition for any
+    /// inlined probe fast path: the trace hooks are in the functions below.
+    pub trace: AtomicPtr<TraceBuf>,
 }
 
 // SAFETY: the UnsafeCell fields are touched only by the owning thread;
@@ -84,6 +90,7 @@ impl ThreadState {
             next: AtomicPtr::new(ptr::null_mut()),
             omp: OmpState::new(),
             counters: ptr::null(),
+            trace: AtomicPtr::new(ptr::null_mut()),
         }
     }
 
@@ -173,6 +180,41 @@ impl ThreadState {
         }
     }
 
+    /// The thread's trace buffer, if it records a trace.
+    #[inline(always)]
+    pub fn trace(&self) -> Option<&TraceBuf> {
+        // SAFETY: trace buffers are leaked, never freed.
+        unsafe { self.trace.load(Relaxed).as_ref() }
+    }
+
+    /// Records `event` at `ticks` in the thread's trace (nothing without
+    /// one), as a probe: a signal handler's probes cannot interleave.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    pub unsafe fn record_event(&self, ticks: u64, event: &regio_trace_format::Event) {
+        if let Some(tb) = self.trace() {
+            if self.begin_probe() {
+                tb.event(ticks, event);
+                self.end_probe();
+            }
+        }
+    }
+
+    /// A user event `name` (id from `user_events`) with `value`, now: in the
+    /// trace (profile statistics per node: not yet kept).
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    pub unsafe fn record_user<C: Clock>(&self, name: u32, text: &str, value: f64, clock: &C) {
+        if let Some(tb) = self.trace() {
+            if self.begin_probe() {
+                tb.user(clock.now(), name, text, value);
+                self.end_probe();
+            }
+        }
+    }
+
     /// The node of the innermost open frame (the hidden root if none).
     pub fn top_node(&self) -> *const Node {
         self.frame(self.depth() - 1).node.load(Relaxed)
@@ -255,6 +297,9 @@ impl ThreadState {
     /// # Safety
     /// Only the owning thread may call this.
     pub unsafe fn record_child(&self, region: u32, start: u64, end: u64) {
+        if !crate::select::recorded(region) {
+            return;
+        }
         if !self.begin_probe() {
             bump(&self.dropped, 1);
             return;
@@ -268,6 +313,10 @@ impl ThreadState {
         let child = self.child_of_locked(&*top.node.load(Relaxed), region);
         if child.is_null() {
             return;
+        }
+        if let Some(tb) = self.trace() {
+            tb.enter(start, region);
+            tb.exit(end, region);
         }
         let n = &*child;
         let dur = end.saturating_sub(start);
@@ -314,6 +363,9 @@ impl ThreadState {
         calls: u64,
         polls: u64,
     ) -> u64 {
+        if !crate::select::recorded(region) {
+            return 0;
+        }
         if !self.begin_probe() {
             bump(&self.dropped, calls);
             return 0;
@@ -364,6 +416,10 @@ impl ThreadState {
         // Read the clock last so the probe's own work is outside the region.
         let start = clock.now();
         f.start.store(start, Relaxed);
+        // The trace record reuses the probe's clock reading.
+        if let Some(tb) = self.trace() {
+            tb.enter(start, region);
+        }
         // Release: a reader that sees the new depth sees the frame.
         self.depth.store(d as u32 + 1, Release);
         start
@@ -402,7 +458,7 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn exit<C: Clock>(&self, region: u32, clock: &C) {
-        if !self.begin_probe() {
+        if !crate::select::recorded(region) || !self.begin_probe() {
             return;
         }
         let now = clock.now();
@@ -475,6 +531,12 @@ impl ThreadState {
         }
         node.open.store(node.open.load(Relaxed) - 1, Relaxed);
         bump(&(*stack.add(d - 2)).child, dur);
+        let key = f.key.load(Relaxed);
+        if key != VIRTUAL_KEY {
+            if let Some(tb) = self.trace() {
+                tb.exit(now, (key >> 1) as u32);
+            }
+        }
         self.depth.store(d as u32 - 1, Release);
     }
 

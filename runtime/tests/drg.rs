@@ -442,20 +442,20 @@ fn c_and_fortran_entry_points_record_the_same_graph() {
 }
 
 #[test]
-fn trace_mode_warns_and_records_a_profile() {
+fn trace_mode_records_a_profile_and_a_trace_file() {
     let r = run(ENTRY, "nothing", &[("REGIO_MODE", "trace")]);
     assert!(r.status.success(), "{}", r.stderr);
-    assert_eq!(
-        r.stderr.matches("regio: REGIO_MODE=trace").count(),
-        1,
-        "{}",
-        r.stderr
-    );
+    assert!(!r.stderr.contains("REGIO_MODE"), "{}", r.stderr);
     let p = r.profile();
-    assert_eq!(p.mode, "profile");
+    assert_eq!(p.mode, "trace");
     // Region 1 was still open at exit: closed by the exit hook.
     assert!(p.complete);
     assert_eq!(p.threads[0].nodes[0].open, 0);
+    let traces: Vec<String> = common::list(&r.dir)
+        .into_iter()
+        .filter(|n| n.starts_with("trace-") && n.ends_with(".rtrace"))
+        .collect();
+    assert_eq!(traces.len(), 1, "one thread, one trace file: {traces:?}");
 }
 
 #[test]

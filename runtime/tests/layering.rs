@@ -25,6 +25,8 @@ const LAYERS: &[&str] = &[
     "idf",
     "region",
     "dynsym",
+    // Which regions and events are recorded (REGIO_EVENTS, REGIO_FILTER).
+    "select",
     // One thread's measurements: nodes, frames, counters, team data.
     "node",
     "childmap",
@@ -32,6 +34,9 @@ const LAYERS: &[&str] = &[
     "counters::events",
     "counters::perf",
     "counters",
+    // User event names, a thread's trace buffer and its file (REGIO_MODE=trace).
+    "user_events",
+    "trace",
     "omp::team",
     // The probe logic on a thread's state, and the threads of the process.
     "thread",

@@ -22,4 +22,5 @@ mod overhead;
 mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
+mod trace;
 mod wrap;

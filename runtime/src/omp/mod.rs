@@ -31,6 +31,11 @@ pub mod team;
 use std::ptr;
 use std::sync::atomic::Ordering::*;
 
+use std::sync::atomic::AtomicU64;
+
+use regio_trace_format::Event;
+
+use crate::dynsym::Lazy;
 use crate::node::{Arena, Node, ROOT};
 use crate::omp::team::{Team, MAX_NEST, MAX_TEAM};
 use crate::thread::ThreadState;
@@ -68,6 +73,12 @@ pub unsafe fn fork(t: &ThreadState, region: u32, now: &impl Clock) -> u64 {
     team.master_node.store(t.top_node() as *mut Node, Relaxed);
     team.ended.store(0, Relaxed);
     team.master_slot.store(u32::MAX, Relaxed);
+    if let Some(tb) = t.trace() {
+        team.serial
+            .store(NEXT_TEAM.fetch_add(1, Relaxed) + 1, Relaxed);
+        let team_size = omp_int(&OMP_GET_MAX_THREADS).unwrap_or(0);
+        tb.event(tick, &Event::OmpFork { region, team_size });
+    }
     *t.omp.forked.get() = level + 1;
     // The token crosses into the team through the program's own variable;
     // OpenMP's fork makes these stores visible to the team threads.
@@ -93,6 +104,14 @@ pub unsafe fn begin(t: &ThreadState, token: u64, fork_region: u32, now: u64) {
         t.enter(team.region.load(Relaxed), &At(fork_tick));
     }
     t.record_child(fork_region, fork_tick, now);
+    if let Some(tb) = t.trace() {
+        let event = Event::OmpTeamBegin {
+            team: team.serial.load(Relaxed),
+            thread_num: omp_int(&OMP_GET_THREAD_NUM).unwrap_or(0),
+            team_size: omp_int(&OMP_GET_NUM_THREADS).unwrap_or(0),
+        };
+        tb.event(now, &event);
+    }
 }
 
 /// A team thread finishes the parallel region's body.
@@ -112,6 +131,10 @@ pub unsafe fn end(t: &ThreadState, token: u64, join_region: u32, now: &impl Cloc
         ptr::null()
     };
     let tick = now.now();
+    if let Some(tb) = t.trace() {
+        let team = team.serial.load(Relaxed);
+        tb.event(tick, &Event::OmpTeamEnd { team });
+    }
     if !is_master {
         t.exit(region, &At(tick));
         t.pop_virtual();
@@ -156,9 +179,29 @@ pub unsafe fn join(t: &ThreadState, token: u64, now: &impl Clock) {
         }
         team.joins[slot].store(ptr::null_mut(), Relaxed);
     }
+    if let Some(tb) = t.trace() {
+        let region = team.region.load(Relaxed);
+        tb.event(tick, &Event::OmpJoin { region });
+    }
     t.exit(team.region.load(Relaxed), &At(tick));
     let level = &mut *t.omp.forked.get();
     *level = level.saturating_sub(1);
+}
+
+/// Forks so far in the process (trace team numbers start at 1).
+static NEXT_TEAM: AtomicU64 = AtomicU64::new(0);
+
+static OMP_GET_THREAD_NUM: Lazy = Lazy::new(c"omp_get_thread_num");
+static OMP_GET_NUM_THREADS: Lazy = Lazy::new(c"omp_get_num_threads");
+static OMP_GET_MAX_THREADS: Lazy = Lazy::new(c"omp_get_max_threads");
+
+/// One of the OpenMP library's `int f(void)` queries, if it is loaded
+/// (the runtime links no OpenMP). Trace mode only.
+fn omp_int(f: &Lazy) -> Option<u32> {
+    let addr = f.get()?;
+    // SAFETY: the symbol is the OpenMP library's `int name(void)`.
+    let f: extern "C" fn() -> libc::c_int = unsafe { std::mem::transmute(addr) };
+    u32::try_from(f()).ok()
 }
 
 fn team_of(token: u64) -> Option<&'static Team> {

@@ -29,6 +29,9 @@ pub struct Team {
     pub(super) ends: [AtomicU64; MAX_TEAM],
     /// J node of the thread in each slot; published (Release) after `ends`.
     pub(super) joins: [AtomicPtr<Node>; MAX_TEAM],
+    /// Process-wide number of the current fork (trace `omp_team_*` events
+    /// name the team by it; the `Team` itself is reused across forks).
+    pub(super) serial: AtomicU64,
 }
 
 impl Team {
@@ -42,6 +45,7 @@ impl Team {
             master_slot: AtomicU32::new(u32::MAX),
             ends: [const { AtomicU64::new(0) }; MAX_TEAM],
             joins: [const { AtomicPtr::new(ptr::null_mut()) }; MAX_TEAM],
+            serial: AtomicU64::new(0),
         }
     }
 }
