@@ -24,15 +24,27 @@ else
     cargo build --release --manifest-path "$root/Cargo.toml" -p instrument -p regio-rt
     built=${CARGO_TARGET_DIR:-$root/target}/release
 fi
-for f in instrument libregio.a libregio.so; do
-    [ -f "$built/$f" ] || { echo "install.sh: $built/$f is missing; build first" >&2; exit 1; }
-done
-version=$("$built/instrument" --version | awk '{print $2}')
+# Cargo copies a package's libraries up to target/<profile> only when the
+# package itself is built; as a dependency they stay in deps/.
+built_file() {
+    if [ -f "$built/$1" ]; then
+        echo "$built/$1"
+    elif [ -f "$built/deps/$1" ]; then
+        echo "$built/deps/$1"
+    else
+        echo "install.sh: $built/$1 is missing; build first" >&2
+        exit 1
+    fi
+}
+bin=$(built_file instrument)
+lib_a=$(built_file libregio.a)
+lib_so=$(built_file libregio.so)
+version=$("$bin" --version | awk '{print $2}')
 
 mkdir -p "$prefix/bin" "$prefix/lib/pkgconfig" "$prefix/lib/cmake/Regio" "$prefix/include"
-install -m 755 "$built/instrument" "$prefix/bin/instrument"
-install -m 644 "$built/libregio.a" "$prefix/lib/libregio.a"
-install -m 755 "$built/libregio.so" "$prefix/lib/libregio.so"
+install -m 755 "$bin" "$prefix/bin/instrument"
+install -m 644 "$lib_a" "$prefix/lib/libregio.a"
+install -m 755 "$lib_so" "$prefix/lib/libregio.so"
 install -m 644 "$root/runtime/include/regio.h" "$prefix/include/regio.h"
 sed "s/@VERSION@/$version/" "$root/scripts/install/regio.pc.in" >"$prefix/lib/pkgconfig/regio.pc"
 install -m 644 "$root/scripts/install/RegioConfig.cmake" "$prefix/lib/cmake/Regio/RegioConfig.cmake"
