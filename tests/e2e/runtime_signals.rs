@@ -13,6 +13,7 @@
 //!   and the process dies by the signal.
 
 use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -221,7 +222,21 @@ fn killed_while_writing(bin: &Path, tmp: &TestDir, label: &str, signals: &[i32])
     // Spawned here rather than through `run` (the signals need its pid).
     let _turn = machine::command_turn();
     let start = Instant::now();
-    let child = command(bin, tmp.path())
+    let mut cmd = command(bin, tmp.path());
+    // A shell starts background jobs with SIGINT ignored, and a child
+    // inherits that: the program (and so the runtime, which keeps the
+    // program's disposition) would rightly ignore the SIGINT this test
+    // sends. The test is about the default disposition.
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
+    let child = cmd
         .env("REGIO_DIR", &dir)
         .env("REGIO_TEST_WRITE_PAUSE_MS", "1500")
         .stdout(Stdio::piped())
