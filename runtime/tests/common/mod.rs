@@ -125,8 +125,8 @@ pub fn spawn(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    // SAFETY: setrlimit is async-signal-safe; no core files from the
-    // scenarios that die by a signal.
+    // SAFETY: setrlimit and signal are async-signal-safe; no core files
+    // from the scenarios that die by a signal.
     unsafe {
         cmd.pre_exec(|| {
             let zero = libc::rlimit {
@@ -134,6 +134,11 @@ pub fn spawn(
                 rlim_max: 0,
             };
             libc::setrlimit(libc::RLIMIT_CORE, &zero);
+            // A shell starts background jobs with SIGINT ignored and the
+            // child would inherit it; the scenarios test the default.
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
             Ok(())
         });
     }
