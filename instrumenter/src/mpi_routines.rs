@@ -541,6 +541,13 @@ impl MsgKind {
             MsgKind::Collective => 2,
         }
     }
+
+    /// The `kind` number of a post probe: a persistent request (made by
+    /// `*_init`, started later) adds 4, so the runtime keeps it after its
+    /// completion.
+    pub(crate) fn post_code(self, persistent: bool) -> u32 {
+        self.code() + if persistent { 4 } else { 0 }
+    }
 }
 
 /// One message of a call: argument positions of what the runtime needs

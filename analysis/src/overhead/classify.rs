@@ -118,6 +118,42 @@ const MPI_WAIT: &[&str] = &[
     "win_complete",
 ];
 
+/// What an MPI routine does, by the name after `mpi_`: the one list the
+/// overhead classes, the OTF2 region roles and the trace-size estimate of
+/// `score` all read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MpiFamily {
+    Barrier,
+    /// Completion and probing calls, which wait for other ranks.
+    Wait,
+    PointToPoint,
+    Collective,
+    OneSided,
+    /// Init, finalize, communicators, groups, windows, rank queries.
+    Management,
+}
+
+impl MpiFamily {
+    /// The family of region kind `kind`; `None` when it is not `mpi_*`.
+    pub fn of(kind: &str) -> Option<(MpiFamily, &str)> {
+        let c = kind.strip_prefix("mpi_")?;
+        let family = if c == "barrier" {
+            MpiFamily::Barrier
+        } else if MPI_WAIT.contains(&c) {
+            MpiFamily::Wait
+        } else if MPI_P2P.contains(&c) {
+            MpiFamily::PointToPoint
+        } else if MPI_COLLECTIVE.contains(&c) {
+            MpiFamily::Collective
+        } else if MPI_ONE_SIDED.contains(&c) {
+            MpiFamily::OneSided
+        } else {
+            MpiFamily::Management
+        };
+        Some((family, c))
+    }
+}
+
 /// The category and subcategory of a region kind, if it is overhead by
 /// itself. Loss of parallelism and additional computation are not kinds:
 /// they are computed from where time is spent (see `mod.rs`).
@@ -126,20 +162,14 @@ pub fn classify(kind: &str) -> Option<(Category, &'static str)> {
     if kind.starts_with("omp_") {
         return omp_kind(kind).and_then(omp_overhead);
     }
-    let c = kind.strip_prefix("mpi_")?;
-    Some(if c == "barrier" {
-        (Synchronization, "mpi_barrier")
-    } else if MPI_WAIT.contains(&c) {
-        (Synchronization, "mpi_wait")
-    } else if MPI_P2P.contains(&c) {
-        (DataMovement, "point_to_point")
-    } else if MPI_COLLECTIVE.contains(&c) {
-        (DataMovement, "collective")
-    } else if MPI_ONE_SIDED.contains(&c) {
-        (DataMovement, "one_sided")
-    } else {
-        // Init, finalize, communicators, groups, windows, rank queries.
-        (ControlOfParallelism, "mpi_management")
+    let (family, _) = MpiFamily::of(kind)?;
+    Some(match family {
+        MpiFamily::Barrier => (Synchronization, "mpi_barrier"),
+        MpiFamily::Wait => (Synchronization, "mpi_wait"),
+        MpiFamily::PointToPoint => (DataMovement, "point_to_point"),
+        MpiFamily::Collective => (DataMovement, "collective"),
+        MpiFamily::OneSided => (DataMovement, "one_sided"),
+        MpiFamily::Management => (ControlOfParallelism, "mpi_management"),
     })
 }
 

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-pub use classify::{classify, omp_kind, Category};
+pub use classify::{classify, omp_kind, Category, MpiFamily};
 pub use compensate::compensate;
 use regio_idf::OmpKind;
 

@@ -21,6 +21,7 @@ use regio_trace_format::{collective, Block, Event, BLOCK_HEADER_LEN};
 use serde::{Deserialize, Serialize};
 
 use crate::merge::{merge, visit, Node, Visit};
+use crate::overhead::MpiFamily;
 use crate::RunDir;
 
 /// What the score assumes; [`ScoreOptions::default`] matches SPEC defaults.
@@ -158,32 +159,22 @@ fn extra_records(kind: &str) -> Vec<Event> {
         c if c.starts_with("wait") || c.starts_with("test") => {
             vec![Event::MpiIsendComplete { request: 1 }]
         }
-        "barrier"
-        | "bcast"
-        | "reduce"
-        | "allreduce"
-        | "gather"
-        | "gatherv"
-        | "scatter"
-        | "scatterv"
-        | "allgather"
-        | "allgatherv"
-        | "alltoall"
-        | "alltoallv"
-        | "alltoallw"
-        | "scan"
-        | "exscan"
-        | "reduce_scatter"
-        | "reduce_scatter_block" => vec![
-            Event::MpiCollectiveBegin,
-            Event::MpiCollectiveEnd {
-                op: collective::ALLREDUCE,
-                comm: 0,
-                root: None,
-                sent: 4096,
-                received: 4096,
-            },
-        ],
+        _ if matches!(
+            MpiFamily::of(kind),
+            Some((MpiFamily::Barrier | MpiFamily::Collective, _))
+        ) =>
+        {
+            vec![
+                Event::MpiCollectiveBegin,
+                Event::MpiCollectiveEnd {
+                    op: collective::ALLREDUCE,
+                    comm: 0,
+                    root: None,
+                    sent: 4096,
+                    received: 4096,
+                },
+            ]
+        }
         _ => Vec::new(),
     }
 }

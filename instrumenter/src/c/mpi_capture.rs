@@ -118,7 +118,7 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
             request,
             persistent,
         } => {
-            let kind = msg.kind.code() + if persistent { 4 } else { 0 };
+            let kind = msg.kind.post_code(persistent);
             Some(CaptureText {
                 before: String::new(),
                 record: format!(

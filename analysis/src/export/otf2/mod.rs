@@ -20,6 +20,7 @@ use regio_trace_format::Event;
 
 use super::model::Trace;
 use super::ExportError;
+use crate::overhead::MpiFamily;
 use ffi::{paradigm, role, Lib};
 
 /// What [`write_otf2`] wrote.
@@ -71,34 +72,13 @@ fn role_of(kind: &str) -> (u8, u8) {
         };
         return (r, paradigm::OPENMP);
     }
-    if let Some(c) = kind.strip_prefix("mpi_") {
-        let r = match c {
-            "barrier" => role::BARRIER,
-            _ if c.contains("send")
-                || c.contains("recv")
-                || c.starts_with("wait")
-                || c.starts_with("test")
-                || c == "probe"
-                || c == "iprobe" =>
-            {
-                role::POINT2POINT
-            }
-            "bcast"
-            | "reduce"
-            | "allreduce"
-            | "gather"
-            | "gatherv"
-            | "scatter"
-            | "scatterv"
-            | "allgather"
-            | "allgatherv"
-            | "alltoall"
-            | "alltoallv"
-            | "alltoallw"
-            | "scan"
-            | "exscan"
-            | "reduce_scatter"
-            | "reduce_scatter_block" => role::COLL_ALL2ALL,
+    if let Some((family, c)) = MpiFamily::of(kind) {
+        let r = match family {
+            MpiFamily::Barrier => role::BARRIER,
+            MpiFamily::PointToPoint => role::POINT2POINT,
+            // Window synchronisation is one-sided, not a message wait.
+            MpiFamily::Wait if !c.starts_with("win_") => role::POINT2POINT,
+            MpiFamily::Collective => role::COLL_ALL2ALL,
             _ => role::FUNCTION,
         };
         return (r, paradigm::MPI);

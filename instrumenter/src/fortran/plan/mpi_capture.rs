@@ -116,7 +116,7 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
             request,
             persistent,
         } => {
-            let kind = msg.kind.code() + if persistent { 4 } else { 0 };
+            let kind = msg.kind.post_code(persistent);
             Some(FortranCapture {
                 before: None,
                 record: vec![format!(
