@@ -7,6 +7,10 @@
 //! `cargo bench -p regio-analysis --bench merge_scale` (optionally
 //! `-- RANKS NODES`). Not criterion: one merge of this size takes seconds,
 //! and what matters is the single figure and the memory peak.
+//!
+//! `-- RANKS NODES --write DIR` only writes the run directory, for timing
+//! the real `instrument report` and `overhead` commands on it
+//! (scripts/bench_report_scale.sh).
 
 use std::time::Instant;
 
@@ -73,6 +77,21 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
     }
 }
 
+/// Writes the profiles of a synthetic run of `ranks` processes into `dir`;
+/// returns their size in bytes.
+fn write_run(dir: &std::path::Path, ranks: u32, nodes: u32) -> Result<u64, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut bytes = 0u64;
+    for rank in 0..ranks {
+        let p = synthetic(rank, ranks, nodes);
+        let text = serde_json::to_string(&p).map_err(|e| e.to_string())?;
+        bytes += text.len() as u64;
+        let path = dir.join(profile_file_name(rank, p.pid));
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(bytes)
+}
+
 /// Peak resident set size of this process so far, in KiB.
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -85,6 +104,26 @@ fn main() {
     let nums: Vec<u32> = std::env::args().filter_map(|a| a.parse().ok()).collect();
     let ranks = nums.first().copied().unwrap_or(1024);
     let nodes = nums.get(1).copied().unwrap_or(500);
+    let args: Vec<String> = std::env::args().collect();
+    let write_to = args
+        .iter()
+        .position(|a| a == "--write")
+        .and_then(|i| args.get(i + 1));
+    if let Some(out) = write_to {
+        let out = std::path::Path::new(out);
+        match write_run(out, ranks, nodes) {
+            Ok(bytes) => println!(
+                "wrote {ranks} ranks x {nodes} nodes ({:.1} MiB) to {}",
+                bytes as f64 / 1048576.0,
+                out.display()
+            ),
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => {
@@ -92,17 +131,13 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let mut bytes = 0u64;
-    for rank in 0..ranks {
-        let p = synthetic(rank, ranks, nodes);
-        let text = serde_json::to_string(&p).unwrap_or_default();
-        bytes += text.len() as u64;
-        let path = dir.path().join(profile_file_name(rank, p.pid));
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("cannot write {}: {e}", path.display());
+    let bytes = match write_run(dir.path(), ranks, nodes) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{e}");
             std::process::exit(1);
         }
-    }
+    };
     let before = peak_rss_kib();
     let t0 = Instant::now();
     let run = match load_run(dir.path(), None) {
