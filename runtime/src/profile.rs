@@ -234,8 +234,7 @@ fn write_now(reason: Reason) -> bool {
 }
 
 unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
-    // The end of the run is read before the calibration spins (up to
-    // 20 ms): that wait is not part of the program's time.
+    // The end of the run and the tick rate, from one pair of readings.
     let at = clock::calibrate();
     let (cal, now, mono) = (at.cal, at.ticks, at.mono_ns);
     let me = registry::current();
