@@ -13,10 +13,14 @@
 # variants in turn each round (load on a shared machine hits them alike),
 # ROUNDS rounds (default 200) after one warm-up round; output to
 # /dev/null, each instrumented variant writing its run directory under a
-# scratch REGIO_DIR. Prints min and median per variant in ms and the added
-# ms per process against the plain build of the same program (median -
-# median, min - min). The `_disabled` variants run the shared build with
-# REGIO_DISABLE=1: what loading libregio.so alone costs.
+# scratch REGIO_DIR (one per variant, so from the second run on the IDF
+# copy is there already, as for the ranks of an MPI job). Prints per
+# variant the wall time's min and median and the median CPU time (user +
+# system, which load from other processes disturbs less) in ms, and the
+# added ms per process against the plain build of the same program
+# (median - median for wall and CPU, min - min). The `_disabled` variants
+# run the instrumented build with REGIO_DISABLE=1: what loading the
+# runtime alone costs.
 #
 # MPI=1 adds mpi_small.c (a one-rank MPI_Init/Allreduce/Finalize built with
 # mpicc, run as a singleton without mpirun) plain and instrumented, shared.
@@ -99,7 +103,9 @@ for p in "${programs[@]}"; do
             add "${p}_base_$k" "REGIO_DIR=$tmp/run/${p}_base_$k" "$tmp/${p}_base_$k"
         fi
     done
-    add "${p}_disabled" REGIO_DISABLE=1 "$tmp/${p}_shared"
+    for k in "${kinds[@]}"; do
+        add "${p}_${k}_disabled" REGIO_DISABLE=1 "$tmp/${p}_$k"
+    done
 done
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(uname -m) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -113,18 +119,20 @@ for d in "$tmp"/run/*; do
     fi
 done
 awk '
-    { name[NR] = $1; lo[$1] = $2; med[$1] = $3; n = $4 }
+    { name[NR] = $1; lo[$1] = $2; med[$1] = $3; cpu[$1] = $4; n = $5 }
     END {
-        printf "%-28s %9s %9s %11s %11s\n", "variant", "min_ms", "median_ms",
-            "added_med", "added_min"
+        printf "%-30s %8s %9s %8s %10s %10s %10s\n", "variant", "min_ms", "median_ms",
+            "cpu_ms", "added_med", "added_cpu", "added_min"
         for (i = 1; i <= NR; i++) {
             v = name[i]; p = v
-            sub(/_(base_)?(shared|static|disabled)$/, "_plain", p)
+            sub(/_(base_)?(shared|static)(_disabled)?$/, "_plain", p)
             if (v == p) {
-                printf "%-28s %9.3f %9.3f %11s %11s\n", v, lo[v] / 1e3, med[v] / 1e3, "-", "-"
+                printf "%-30s %8.3f %9.3f %8.3f %10s %10s %10s\n", v, lo[v] / 1e3,
+                    med[v] / 1e3, cpu[v] / 1e3, "-", "-", "-"
             } else {
-                printf "%-28s %9.3f %9.3f %11.3f %11.3f\n", v, lo[v] / 1e3, med[v] / 1e3,
-                    (med[v] - med[p]) / 1e3, (lo[v] - lo[p]) / 1e3
+                printf "%-30s %8.3f %9.3f %8.3f %10.3f %10.3f %10.3f\n", v, lo[v] / 1e3,
+                    med[v] / 1e3, cpu[v] / 1e3, (med[v] - med[p]) / 1e3,
+                    (cpu[v] - cpu[p]) / 1e3, (lo[v] - lo[p]) / 1e3
             }
         }
         printf "# %d processes per variant; added = instrumented - plain of the same program, ms per process\n", n
