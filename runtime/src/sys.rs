@@ -107,9 +107,18 @@ pub fn unlink(path: &[u8]) {
 
 /// `mkdir -p` on a NUL-terminated path, in place: each '/' is briefly
 /// replaced by NUL. Tolerates other processes creating the same
-/// directories at the same time.
+/// directories at the same time. The whole path is tried first: its
+/// parent nearly always exists, and every `mkdir` of an existing prefix
+/// is a system call each exiting process would pay.
 pub fn mkdir_p(path: &mut [u8]) -> Result<(), i32> {
     let len = path.iter().position(|&b| b == 0).unwrap_or(path.len());
+    if len < path.len() {
+        // SAFETY: path[..=len] is NUL-terminated.
+        let r = unsafe { libc::mkdir(path.as_ptr().cast(), 0o755) };
+        if r == 0 || errno() == libc::EEXIST {
+            return Ok(());
+        }
+    }
     for i in 1..=len {
         if i < len && path[i] != b'/' {
             continue;

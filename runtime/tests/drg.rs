@@ -401,6 +401,41 @@ fn registered_idf_is_copied_into_the_run_directory() {
     );
 }
 
+/// Runs into one directory: the IDF copy is left alone while it holds the
+/// IDF's bytes (no rewrite: its inode stays) and replaced when they differ,
+/// in content at the same length or in length.
+#[test]
+fn idf_copy_is_rewritten_only_when_the_idf_changed() {
+    use std::os::unix::fs::MetadataExt;
+    let src = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let run_dir = out.path().join("shared-run");
+    let src_dir = src.path().to_str().unwrap();
+    let run_into = |content: &str| {
+        std::fs::write(src.path().join("regio.idf.json"), content).unwrap();
+        let r = run(
+            ENTRY,
+            "idf",
+            &[
+                ("REGIO_TEST_IDF_DIR", src_dir),
+                ("REGIO_DIR", run_dir.to_str().unwrap()),
+            ],
+        );
+        assert!(r.status.success(), "{}", r.stderr);
+        let copy = run_dir.join("regio.idf.json");
+        assert_eq!(std::fs::read_to_string(&copy).unwrap(), content);
+        std::fs::metadata(&copy).unwrap().ino()
+    };
+    let first = run_into("{\"version\":1,\"regions\":[\"a\"]}\n");
+    assert_eq!(run_into("{\"version\":1,\"regions\":[\"a\"]}\n"), first);
+    let same_length = run_into("{\"version\":1,\"regions\":[\"b\"]}\n");
+    assert_ne!(same_length, first);
+    run_into("{\"version\":1,\"regions\":[\"bb\"]}\n");
+    let names = common::list(&run_dir);
+    assert_eq!(names.len(), 5, "four profiles and the IDF: {names:?}");
+    assert!(!names.iter().any(|n| n.starts_with('.')), "{names:?}");
+}
+
 fn c_abi() {
     regio::regio_enter(1);
     {

@@ -212,9 +212,9 @@ pub fn check_invariants(p: &Profile) {
             assert!(n.recursive_calls <= n.calls);
             assert!(n.min_ns <= n.max_ns);
             assert!(n.max_ns <= n.inclusive_ns);
-            // Exact for runs of 20 ms or more; shorter runs take the tick
-            // rate from a pair read a little later (see clock::calibrate).
-            let slack = p.duration_ns / 1000 + 1000;
+            // Exact: the tick rate comes from the pair that ends the
+            // duration (clock::calibrate); one ns of rounding.
+            let slack = 1;
             assert!(
                 n.inclusive_ns <= p.duration_ns + slack,
                 "{n:?} vs {}",
