@@ -29,6 +29,7 @@ use crate::region;
 use crate::registry;
 use crate::sys;
 use crate::thread::ThreadState;
+use crate::user_events;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -422,6 +423,7 @@ unsafe fn emit(
         o.raw(b"null");
     }
     emit_counter_list(o);
+    user_events::write_process(o);
     // Descriptors of macro-defined Rust regions; C and Fortran regions live
     // in the IDF.
     o.raw(b",\"regions\":[");
@@ -609,6 +611,7 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
     }
     o.raw(b"]");
     mpi::write::thread_messages(o, t, cal);
+    user_events::write_thread(o, t as *const ThreadState as usize);
     o.raw(b"}");
 }
 
