@@ -22,6 +22,7 @@ mod overhead;
 mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
+mod snapshot;
 mod trace;
 mod user_events;
 mod wrap;
