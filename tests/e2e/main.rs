@@ -24,5 +24,6 @@ mod rust_instrument;
 mod rust_traced;
 mod snapshot;
 mod trace;
+mod trace_fortran;
 mod user_events;
 mod wrap;
