@@ -149,7 +149,7 @@ fn runs_without_events_show_no_section() {
     let dir = run_dir(&tmp);
     fixtures::threads_run(&dir);
     let r = merge(&load_run(&dir, None).unwrap());
-    assert!(!render(&[r.clone()], Format::Text).contains("user events"));
-    assert!(!render(&[r.clone()], Format::Json).contains("user_events"));
+    assert!(!render(std::slice::from_ref(&r), Format::Text).contains("user events"));
+    assert!(!render(std::slice::from_ref(&r), Format::Json).contains("user_events"));
     assert!(!render(&[r], Format::Html).contains("user events"));
 }

@@ -200,7 +200,7 @@ fn snapshot_ms(v: Option<&[u8]>) -> u64 {
         .ok()
         .and_then(|s| s.trim().parse::<f64>().ok())
     {
-        Some(s) if s == 0.0 => 0,
+        Some(0.0) => 0,
         Some(s) if s.is_finite() && s > 0.0 => ((s * 1000.0).round() as u64).max(10),
         _ => {
             warn(
