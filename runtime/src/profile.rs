@@ -46,6 +46,15 @@ pub enum Reason {
 // begun (exit, fatal signal, MPI_Abort), no snapshot may replace it.
 static FINAL_BEGUN: AtomicBool = AtomicBool::new(false);
 
+/// In a forked child: the writer lock held by another thread of the
+/// parent (the snapshot thread, typically) has no holder any more; left
+/// set, the child's own write at exit would wait for it and give up.
+pub fn release_writer_in_child() {
+    if WRITER.load(Acquire) != sys::gettid() {
+        WRITER.store(0, Release);
+    }
+}
+
 /// Whether a write for `reason` may go ahead as far as snapshots are
 /// concerned: a snapshot only while no end-of-run write has begun; an
 /// end-of-run write first stops every later snapshot.

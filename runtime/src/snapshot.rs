@@ -16,7 +16,9 @@
 //! which is what the last thread's end would have done.
 //!
 //! fork: threads do not survive `fork`, so a forked child takes no
-//! snapshots; it writes its profile at its end as before.
+//! snapshots; it writes its profile at its end as before. A fork made
+//! while the snapshot thread writes copies the held writer lock into the
+//! child: a child handler releases it there.
 
 use crate::out::warn;
 use crate::profile::{self, Reason};
@@ -43,12 +45,21 @@ pub fn start(period_ms: u64) {
         .spawn(move || run(period_ms));
     // SAFETY: restoring the mask saved above.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+    // SAFETY: registering a plain extern "C" function; a failure leaves a
+    // child forked during a snapshot without its profile at exit.
+    unsafe { libc::pthread_atfork(None, None, Some(child_after_fork)) };
     if spawned.is_err() {
         warn(
             &[b"REGIO_SNAPSHOT: cannot start the snapshot thread; the profile is written at the end only"],
             None,
         );
     }
+}
+
+/// A fork during a snapshot write copies the writer lock into the child,
+/// where its holder does not exist.
+extern "C" fn child_after_fork() {
+    profile::release_writer_in_child();
 }
 
 fn run(period_ms: u64) {

@@ -4,12 +4,17 @@
  * "ready" after the first 5 steps.
  * `snapshot thread-exit`: main starts a thread that makes 5 steps and
  * leaves by pthread_exit; the process must still end (status 0) when the
- * thread does. */
+ * thread does.
+ * `snapshot forks`: 20 children one after the other, each making one step
+ * and exiting; every child must leave its profile, even one forked while
+ * the parent's snapshot thread was writing. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile double sink;
 
@@ -35,6 +40,21 @@ int main(int argc, char **argv) {
         printf("main leaves\n");
         fflush(stdout);
         pthread_exit(NULL);
+    }
+    if (argc > 1 && strcmp(argv[1], "forks") == 0) {
+        for (int i = 0; i < 20; i++) {
+            fflush(stdout);
+            pid_t child = fork();
+            if (child == 0) {
+                step();
+                return 0;
+            }
+            int status = 0;
+            if (child < 0 || waitpid(child, &status, 0) != child || status != 0)
+                return 3;
+        }
+        printf("forked\n");
+        return 0;
     }
     long n = argc > 1 ? atol(argv[1]) : -1;
     for (long i = 0; n < 0 || i < n; i++) {

@@ -9,7 +9,10 @@
 //!   final, complete, non-snapshot profile; the program's output is the
 //!   same with and without snapshots;
 //! - the snapshot thread does not keep a process alive whose last program
-//!   thread leaves by `pthread_exit`.
+//!   thread leaves by `pthread_exit`;
+//! - children forked while snapshots are written every 10 ms all leave
+//!   their final profile (the writer lock a snapshot held at the fork is
+//!   released in the child).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -249,4 +252,38 @@ fn snapshot_thread_does_not_keep_the_process_alive() {
     assert_eq!(p["snapshot"], false, "{p}");
     assert_eq!(p["reason"], "exit");
     assert_eq!(calls(&p, step), 5);
+}
+
+#[test]
+fn children_forked_during_snapshots_write_their_profiles() {
+    let tmp = TestDir::new("snapshot-forks");
+    let (exe, idf) = build(&tmp);
+    let step = step_id(&idf);
+    let run_dir = tmp.join("run");
+    let mut child = program(&exe, &run_dir, Some("0.01"))
+        .arg("forks")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+    let status = wait_for(&mut child, Duration::from_secs(60));
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    let mut children = 0;
+    for e in std::fs::read_dir(&run_dir).unwrap_or_else(|e| panic!("{e}")) {
+        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if !(name.starts_with("profile-") && name.ends_with(".json")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let p: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(p["snapshot"], false, "{name}: {p}");
+        if calls(&p, step) == 1 {
+            children += 1;
+        }
+    }
+    assert_eq!(children, 20, "every child's final profile");
 }
