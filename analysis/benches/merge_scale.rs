@@ -65,6 +65,8 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
         regions: Vec::new(),
         counters: Vec::new(),
         clock_sync: None,
+        user_events_lost: 0,
+        snapshot: false,
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: u64::from(10_000 + rank),
@@ -72,6 +74,8 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
             dropped_calls: 0,
             messages: Vec::new(),
             messages_dropped: 0,
+            user_events: Vec::new(),
+            user_events_dropped: 0,
             nodes: records,
         }],
     }

@@ -63,7 +63,7 @@ impl Communication {
 
 /// The region-id path of every node of a thread (parents precede their
 /// children; a parent that does not is treated as a root, as `merge` does).
-fn paths(nodes: &[regio_idf::rundir::NodeRecord]) -> Vec<Vec<u32>> {
+pub(crate) fn paths(nodes: &[regio_idf::rundir::NodeRecord]) -> Vec<Vec<u32>> {
     let mut out: Vec<Vec<u32>> = Vec::with_capacity(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
         let mut p = match n.parent {

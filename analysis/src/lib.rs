@@ -21,6 +21,7 @@ mod regions;
 pub mod render;
 pub mod score;
 mod units;
+mod user_events;
 
 pub use comm::{Communication, MatrixCell, NodeMessages, RankClock};
 pub use error::AnalysisError;
@@ -31,3 +32,4 @@ pub use merge::{
 pub use regions::RegionInfo;
 pub use render::{render, Format, FormatError};
 pub use units::human_ns;
+pub use user_events::{EventStat, UserEvents};

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::comm::Communication;
 use crate::regions::{RegionInfo, RegionTable};
+use crate::user_events::UserEvents;
 use crate::RunDir;
 
 /// The merged DRG of one run, with what the header of a report shows.
@@ -48,6 +49,8 @@ pub struct Report {
     pub counters: Vec<CounterInfo>,
     /// MPI messages per node and peer, the rank matrix, clock offsets.
     pub comm: Communication,
+    /// User events (`regio_event`) per node and name.
+    pub user_events: UserEvents,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -651,6 +654,7 @@ pub fn merge(run: &RunDir) -> Report {
     Report {
         mpi,
         comm: crate::comm::communication(run),
+        user_events: crate::user_events::user_events(run),
         counters: run_counters(&run.profiles),
         run_dir: run.path.clone(),
         command: run

@@ -88,6 +88,14 @@ fn probe(c: &mut Criterion) {
         })
     });
 
+    // A user event on an open node: count/min/max/sum of (node, name) in
+    // the thread's table (the name's id found by hash, no lock).
+    regio::enter(1);
+    g.bench_function("regio_event", |b| {
+        b.iter(|| regio::event(black_box("residual"), black_box(1.5)))
+    });
+    regio::exit(1);
+
     // What instrumented C and Fortran pay is not measured here: these
     // calls inline into the bench (objdump shows no call), so they time the
     // Rust path again. scripts/bench_c_probe.sh builds real C and Fortran
@@ -177,6 +185,12 @@ fn probe_trace_mode(c: &mut Criterion) {
             regio::regio_exit(black_box(1));
         })
     });
+    // A user event: statistics plus a `user` record in the trace.
+    regio::enter(1);
+    g.bench_function("regio_event", |b| {
+        b.iter(|| regio::event(black_box("residual"), black_box(1.5)))
+    });
+    regio::exit(1);
     g.finish();
 }
 

@@ -81,6 +81,8 @@ fn threads_run(dir: &Path, threads: u32, wall_ns: u64) {
             dropped_calls: 0,
             messages: Vec::new(),
             messages_dropped: 0,
+            user_events: Vec::new(),
+            user_events_dropped: 0,
             nodes: vec![node.clone()],
         })
         .collect();

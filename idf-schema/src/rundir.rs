@@ -74,6 +74,15 @@ pub struct Profile {
     /// `MPI_Init` and before `MPI_Finalize` (absent without MPI).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_sync: Option<ClockSync>,
+    /// User events recorded nowhere: their name found the process's table
+    /// of names full, or their thread could not get a statistics table.
+    #[serde(default)]
+    pub user_events_lost: u64,
+    /// Written while the program ran (`REGIO_SNAPSHOT`), not at its end:
+    /// what a SIGKILL leaves. `reason` is then `snapshot` and `complete`
+    /// false. Absent (false) in the profile written at the end.
+    #[serde(default)]
+    pub snapshot: bool,
     pub threads: Vec<ThreadProfile>,
 }
 
@@ -176,6 +185,29 @@ pub struct ThreadProfile {
     /// Message records a full table could not hold.
     #[serde(default)]
     pub messages_dropped: u64,
+    /// User event statistics of this thread's nodes (`regio_event`); absent
+    /// when the thread recorded none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_events: Vec<UserEventRecord>,
+    /// User events of this thread not kept: its table of (node, name)
+    /// pairs was full, or the event interrupted a probe (signal handler).
+    #[serde(default)]
+    pub user_events_dropped: u64,
+}
+
+/// The values one user event name had on one DRG node of one thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserEventRecord {
+    /// The node's `id` in the thread's `nodes`; None: fired with no region
+    /// open.
+    pub node: Option<u32>,
+    pub name: String,
+    pub count: u64,
+    /// Smallest, largest value and their sum; None when not finite (NaN
+    /// or infinite: JSON has no such numbers).
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub sum: Option<f64>,
 }
 
 /// Messages of one DRG node of an MPI call with one peer.
@@ -296,6 +328,36 @@ mod tests {
         assert_eq!(p.threads[0].nodes[0].region, 3);
         assert_eq!(p.signal, Some(11));
         assert!(p.regions.is_empty());
+        assert!(p.threads[0].user_events.is_empty());
+        assert!(!p.snapshot);
+    }
+
+    #[test]
+    fn user_events_with_padded_floats_and_nulls_parse() {
+        let text = r#"{"format":"regio-profile","version":1,"mode":"profile","complete":false,
+          "reason":"snapshot","signal":null,"pid":42,"rank":0,"size":1,"host":"h",
+          "command":["./a"],"start_unix_ns":1,"duration_ns":5,
+          "clock":{"source":"tsc","ticks_per_second":2.5e9},"idf":null,
+          "user_events_lost":   3,"snapshot": true,
+          "threads":[{"thread":0,"os_tid":42,"finished":false,"nodes":[],
+            "user_events_dropped":  2,"user_events":[
+            {"node":      null,"name":"n","count":1,"min":      -2.5e-7,"max":  1.0,"sum":null}]}]}"#;
+        let p = Profile::from_json("p.json", text).unwrap();
+        assert!(p.snapshot);
+        assert_eq!(p.user_events_lost, 3);
+        let t = &p.threads[0];
+        assert_eq!(t.user_events_dropped, 2);
+        assert_eq!(
+            t.user_events,
+            vec![UserEventRecord {
+                node: None,
+                name: "n".into(),
+                count: 1,
+                min: Some(-2.5e-7),
+                max: Some(1.0),
+                sum: None,
+            }]
+        );
     }
 
     #[test]

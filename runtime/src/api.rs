@@ -138,31 +138,48 @@ pub fn mpi_abort_flush() {
 }
 
 /// A user event: `name` with `value` at this moment, on the calling
-/// thread (`REGIO_EVENTS` class `user`). In the trace a `user` record; at
-/// most 256 distinct names per process (later ones are not recorded).
+/// thread (`REGIO_EVENTS` class `user`). In the profile, count, min, max
+/// and sum per DRG node (the innermost open region) and name; in the trace
+/// a `user` record. At most 256 distinct names per process and 1024
+/// (node, name) pairs per thread: further events are counted as lost
+/// (`user_events_lost`, `user_events_dropped` in the profile).
 pub fn event(name: &str, value: f64) {
     event_bytes(name.as_bytes(), value);
 }
 
 pub(crate) fn event_bytes(name: &[u8], value: f64) {
+    use crate::user_events;
     if lifecycle::ensure_init_fast() != ON || !select::class_on(select::USER) {
         return;
     }
-    let Some(id) = crate::user_events::intern(name) else {
+    let t = registry::current_or_register();
+    let (Some(id), Some(table)) = (user_events::intern(name), user_events::mine(t as usize)) else {
+        user_events::note_lost();
         return;
     };
-    let text = crate::user_events::name(id).unwrap_or("");
-    let t = registry::current_or_register();
+    let text = user_events::name(id).unwrap_or("");
     // SAFETY: `t` is this thread's own, leaked state.
-    unsafe { (*t).record_user(id, text, value, &Ticks) };
+    unsafe { (*t).record_user(table, id, text, value, &Ticks) };
 }
 
-/// A user event (see [`event`]): `regio::event!("residual", r)`.
+/// A user event (see [`event`]): `regio::event!("residual", r)`; VALUE
+/// is anything `as f64` takes.
+#[cfg(not(feature = "off"))]
 #[macro_export]
 macro_rules! event {
     ($name:expr, $value:expr) => {
         $crate::event($name, ($value) as f64)
     };
+}
+
+/// With the `off` feature nothing is recorded; NAME and VALUE are still
+/// evaluated, once, as with the feature off.
+#[cfg(feature = "off")]
+#[macro_export]
+macro_rules! event {
+    ($name:expr, $value:expr) => {{
+        let _ = ($name, $value);
+    }};
 }
 
 /// Changes which region kinds and event classes are recorded from now on

@@ -32,6 +32,9 @@ pub struct Config {
     pub events: Option<String>,
     /// `REGIO_FILTER`: path and text of the run-time filter file.
     pub filter: Option<(String, String)>,
+    /// `REGIO_SNAPSHOT=SECONDS`: the profile is also written this often
+    /// while the program runs (milliseconds; 0: never).
+    pub snapshot_ms: u64,
     /// `REGIO_TEST_WRITE_PAUSE_MS` (tests only): the profile writer sleeps
     /// this long after creating its temporary file.
     pub test_write_pause_ms: u64,
@@ -146,6 +149,7 @@ pub fn load() -> Option<&'static Config> {
         trace_buffer: trace_buffer(env("REGIO_TRACE_BUFFER").as_deref()),
         events: std::env::var("REGIO_EVENTS").ok(),
         filter: filter_file(),
+        snapshot_ms: snapshot_ms(env("REGIO_SNAPSHOT").as_deref()),
         test_write_pause_ms: env("REGIO_TEST_WRITE_PAUSE_MS")
             .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse().ok())
             .unwrap_or(0),
@@ -182,6 +186,32 @@ fn filter_file() -> Option<(String, String)> {
                 e.raw_os_error(),
             );
             None
+        }
+    }
+}
+
+/// `REGIO_SNAPSHOT=SECONDS` (a decimal number, at least 0.01) in
+/// milliseconds; 0 (no snapshots) when unset, empty or `0`.
+fn snapshot_ms(v: Option<&[u8]>) -> u64 {
+    let Some(v) = v.filter(|v| !v.is_empty()) else {
+        return 0;
+    };
+    match std::str::from_utf8(v)
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+    {
+        Some(0.0) => 0,
+        Some(s) if s.is_finite() && s > 0.0 => ((s * 1000.0).round() as u64).max(10),
+        _ => {
+            warn(
+                &[
+                    b"REGIO_SNAPSHOT `",
+                    v,
+                    b"` is not a number of seconds; no snapshots",
+                ],
+                None,
+            );
+            0
         }
     }
 }

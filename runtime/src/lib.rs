@@ -72,6 +72,7 @@ mod region;
 mod registry;
 mod select;
 mod signals;
+mod snapshot;
 mod sys;
 mod teams;
 mod thread;

@@ -6,7 +6,8 @@
 //! both. Start-up happens on the first probe or API call: configuration
 //! (`config`), clock, counters, then the hooks that write the profile
 //! later: the exit hook (here), fatal signals (`signals`), fork
-//! (`fork`), and the peer marker of an MPI rank (`peers`). At exit the
+//! (`fork`), the peer marker of an MPI rank (`peers`), and the snapshot
+//! thread (`snapshot`, `REGIO_SNAPSHOT`). At exit the
 //! profile is written with termination signals deferred, then the peer
 //! marker is removed.
 
@@ -21,6 +22,7 @@ use crate::peers;
 use crate::profile::{self, Reason};
 use crate::select;
 use crate::signals;
+use crate::snapshot;
 use crate::trace;
 
 /// Not started yet.
@@ -101,6 +103,7 @@ fn start() -> u8 {
     signals::install();
     fork::install();
     peers::announce(cfg);
+    snapshot::start(cfg.snapshot_ms);
     ON
 }
 

@@ -29,6 +29,7 @@ use crate::region;
 use crate::registry;
 use crate::sys;
 use crate::thread::ThreadState;
+use crate::user_events;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -37,6 +38,35 @@ pub enum Reason {
     Signal(i32),
     /// Another rank of the job is about to call `MPI_Abort` (peers).
     PeerAbort,
+    /// `REGIO_SNAPSHOT`: written while the program runs (`snapshot`).
+    Snapshot,
+}
+
+// Snapshots (`REGIO_SNAPSHOT`): once a write at the end of the run has
+// begun (exit, fatal signal, MPI_Abort), no snapshot may replace it.
+static FINAL_BEGUN: AtomicBool = AtomicBool::new(false);
+
+/// In a forked child: the writer lock held by another thread of the
+/// parent (the snapshot thread, typically) has no holder any more; left
+/// set, the child's own write at exit would wait for it and give up.
+pub fn release_writer_in_child() {
+    if WRITER.load(Acquire) != sys::gettid() {
+        WRITER.store(0, Release);
+    }
+}
+
+/// Whether a write for `reason` may go ahead as far as snapshots are
+/// concerned: a snapshot only while no end-of-run write has begun; an
+/// end-of-run write first stops every later snapshot.
+fn snapshot_gate(reason: Reason) -> bool {
+    match reason {
+        Reason::Snapshot => !FINAL_BEGUN.load(Acquire),
+        Reason::Flush => true,
+        _ => {
+            FINAL_BEGUN.store(true, Release);
+            true
+        }
+    }
 }
 
 /// Static storage used only while holding the writer lock.
@@ -202,6 +232,9 @@ fn write_now(reason: Reason) -> bool {
     let Some(cfg) = config::config() else {
         return false;
     };
+    if !snapshot_gate(reason) {
+        return false;
+    }
     let me = sys::gettid();
     let t0 = clock::monotonic_ns();
     loop {
@@ -219,9 +252,15 @@ fn write_now(reason: Reason) -> bool {
             }
         }
     }
+    // Checked again under the lock: an end-of-run write that began while
+    // this snapshot waited for the lock has the last word.
+    if !snapshot_gate(reason) {
+        WRITER.store(0, Release);
+        return false;
+    }
     // SAFETY: we hold the writer lock, which owns the scratch buffers.
     let ok = unsafe { write_locked(cfg, reason) };
-    if reason != Reason::Flush {
+    if !matches!(reason, Reason::Flush | Reason::Snapshot) {
         // The end of the run: the traces after the profile, which matters
         // more when a signal leaves little time.
         write_traces();
@@ -246,7 +285,10 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
             (*me).pop_to(1, now);
         }
     }
-    let complete = !matches!(reason, Reason::Signal(_) | Reason::PeerAbort) && {
+    let complete = !matches!(
+        reason,
+        Reason::Signal(_) | Reason::PeerAbort | Reason::Snapshot
+    ) && {
         let mut others_open = false;
         let mut t = registry::head();
         while !t.is_null() {
@@ -380,9 +422,10 @@ unsafe fn emit(
         Reason::Flush => (b"flush", None),
         Reason::Signal(s) => (b"signal", Some(s)),
         Reason::PeerAbort => (b"abort", None),
+        Reason::Snapshot => (b"snapshot", None),
     };
     o.string(name);
-    o.pad(b"signal".len() - name.len());
+    o.pad(b"snapshot".len() - name.len());
     o.raw(b",\"signal\":");
     match signal {
         Some(s) => o.int(s as i64, WI32),
@@ -421,6 +464,9 @@ unsafe fn emit(
         o.raw(b"null");
     }
     emit_counter_list(o);
+    user_events::write_process(o);
+    o.raw(b",\"snapshot\":");
+    o.boolean(reason == Reason::Snapshot);
     // Descriptors of macro-defined Rust regions; C and Fortran regions live
     // in the IDF.
     o.raw(b",\"regions\":[");
@@ -608,6 +654,7 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
     }
     o.raw(b"]");
     mpi::write::thread_messages(o, t, cal);
+    user_events::write_thread(o, t as *const ThreadState as usize);
     o.raw(b"}");
 }
 

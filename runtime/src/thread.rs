@@ -201,18 +201,30 @@ impl ThreadState {
         }
     }
 
-    /// A user event `name` (id from `user_events`) with `value`, now: in the
-    /// trace (profile statistics per node: not yet kept).
+    /// A user event `name` (id from `user_events`) with `value`, now: in
+    /// the statistics of the current node (`table`, the thread's
+    /// `user_events` table) and in the trace. One that interrupted a probe
+    /// of this thread is counted as dropped.
     ///
     /// # Safety
     /// Only the owning thread may call this.
-    pub unsafe fn record_user<C: Clock>(&self, name: u32, text: &str, value: f64, clock: &C) {
-        if let Some(tb) = self.trace() {
-            if self.begin_probe() {
-                tb.user(clock.now(), name, text, value);
-                self.end_probe();
-            }
+    pub unsafe fn record_user<C: Clock>(
+        &self,
+        table: &crate::user_events::Table,
+        name: u32,
+        text: &str,
+        value: f64,
+        clock: &C,
+    ) {
+        if !self.begin_probe() {
+            table.note_dropped();
+            return;
         }
+        table.add((*self.top_node()).index, name, value);
+        if let Some(tb) = self.trace() {
+            tb.user(clock.now(), name, text, value);
+        }
+        self.end_probe();
     }
 
     /// The node of the innermost open frame (the hidden root if none).

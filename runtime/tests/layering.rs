@@ -58,6 +58,8 @@ const LAYERS: &[&str] = &[
     "profile",
     "signals",
     "peers",
+    // REGIO_SNAPSHOT: the thread that writes the profile while the program runs.
+    "snapshot",
     "lifecycle",
     "mpi::probes",
     // The entry points.

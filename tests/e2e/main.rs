@@ -22,5 +22,8 @@ mod overhead;
 mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
+mod snapshot;
 mod trace;
+mod trace_fortran;
+mod user_events;
 mod wrap;

@@ -146,6 +146,15 @@ fn traced_items_keep_output_and_count_exactly() {
     let workers = nodes_named(run, "worker");
     assert_eq!(workers.len(), 1);
     assert_eq!(workers[0]["threads"]["count"], threads);
+    // `regio::event!("worker_id", id)` in each worker: one node, three
+    // threads, values 0, 1, 2.
+    assert_eq!(
+        workers[0]["user_events"],
+        serde_json::json!([{"name": "worker_id", "count": threads, "min": 0.0,
+            "max": (threads - 1) as f64, "sum": 3.0, "mean": 1.0}]),
+        "{}",
+        workers[0]
+    );
     let worker_leaf: u64 = report::children(workers[0])
         .iter()
         .filter(|c| report::str_field(c, "name") == "leaf")

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use super::DEEP;
 use crate::merge::{visit, Node, ProcessSummary, Report, Visit};
 use crate::units::{human_ns, percent};
+use crate::user_events::value_text;
 
 use super::words::{
     by_rank, calls, counter_columns, counter_list, counter_value, mpi_percent, region_source,
@@ -102,6 +103,7 @@ fn run(out: &mut String, r: &Report, index: usize) {
     processes(out, r);
     drg(out, r);
     mpi(out, r);
+    user_events(out, r);
     out.push_str("</section>\n");
 }
 
@@ -380,6 +382,42 @@ fn mpi(out: &mut String, r: &Report) {
         );
     }
     out.push_str("</table>\n");
+}
+
+/// User events (`regio_event`) per node and name.
+fn user_events(out: &mut String, r: &Report) {
+    let u = &r.user_events;
+    if u.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h2>user events</h2>\n<p class=\"note\">per region path and name, over all threads and processes</p>\n",
+    );
+    let rows = crate::user_events::rows(r);
+    out.push_str(
+        "<table class=\"grid\">\n<tr><th>region</th><th>event</th><th class=\"num\">count</th><th class=\"num\">min</th>\
+<th class=\"num\">mean</th><th class=\"num\">max</th><th class=\"num\">sum</th></tr>\n",
+    );
+    for (path, list) in rows {
+        for e in list {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(&path),
+                escape(&e.name),
+                e.count,
+                value_text(e.min),
+                value_text(e.mean),
+                value_text(e.max),
+                value_text(e.sum)
+            );
+        }
+    }
+    out.push_str("</table>\n");
+    for note in crate::user_events::loss_notes(u) {
+        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(&note));
+    }
 }
 
 /// A duration for people, with the exact nanoseconds on hover.

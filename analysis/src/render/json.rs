@@ -13,6 +13,7 @@ use crate::merge::{
     visit, Node, ProcessSummary, RankMpi, RankStat, RankSummary, Report, ThreadStat, ThreadSummary,
     Visit,
 };
+use crate::user_events::EventStat;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonReport {
@@ -50,7 +51,22 @@ pub struct JsonRun {
     /// rank's clock measurements against rank 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub communication: Option<JsonCommunication>,
+    /// User events (`regio_event`): those fired with no region open, and
+    /// the events not kept (absent when the run has none of either).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_events: Option<JsonUserEvents>,
     pub drg: Vec<JsonNode>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonUserEvents {
+    /// Events fired with no region open (the others are in their nodes).
+    pub outside_regions: Vec<EventStat>,
+    /// Not kept: a thread's (node, name) table was full, or the event
+    /// interrupted a probe.
+    pub dropped: u64,
+    /// Recorded nowhere: a process's name table was full.
+    pub lost: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -113,6 +129,11 @@ pub struct JsonNode {
     /// `direction` (`send`, `recv`, `collective`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<NodeMessages>,
+    /// User events fired while this node was the innermost open region:
+    /// per name `count`, `min`, `max`, `sum`, `mean` over threads and ranks
+    /// (null when some value was not finite).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_events: Vec<EventStat>,
     pub children: Vec<JsonNode>,
 }
 
@@ -176,9 +197,19 @@ impl JsonRun {
                 messages_dropped: r.comm.dropped,
                 clock_sync: r.comm.clocks.clone(),
             }),
+            user_events: json_user_events(r),
             drg: Vec::new(),
         }
     }
+}
+
+fn json_user_events(r: &Report) -> Option<JsonUserEvents> {
+    let u = &r.user_events;
+    (!u.is_empty()).then(|| JsonUserEvents {
+        outside_regions: u.per_node.get(&Vec::new()).cloned().unwrap_or_default(),
+        dropped: u.dropped,
+        lost: u.lost,
+    })
 }
 
 /// The DRG as JSON nodes. Iterative: a node is complete when it is left,
@@ -224,6 +255,12 @@ fn node_in(r: &Report, n: &Node, path: &[&Node]) -> JsonNode {
             json.messages = m.clone();
         }
     }
+    if !r.user_events.per_node.is_empty() {
+        let key: Vec<u32> = path.iter().map(|p| p.region).collect();
+        if let Some(e) = r.user_events.per_node.get(&key) {
+            json.user_events = e.clone();
+        }
+    }
     json
 }
 
@@ -255,6 +292,7 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
             wait_ns,
         }),
         messages: Vec::new(),
+        user_events: Vec::new(),
         children: Vec::new(),
     }
 }

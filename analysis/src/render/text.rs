@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use crate::merge::{Node, Report};
 use crate::units::{human_ns, percent};
+use crate::user_events::value_text;
 
 use super::DEEP;
 
@@ -27,8 +28,68 @@ pub(super) fn render(reports: &[Report]) -> String {
         tree(&mut out, r);
         mpi(&mut out, r);
         communication(&mut out, r);
+        user_events(&mut out, r);
     }
     out
+}
+
+/// User events (`regio_event`) per node and name, and what was not kept.
+fn user_events(out: &mut String, r: &Report) {
+    let u = &r.user_events;
+    if u.is_empty() {
+        return;
+    }
+    out.push_str(
+        "
+user events: per region path and name, over all threads and processes
+",
+    );
+    let mut rows: Vec<[String; 7]> =
+        vec![["region", "event", "count", "min", "mean", "max", "sum"].map(String::from)];
+    for (path, list) in crate::user_events::rows(r) {
+        for (i, e) in list.iter().enumerate() {
+            rows.push([
+                if i == 0 { path.clone() } else { String::new() },
+                e.name.clone(),
+                e.count.to_string(),
+                value_text(e.min),
+                value_text(e.mean),
+                value_text(e.max),
+                value_text(e.sum),
+            ]);
+        }
+    }
+    let mut widths = [0usize; 7];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    if rows.len() == 1 {
+        rows.clear(); // nothing kept: only the notes below
+    }
+    for row in &rows {
+        let mut line = String::new();
+        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = w.saturating_sub(cell.chars().count());
+            if i < 2 {
+                line.push_str(cell);
+                line.extend(std::iter::repeat_n(' ', pad));
+            } else {
+                line.extend(std::iter::repeat_n(' ', pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    for note in crate::user_events::loss_notes(u) {
+        out.push_str(&note);
+        out.push('\n');
+    }
 }
 
 /// Above this many ranks the matrix is listed cell by cell.

@@ -135,6 +135,9 @@ pub(crate) fn status(r: &Report) -> String {
 pub(crate) fn why_incomplete(reason: &str, signal: Option<i32>, who: &str) -> String {
     match signal {
         Some(sig) => format!("killed by signal {sig}{}{who}", signal_name(sig)),
+        None if reason == "snapshot" => format!(
+            "a snapshot (REGIO_SNAPSHOT) written while the program ran{who}; it wrote no final profile (killed, e.g. by SIGKILL?)"
+        ),
         None => format!("written by `{reason}`{who} while regions were open"),
     }
 }

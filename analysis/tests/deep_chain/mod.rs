@@ -80,6 +80,8 @@ pub fn write_chain(dir: &Path, depth: u32) {
         regions: Vec::new(),
         counters: Vec::new(),
         clock_sync: None,
+        user_events_lost: 0,
+        snapshot: false,
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: 4242,
@@ -87,6 +89,8 @@ pub fn write_chain(dir: &Path, depth: u32) {
             dropped_calls: 0,
             messages: Vec::new(),
             messages_dropped: 0,
+            user_events: Vec::new(),
+            user_events_dropped: 0,
             nodes,
         }],
     };

@@ -104,8 +104,10 @@ fn leaf(x: u64) -> u64 {
     x * 3
 }
 
+/// Also a user event per thread: values 0..THREADS merge into one node.
 #[regio::traced]
 fn worker(id: usize) -> u64 {
+    regio::event!("worker_id", id);
     (0..PER_THREAD).map(|k| leaf(k + id as u64)).sum()
 }
 
