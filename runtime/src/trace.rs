@@ -21,7 +21,7 @@
 //! `config::confirm_rank` the rank MPI confirmed.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::OnceLock;
 
 use regio_trace_format::{
@@ -66,6 +66,29 @@ pub fn init(bytes: usize, run_dir: &[u8], host: &[u8], rank: u32, size: u32, sta
         start_ticks: clock::ticks(),
         start_mono_ns: clock::monotonic_ns(),
     });
+}
+
+/// `REGIO_TEST_CLOCK_SKEW` on this rank (tests): ns added to the trace's
+/// start time, and the drift (ppm, as f64 bits) applied to its rate.
+static SKEW_NS: AtomicI64 = AtomicI64::new(0);
+static SKEW_PPM: AtomicU64 = AtomicU64::new(0);
+
+/// Skews this process's trace times as the test skew skews the clock the
+/// MPI synchronisation reads: `offset_ns + drift_ppm * (t - since_mono_ns)`
+/// added at CLOCK_MONOTONIC time `t`. Done through the files' start time
+/// and clock rate, so the probes pay nothing; call it before the first
+/// file is opened (at MPI_Init: files are opened when a buffer fills or at
+/// the end).
+pub fn skew_clock(offset_ns: i64, drift_ppm: f64, since_mono_ns: u64) {
+    let Some(s) = SETTINGS.get() else { return };
+    let elapsed = s.start_mono_ns as f64 - since_mono_ns as f64;
+    SKEW_NS.store(offset_ns + (elapsed * drift_ppm / 1e6) as i64, Relaxed);
+    SKEW_PPM.store(drift_ppm.to_bits(), Relaxed);
+}
+
+/// How much longer a skewed clock finds a span (1 without skew).
+fn skew_stretch() -> f64 {
+    1.0 + f64::from_bits(SKEW_PPM.load(Relaxed)) / 1e6
 }
 
 /// MPI confirmed this rank: files opened from now on carry it.
@@ -291,9 +314,9 @@ impl TraceBuf {
             pid: pid as u32,
             thread: self.location,
             os_tid: self.os_tid,
-            ticks_per_second: ticks_per_second(s),
+            ticks_per_second: ticks_per_second(s) / skew_stretch(),
             start_ticks: s.start_ticks,
-            start_unix_ns: s.start_unix_ns,
+            start_unix_ns: s.start_unix_ns.saturating_add_signed(SKEW_NS.load(Relaxed)),
             clock_source: clock::source_name(),
             host,
         };
@@ -346,7 +369,7 @@ impl TraceBuf {
         let mut b = Block::new(self.location, now);
         let rate = Event::ClockRate {
             span_ticks,
-            span_ns,
+            span_ns: (span_ns as f64 * skew_stretch()).round() as u64,
         };
         if ok && b.push(&mut tail, now, &rate).is_ok() {
             if let Ok(data) = b.finish(&mut tail) {

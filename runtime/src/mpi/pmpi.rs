@@ -39,6 +39,11 @@ pub struct Consts {
     pub status_size: usize,
     pub source_at: usize,
     pub tag_at: usize,
+    /// A request handle that stands for "already complete" and that the
+    /// library hands to many calls at once (Open MPI returns
+    /// `&ompi_request_empty` from an `MPI_Isend` it completed inline), so
+    /// it cannot name one message in flight; 0 when there is none.
+    pub shared_complete: u64,
 }
 
 static CONSTS: OnceLock<Option<Consts>> = OnceLock::new();
@@ -63,6 +68,7 @@ fn detect() -> Option<Consts> {
             status_size: 24,
             source_at: 0,
             tag_at: 4,
+            shared_complete: dynsym::find(c"ompi_request_empty").map_or(0, |a| a as u64),
         });
     }
     if dynsym::find(c"MPIR_Err_create_code").is_some() {
@@ -78,6 +84,7 @@ fn detect() -> Option<Consts> {
             status_size: 20,
             source_at: 8,
             tag_at: 12,
+            shared_complete: 0,
         });
     }
     None

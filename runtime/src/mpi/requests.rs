@@ -31,6 +31,8 @@ pub struct Posted {
     pub persistent: bool,
     /// World rank, or the wildcard.
     pub peer: i32,
+    /// The same as a rank in `comm` (for the trace).
+    pub comm_peer: i32,
     pub tag: i32,
     pub comm: u64,
     /// Posted size in bytes (a receive's buffer may be larger than what
@@ -151,6 +153,7 @@ mod tests {
             send: true,
             persistent,
             peer: 1,
+            comm_peer: 1,
             tag: 0,
             comm: 0,
             bytes: 8,

@@ -15,9 +15,13 @@
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
 
+use regio_trace_format::{Event, SyncPhase};
+
 use crate::clock;
 use crate::config::{self, ClockSkew};
 use crate::mpi::pmpi;
+use crate::registry;
+use crate::trace;
 
 /// Round trips per rank and measurement.
 pub const EXCHANGES: u32 = 16;
@@ -84,6 +88,11 @@ pub fn at_init() {
         return;
     };
     COMM.store(comm, Release);
+    // The trace reads the skewed clock too, so the exporter's correction
+    // has something to correct.
+    if let Some(s) = skew() {
+        trace::skew_clock(s.offset_ns, s.drift_ppm, clock::start_monotonic_ns());
+    }
     measure(comm, &AT_INIT);
 }
 
@@ -111,10 +120,13 @@ fn measure(comm: u64, into: &Measurement) {
                 }
             }
         }
-        store(into, local_ns(), 0, 0);
+        let at = clock::ticks();
+        store(into, local_ns(), 0, 0, at);
     } else {
-        let mut best: Option<(u64, i64, u64)> = None;
+        // (round trip, offset, local middle, tick at the middle)
+        let mut best: Option<(u64, i64, u64, u64)> = None;
         for _ in 0..EXCHANGES {
+            let k1 = clock::ticks();
             let t1 = local_ns();
             if !pmpi::send_u64(t1, 0, TAG, comm) {
                 return;
@@ -123,15 +135,16 @@ fn measure(comm: u64, into: &Measurement) {
                 return;
             };
             let t2 = local_ns();
+            let k2 = clock::ticks();
             let rtt = t2.saturating_sub(t1);
             let mid = t1 + rtt / 2;
             let offset = t0 as i64 - mid as i64;
-            if best.is_none_or(|(r, _, _)| rtt < r) {
-                best = Some((rtt, offset, mid));
+            if best.is_none_or(|(r, ..)| rtt < r) {
+                best = Some((rtt, offset, mid, k1 + k2.saturating_sub(k1) / 2));
             }
         }
-        if let Some((rtt, offset, mid)) = best {
-            store(into, mid, offset, rtt);
+        if let Some((rtt, offset, mid, at)) = best {
+            store(into, mid, offset, rtt, at);
         }
     }
     // Leave together, so no rank's next measured region starts while
@@ -139,12 +152,30 @@ fn measure(comm: u64, into: &Measurement) {
     pmpi::barrier(comm);
 }
 
-fn store(into: &Measurement, local: u64, offset: i64, rtt: u64) {
+/// Keeps a measurement for the profile and records it in the calling
+/// thread's trace at tick `at` (the middle of the kept exchange), with the
+/// local clock reading there, so the exporter relates the two clocks.
+fn store(into: &Measurement, local: u64, offset: i64, rtt: u64, at: u64) {
     into.local_ns.store(local, Relaxed);
     into.offset_ns.store(offset, Relaxed);
     into.round_trip_ns.store(rtt, Relaxed);
     into.done.store(true, Release);
-    // A trace writer records a sync event here: trace::record_sync(...)
+    let phase = if std::ptr::eq(into, &AT_FINALIZE) {
+        SyncPhase::Finalize
+    } else {
+        SyncPhase::Init
+    };
+    let t = registry::current();
+    if !t.is_null() {
+        let e = Event::ClockSync {
+            phase,
+            offset_ns: offset,
+            round_trip_ns: rtt,
+            local_ns: Some(local),
+        };
+        // SAFETY: this thread's own state; not inside another probe.
+        unsafe { (*t).record_event(at, &e) };
+    }
 }
 
 #[cfg(test)]
