@@ -23,4 +23,5 @@ mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
 mod trace;
+mod trace_mpi;
 mod wrap;

@@ -458,6 +458,7 @@ fn build(
             os_tid: h.os_tid,
             host: h.host.clone(),
             ticks_per_second: f.trace.ticks_per_second(),
+            clock_uncertainty_ns: clock.uncertainty_ns(),
             // Times are set once the run's earliest event is known.
             events: events
                 .into_iter()

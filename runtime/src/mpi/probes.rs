@@ -16,7 +16,7 @@ use crate::clock;
 use crate::lifecycle::{MODE, ON};
 use crate::mpi::events::{self, Message, Post, Request};
 use crate::mpi::pmpi::{self, Abi, Consts};
-use crate::mpi::requests::{self, Posted};
+use crate::mpi::requests::{self, PostOutcome, Posted};
 use crate::mpi::stats::{Direction, ANY_SOURCE, NO_ROOT};
 use crate::mpi::world;
 use crate::registry;
@@ -252,16 +252,20 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
     );
     // A request the library completed at once under a shared handle, or
     // no room to follow it: count the message here.
-    if posted.request == c.shared_complete || !requests::mine().post(posted) {
-        record(
-            t,
-            node,
-            &posted,
-            None,
-            now,
-            start,
-            now.saturating_sub(start),
-        );
+    let ticks = now.saturating_sub(start);
+    if posted.request == c.shared_complete {
+        record(t, node, &posted, None, now, start, ticks);
+        return;
+    }
+    match requests::mine().post(posted) {
+        PostOutcome::Followed => {}
+        PostOutcome::Full | PostOutcome::Shared(None) => {
+            record(t, node, &posted, None, now, start, ticks)
+        }
+        PostOutcome::Shared(Some(before)) => {
+            record(t, node, &before, None, now, start, 0);
+            record(t, node, &posted, None, now, start, ticks);
+        }
     }
 }
 
