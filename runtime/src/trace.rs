@@ -131,6 +131,12 @@ pub struct TraceBuf {
     /// User event names (`user_events` ids) already defined in this file
     /// by a `string` record; the owner's only.
     names: UnsafeCell<[u64; NAME_WORDS]>,
+    /// An OpenMP join span the owner entered at the end of a team it did
+    /// not fork: its region + 1 (0: none) and enter tick, written by the
+    /// owner; the join tick (0: not yet), written by the team's master.
+    join_region: AtomicU64,
+    join_enter: AtomicU64,
+    join_tick: AtomicU64,
 }
 
 const NAME_WORDS: usize = crate::user_events::MAX_NAMES.div_ceil(64);
@@ -176,6 +182,9 @@ impl TraceBuf {
             os_tid,
             dropped: AtomicU64::new(0),
             names: UnsafeCell::new([0; NAME_WORDS]),
+            join_region: AtomicU64::new(0),
+            join_enter: AtomicU64::new(0),
+            join_tick: AtomicU64::new(0),
         })))
     }
 
@@ -205,6 +214,51 @@ impl TraceBuf {
     #[inline]
     pub unsafe fn event(&self, ticks: u64, event: &Event) {
         self.put(ticks, |b, buf| b.push(buf, ticks, event));
+    }
+
+    /// Enters the join span `region` at `ticks`, at the end of a team
+    /// this thread did not fork: its exit is at the join tick, which the
+    /// master gives [`TraceBuf::join_done`]; the owner writes it with
+    /// [`TraceBuf::close_join`] before its next team, or the end-of-run
+    /// writer does.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    pub unsafe fn open_join(&self, ticks: u64, region: u32) {
+        self.close_join(ticks);
+        self.enter(ticks, region);
+        self.join_tick.store(0, Relaxed);
+        self.join_enter.store(ticks, Relaxed);
+        self.join_region.store(u64::from(region) + 1, Release);
+    }
+
+    /// The master of the team joined at `ticks` (any thread may call it).
+    pub fn join_done(&self, ticks: u64) {
+        self.join_tick.store(ticks, Release);
+    }
+
+    /// Writes the exit of an open join span: at the join tick if the
+    /// master gave it (and it is not older than the span), else at `now`.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    pub unsafe fn close_join(&self, now: u64) {
+        let Some((region, tick)) = self.open_join_span() else {
+            return;
+        };
+        self.join_region.store(0, Relaxed);
+        self.exit(tick.unwrap_or(now), region);
+    }
+
+    /// The open join span: region and, once known, its exit tick.
+    fn open_join_span(&self) -> Option<(u32, Option<u64>)> {
+        let r = self.join_region.load(Acquire);
+        if r == 0 {
+            return None;
+        }
+        let tick = self.join_tick.load(Acquire);
+        let known = tick != 0 && tick >= self.join_enter.load(Relaxed);
+        Some(((r - 1) as u32, known.then_some(tick)))
     }
 
     /// A user event: name id `name` (defined in the file first), `value`.
@@ -364,9 +418,14 @@ impl TraceBuf {
                 ok = write_or_warn(fd, &h) && write_or_warn(fd, payload);
             }
         }
-        // The exact clock rate, in a block of its own after the events.
+        // The exact clock rate, in a block of its own after the events,
+        // preceded by the exit of a join span the owner could not close.
         let mut tail = [0u8; 128];
-        let mut b = Block::new(self.location, now);
+        let join = self.open_join_span().and_then(|(r, t)| Some((r, t?)));
+        let mut b = Block::new(self.location, join.map_or(now, |(_, t)| t.min(now)));
+        if let Some((region, tick)) = join {
+            let _ = b.exit(&mut tail, tick, region);
+        }
         let rate = Event::ClockRate {
             span_ticks,
             span_ns: (span_ns as f64 * skew_stretch()).round() as u64,
@@ -397,6 +456,7 @@ impl TraceBuf {
         self.writing.store(false, Release);
         // The child's file defines its names anew.
         *self.names.get() = [0; NAME_WORDS];
+        self.join_region.store(0, Relaxed);
     }
 }
 
