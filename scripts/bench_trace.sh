@@ -19,7 +19,7 @@
 set -eu
 REPEAT=${1:-5}
 STEPS=${2:-4000}
-REPS=${3:-300}
+REPS=${3:-30}
 BUFFER=${BUFFER:-256K}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 INSTRUMENT=${INSTRUMENT:-$ROOT/target/release/instrument}
