@@ -151,6 +151,7 @@ fn sync(phase: SyncPhase, clock: Clock, t: f64) -> Event {
         phase,
         offset_ns: clock.offset(us(t)),
         round_trip_ns: 500,
+        local_ns: None,
     }
 }
 

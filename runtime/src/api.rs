@@ -205,22 +205,10 @@ pub fn set_events(list: &str) -> Result<(), String> {
 /// These events carry no heap data, so recording them neither allocates
 /// nor locks; `Event::String`/`Comm` do and belong to cold paths.
 pub fn trace_event(ticks: u64, event: &regio_trace_format::Event) {
-    use regio_trace_format::Event::*;
     if MODE.load(Relaxed) != ON {
         return;
     }
-    let message = matches!(
-        event,
-        MpiSend { .. }
-            | MpiRecv { .. }
-            | MpiIsend { .. }
-            | MpiIsendComplete { .. }
-            | MpiIrecvRequest { .. }
-            | MpiIrecv { .. }
-            | MpiCollectiveBegin
-            | MpiCollectiveEnd { .. }
-    );
-    if message && !select::class_on(select::MESSAGES) {
+    if crate::mpi::events::is_message(event) && !select::class_on(select::MESSAGES) {
         return;
     }
     let t = registry::current();

@@ -11,6 +11,7 @@ use crate::dynsym::{find, Lazy};
 use crate::idf;
 use crate::lifecycle::{self, DEAD, MODE, ON};
 use crate::mpi;
+use crate::mpi::probes::MsgArgs;
 use crate::omp;
 use crate::registry;
 use crate::teams;
@@ -427,7 +428,16 @@ pub unsafe extern "C" fn regio_mpi_msg(
     datatype: u64,
     status: *const c_void,
 ) {
-    mpi::probes::message(id, kind, peer, tag, comm, count, datatype, status);
+    let a = MsgArgs {
+        id,
+        kind,
+        peer,
+        tag,
+        comm,
+        count,
+        datatype,
+    };
+    mpi::probes::message(&a, status);
 }
 
 /// After a call that posted a non-blocking message (`kind` as for
@@ -448,7 +458,16 @@ pub unsafe extern "C" fn regio_mpi_post(
     datatype: u64,
     request: u64,
 ) {
-    mpi::probes::post(id, kind, peer, tag, comm, count, datatype, request);
+    let a = MsgArgs {
+        id,
+        kind,
+        peer,
+        tag,
+        comm,
+        count,
+        datatype,
+    };
+    mpi::probes::post(&a, request);
 }
 
 /// Before an MPI_Wait*/MPI_Test* call: its `n` requests of `elem` bytes.
@@ -503,19 +522,9 @@ pub unsafe extern "C" fn regio_mpi_msg_(
     count: *const i32,
     datatype: *const i32,
 ) {
-    let Some((comm, datatype)) = fortran_handles(comm, datatype) else {
-        return;
-    };
-    mpi::probes::message(
-        *id as u32,
-        *kind,
-        *peer,
-        *tag,
-        comm,
-        i64::from(*count),
-        datatype,
-        std::ptr::null(),
-    );
+    if let Some(a) = MsgArgs::fortran(id, kind, peer, tag, comm, count, datatype) {
+        mpi::probes::message(&a, std::ptr::null());
+    }
 }
 
 /// Fortran `call regio_mpi_post(id, kind, peer, tag, comm, count,
@@ -535,19 +544,9 @@ pub unsafe extern "C" fn regio_mpi_post_(
     datatype: *const i32,
     request: *const i32,
 ) {
-    let Some((comm, datatype)) = fortran_handles(comm, datatype) else {
-        return;
-    };
-    mpi::probes::post(
-        *id as u32,
-        *kind,
-        *peer,
-        *tag,
-        comm,
-        i64::from(*count),
-        datatype,
-        u64::from(*request as u32),
-    );
+    if let Some(a) = MsgArgs::fortran(id, kind, peer, tag, comm, count, datatype) {
+        mpi::probes::post(&a, u64::from(*request as u32));
+    }
 }
 
 /// Fortran `call regio_mpi_reqs(n, requests)`: before a Wait/Test call,
@@ -579,11 +578,6 @@ pub unsafe extern "C" fn regio_mpi_done_(
         *all,
         std::ptr::null(),
     );
-}
-
-/// C handles of a Fortran communicator and datatype.
-unsafe fn fortran_handles(comm: *const i32, datatype: *const i32) -> Option<(u64, u64)> {
-    Some((mpi::pmpi::comm_f2c(*comm)?, mpi::pmpi::type_f2c(*datatype)?))
 }
 
 /// Before `MPI_Finalize`: the second clock measurement (`mpi::sync`).

@@ -21,7 +21,7 @@
 //! `config::confirm_rank` the rank MPI confirmed.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::OnceLock;
 
 use regio_trace_format::{
@@ -68,6 +68,29 @@ pub fn init(bytes: usize, run_dir: &[u8], host: &[u8], rank: u32, size: u32, sta
     });
 }
 
+/// `REGIO_TEST_CLOCK_SKEW` on this rank (tests): ns added to the trace's
+/// start time, and the drift (ppm, as f64 bits) applied to its rate.
+static SKEW_NS: AtomicI64 = AtomicI64::new(0);
+static SKEW_PPM: AtomicU64 = AtomicU64::new(0);
+
+/// Skews this process's trace times as the test skew skews the clock the
+/// MPI synchronisation reads: `offset_ns + drift_ppm * (t - since_mono_ns)`
+/// added at CLOCK_MONOTONIC time `t`. Done through the files' start time
+/// and clock rate, so the probes pay nothing; call it before the first
+/// file is opened (at MPI_Init: files are opened when a buffer fills or at
+/// the end).
+pub fn skew_clock(offset_ns: i64, drift_ppm: f64, since_mono_ns: u64) {
+    let Some(s) = SETTINGS.get() else { return };
+    let elapsed = s.start_mono_ns as f64 - since_mono_ns as f64;
+    SKEW_NS.store(offset_ns + (elapsed * drift_ppm / 1e6) as i64, Relaxed);
+    SKEW_PPM.store(drift_ppm.to_bits(), Relaxed);
+}
+
+/// How much longer a skewed clock finds a span (1 without skew).
+fn skew_stretch() -> f64 {
+    1.0 + f64::from_bits(SKEW_PPM.load(Relaxed)) / 1e6
+}
+
 /// MPI confirmed this rank: files opened from now on carry it.
 pub fn set_rank(rank: u32, size: u32) {
     RANK.store(u64::from(rank) << 32 | u64::from(size), Release);
@@ -108,6 +131,12 @@ pub struct TraceBuf {
     /// User event names (`user_events` ids) already defined in this file
     /// by a `string` record; the owner's only.
     names: UnsafeCell<[u64; NAME_WORDS]>,
+    /// An OpenMP join span the owner entered at the end of a team it did
+    /// not fork: its region + 1 (0: none) and enter tick, written by the
+    /// owner; the join tick (0: not yet), written by the team's master.
+    join_region: AtomicU64,
+    join_enter: AtomicU64,
+    join_tick: AtomicU64,
 }
 
 const NAME_WORDS: usize = crate::user_events::MAX_NAMES.div_ceil(64);
@@ -153,6 +182,9 @@ impl TraceBuf {
             os_tid,
             dropped: AtomicU64::new(0),
             names: UnsafeCell::new([0; NAME_WORDS]),
+            join_region: AtomicU64::new(0),
+            join_enter: AtomicU64::new(0),
+            join_tick: AtomicU64::new(0),
         })))
     }
 
@@ -182,6 +214,51 @@ impl TraceBuf {
     #[inline]
     pub unsafe fn event(&self, ticks: u64, event: &Event) {
         self.put(ticks, |b, buf| b.push(buf, ticks, event));
+    }
+
+    /// Enters the join span `region` at `ticks`, at the end of a team
+    /// this thread did not fork: its exit is at the join tick, which the
+    /// master gives [`TraceBuf::join_done`]; the owner writes it with
+    /// [`TraceBuf::close_join`] before its next team, or the end-of-run
+    /// writer does.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    pub unsafe fn open_join(&self, ticks: u64, region: u32) {
+        self.close_join(ticks);
+        self.enter(ticks, region);
+        self.join_tick.store(0, Relaxed);
+        self.join_enter.store(ticks, Relaxed);
+        self.join_region.store(u64::from(region) + 1, Release);
+    }
+
+    /// The master of the team joined at `ticks` (any thread may call it).
+    pub fn join_done(&self, ticks: u64) {
+        self.join_tick.store(ticks, Release);
+    }
+
+    /// Writes the exit of an open join span: at the join tick if the
+    /// master gave it (and it is not older than the span), else at `now`.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    pub unsafe fn close_join(&self, now: u64) {
+        let Some((region, tick)) = self.open_join_span() else {
+            return;
+        };
+        self.join_region.store(0, Relaxed);
+        self.exit(tick.unwrap_or(now), region);
+    }
+
+    /// The open join span: region and, once known, its exit tick.
+    fn open_join_span(&self) -> Option<(u32, Option<u64>)> {
+        let r = self.join_region.load(Acquire);
+        if r == 0 {
+            return None;
+        }
+        let tick = self.join_tick.load(Acquire);
+        let known = tick != 0 && tick >= self.join_enter.load(Relaxed);
+        Some(((r - 1) as u32, known.then_some(tick)))
     }
 
     /// A user event: name id `name` (defined in the file first), `value`.
@@ -291,9 +368,9 @@ impl TraceBuf {
             pid: pid as u32,
             thread: self.location,
             os_tid: self.os_tid,
-            ticks_per_second: ticks_per_second(s),
+            ticks_per_second: ticks_per_second(s) / skew_stretch(),
             start_ticks: s.start_ticks,
-            start_unix_ns: s.start_unix_ns,
+            start_unix_ns: s.start_unix_ns.saturating_add_signed(SKEW_NS.load(Relaxed)),
             clock_source: clock::source_name(),
             host,
         };
@@ -341,12 +418,17 @@ impl TraceBuf {
                 ok = write_or_warn(fd, &h) && write_or_warn(fd, payload);
             }
         }
-        // The exact clock rate, in a block of its own after the events.
+        // The exact clock rate, in a block of its own after the events,
+        // preceded by the exit of a join span the owner could not close.
         let mut tail = [0u8; 128];
-        let mut b = Block::new(self.location, now);
+        let join = self.open_join_span().and_then(|(r, t)| Some((r, t?)));
+        let mut b = Block::new(self.location, join.map_or(now, |(_, t)| t.min(now)));
+        if let Some((region, tick)) = join {
+            let _ = b.exit(&mut tail, tick, region);
+        }
         let rate = Event::ClockRate {
             span_ticks,
-            span_ns,
+            span_ns: (span_ns as f64 * skew_stretch()).round() as u64,
         };
         if ok && b.push(&mut tail, now, &rate).is_ok() {
             if let Ok(data) = b.finish(&mut tail) {
@@ -374,6 +456,7 @@ impl TraceBuf {
         self.writing.store(false, Release);
         // The child's file defines its names anew.
         *self.names.get() = [0; NAME_WORDS];
+        self.join_region.store(0, Relaxed);
     }
 }
 

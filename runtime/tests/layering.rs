@@ -47,9 +47,10 @@ const LAYERS: &[&str] = &[
     // MPI: the library's ABI, the communication record, ranks, requests.
     "mpi::pmpi",
     "mpi::stats",
-    "mpi::events",
     "mpi::world",
     "mpi::requests",
+    "mpi::comms",
+    "mpi::events",
     // Configuration, writing, and the hooks that write.
     "config",
     "mpi::sync",

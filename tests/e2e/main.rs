@@ -25,5 +25,6 @@ mod rust_traced;
 mod snapshot;
 mod trace;
 mod trace_fortran;
+mod trace_mpi;
 mod user_events;
 mod wrap;

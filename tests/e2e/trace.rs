@@ -5,8 +5,9 @@
 //!
 //! - Every region's enter records, summed over threads, equal the
 //!   profile's calls of that region (the trace and the profile are built
-//!   by the same probes), except the OpenMP join regions, whose calls the
-//!   master records in the profile for the whole team after the fact.
+//!   by the same probes), the OpenMP join regions too: the master records
+//!   their calls in the profile for the whole team after the fact, and
+//!   each team thread writes its own join span into its trace.
 //! - Per thread, every exit closes the innermost open enter of the same
 //!   region, and no thread ends with a region open.
 //! - A run-time mask change (`regio_set_events`) is a `mask` record and
@@ -165,15 +166,17 @@ fn profile_calls(run_dir: &Path) -> (BTreeMap<u32, u64>, BTreeMap<u32, String>) 
     (calls, kinds)
 }
 
-/// Enter records equal profile calls, region by region (join regions
-/// excepted, see the module comment).
-fn assert_counts_match(run_dir: &Path, files: &BTreeMap<String, TraceFile>) {
+/// Enter records equal profile calls, region by region (the join regions
+/// too: every team thread's join wait is a span in its own trace). Returns
+/// the regions of kind `omp_join` with their calls.
+fn assert_counts_match(run_dir: &Path, files: &BTreeMap<String, TraceFile>) -> BTreeMap<u32, u64> {
     let (calls, kinds) = profile_calls(run_dir);
     let enters = enters(files);
     let mut problems = Vec::new();
+    let mut joins = BTreeMap::new();
     for (region, &c) in &calls {
         if kinds.get(region).map(String::as_str) == Some("omp_join") {
-            continue;
+            joins.insert(*region, c);
         }
         let e = enters.get(region).copied().unwrap_or(0);
         if e != c {
@@ -188,6 +191,7 @@ fn assert_counts_match(run_dir: &Path, files: &BTreeMap<String, TraceFile>) {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    joins
 }
 
 /// `instrument export --format perfetto`: the JSON's begin events.
@@ -255,7 +259,7 @@ fn c_program_trace_matches_its_profile() {
         "several whole blocks (64K buffer): {f:?}"
     );
     assert_eq!(nesting_problems(&files), Vec::<String>::new());
-    assert_counts_match(&run_dir, &files);
+    let _ = assert_counts_match(&run_dir, &files);
     let leaf = enters(&files).into_values().max().unwrap_or(0);
     assert_eq!(leaf, 30010, "leaf: 30000 + 10 calls, 100 masked");
     let masks: Vec<u64> = files
@@ -311,7 +315,23 @@ fn openmp_trace_has_teams_and_matches_its_profile() {
     let files = traces(&run_dir);
     assert_eq!(files.len(), 3, "one file per thread: {:?}", files.keys());
     assert_eq!(nesting_problems(&files), Vec::<String>::new());
-    assert_counts_match(&run_dir, &files);
+    let joins = assert_counts_match(&run_dir, &files);
+    // The members' join waits are in their own traces: every thread's
+    // file has as many join spans as teams it ended.
+    assert!(!joins.is_empty(), "no omp_join region in the profile");
+    for (name, f) in &files {
+        let spans = f
+            .records
+            .iter()
+            .filter(|r| matches!(r.event, Event::Enter { region } if joins.contains_key(&region)))
+            .count();
+        let ended = f
+            .records
+            .iter()
+            .filter(|r| matches!(r.event, Event::OmpTeamEnd { .. }))
+            .count();
+        assert_eq!(spans, ended, "{name}: join spans vs teams ended");
+    }
     let count = |want: fn(&Event) -> bool| {
         files
             .values()
@@ -360,7 +380,7 @@ fn run_time_filter_and_event_list_apply_to_profile_and_trace() {
     let r = run(traced(&exe, &run_dir).env("REGIO_FILTER", &filter));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
     let files = traces(&run_dir);
-    assert_counts_match(&run_dir, &files);
+    let _ = assert_counts_match(&run_dir, &files);
     let (calls, _) = profile_calls(&run_dir);
     assert_eq!(calls.len(), 2, "main and mid only: {calls:?}");
     assert!(calls.values().any(|&c| c == 3000), "mid: {calls:?}");
@@ -371,7 +391,7 @@ fn run_time_filter_and_event_list_apply_to_profile_and_trace() {
     let (calls, _) = profile_calls(&run_dir);
     // The program itself turns everything back on for its last 10 calls.
     assert_eq!(calls.values().sum::<u64>(), 10, "{calls:?}");
-    assert_counts_match(&run_dir, &traces(&run_dir));
+    let _ = assert_counts_match(&run_dir, &traces(&run_dir));
 }
 
 #[test]

@@ -535,6 +535,8 @@ fn typed(t: &TypeDesc, values: &[Value]) -> Option<Result<Event, String>> {
                 phase: SyncPhase::from_u64(f.u64("phase")?),
                 offset_ns: f.i64("offset_ns")?,
                 round_trip_ns: f.u64("round_trip_ns")?,
+                // Added after the first version: absent (or 0) in older files.
+                local_ns: f.u64("local_ns").ok().filter(|&v| v != 0),
             },
             "clock_rate" => Event::ClockRate {
                 span_ticks: f.u64("span_ticks")?,

@@ -418,11 +418,17 @@ impl Block {
                 phase,
                 offset_ns,
                 round_trip_ns,
+                local_ns,
             } => self.record(
                 buf,
                 code::CLOCK_SYNC,
                 ticks,
-                &[U(phase.to_u64()), I(offset_ns), U(round_trip_ns)],
+                &[
+                    U(phase.to_u64()),
+                    I(offset_ns),
+                    U(round_trip_ns),
+                    U(local_ns.unwrap_or(0)),
+                ],
             ),
             Event::ClockRate {
                 span_ticks,

@@ -109,11 +109,16 @@ pub enum Event {
     },
     /// An offset measurement against rank 0's clock: rank 0's time minus
     /// this process's time, in ns, at this event's time, from the exchange
-    /// with the smallest round trip.
+    /// with the smallest round trip. Both times are read on the clock the
+    /// synchronisation uses (the runtime's: CLOCK_MONOTONIC); `local_ns`
+    /// is this process's reading of it at this event's time (None in files
+    /// that predate the field, whose offsets are taken as offsets of the
+    /// trace's own times), so a reader relates that clock to the trace's.
     ClockSync {
         phase: SyncPhase,
         offset_ns: i64,
         round_trip_ns: u64,
+        local_ns: Option<u64>,
     },
     /// The clock's rate as calibrated so far: `span_ticks` ticks took
     /// `span_ns` ns since start-up. The last one in a file holds for all
@@ -195,4 +200,8 @@ pub mod collective {
     pub const SCAN: u32 = 14;
     pub const EXSCAN: u32 = 15;
     pub const REDUCE_SCATTER_BLOCK: u32 = 16;
+    /// Not a number of OTF2's: the operation of the MPI call region open
+    /// at the record (a writer that knows no routine names, like the
+    /// runtime, leaves it to the reader).
+    pub const OF_REGION: u32 = u32::MAX;
 }

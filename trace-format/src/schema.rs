@@ -205,7 +205,12 @@ pub const EVENTS: &[EventDef] = &[
     EventDef {
         code: code::CLOCK_SYNC,
         name: "clock_sync",
-        fields: &[f("phase", U), f("offset_ns", I), f("round_trip_ns", U)],
+        fields: &[
+            f("phase", U),
+            f("offset_ns", I),
+            f("round_trip_ns", U),
+            f("local_ns", U),
+        ],
     },
     EventDef {
         code: code::CLOCK_RATE,

@@ -110,11 +110,13 @@ fn every_event() -> Vec<Event> {
             phase: SyncPhase::Init,
             offset_ns: -12_345,
             round_trip_ns: 900,
+            local_ns: Some(77_000_000_123),
         },
         Event::ClockSync {
             phase: SyncPhase::Finalize,
             offset_ns: 12_345,
             round_trip_ns: 800,
+            local_ns: None,
         },
         Event::ClockRate {
             span_ticks: 2_500_000_000,

@@ -11,6 +11,9 @@ use regio_trace_format::SyncPhase;
 pub struct ClockCorrection {
     /// (local time, offset) in ns, at most two points, in time order.
     points: Vec<(f64, f64)>,
+    /// Half the longest round trip of the measurements used: how far a
+    /// corrected time may be off (Cristian's bound).
+    uncertainty_ns: u64,
 }
 
 /// One offset measurement: local time (ns, any fixed origin) and offset.
@@ -25,7 +28,10 @@ pub struct Sync {
 impl ClockCorrection {
     /// No correction (rank 0, or a process without measurements).
     pub fn none() -> ClockCorrection {
-        ClockCorrection { points: Vec::new() }
+        ClockCorrection {
+            points: Vec::new(),
+            uncertainty_ns: 0,
+        }
     }
 
     /// From a process's measurements: per phase the one with the smallest
@@ -37,18 +43,28 @@ impl ClockCorrection {
                 .iter()
                 .filter(|s| s.phase == phase)
                 .min_by_key(|s| s.round_trip_ns)
-                .map(|s| (s.local_ns, s.offset_ns))
         };
-        let mut points: Vec<(f64, f64)> = [best(SyncPhase::Init), best(SyncPhase::Finalize)]
+        let used: Vec<&Sync> = [best(SyncPhase::Init), best(SyncPhase::Finalize)]
             .into_iter()
             .flatten()
             .collect();
+        let uncertainty_ns = used.iter().map(|s| s.round_trip_ns / 2).max().unwrap_or(0);
+        let mut points: Vec<(f64, f64)> = used.iter().map(|s| (s.local_ns, s.offset_ns)).collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         // Two measurements at the same instant give no drift.
         if points.len() == 2 && points[1].0 - points[0].0 < 1.0 {
             points.truncate(1);
         }
-        ClockCorrection { points }
+        ClockCorrection {
+            points,
+            uncertainty_ns,
+        }
+    }
+
+    /// How far a corrected time may be off rank 0's clock: half the
+    /// longest round trip of the measurements used (0 without any).
+    pub fn uncertainty_ns(&self) -> u64 {
+        self.uncertainty_ns
     }
 
     pub fn is_identity(&self) -> bool {
@@ -105,6 +121,7 @@ mod tests {
         assert_eq!(c.correct(0.5e9), 0.5e9 + 6_000.0);
         assert_eq!(c.correct(2e9), 2e9 + 21_000.0);
         assert!((c.drift_ppm() - 10.0).abs() < 1e-9);
+        assert_eq!(c.uncertainty_ns(), 25);
     }
 
     #[test]

@@ -32,6 +32,17 @@ pub struct Violation {
     pub message: usize,
     /// How long before the send the receive ended.
     pub early_ns: u64,
+    /// How far the two clocks may be off each other after correction
+    /// (the sum of both locations' uncertainty): a violation within it
+    /// may be the synchronisation's error rather than a wrong trace.
+    pub uncertainty_ns: u64,
+}
+
+impl Violation {
+    /// Earlier than the clocks' uncertainty explains.
+    pub fn beyond_uncertainty(&self) -> bool {
+        self.early_ns > self.uncertainty_ns
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -51,7 +62,7 @@ impl MessageCheck {
             .map(|v| {
                 let m = &self.messages[v.message];
                 format!(
-                    "message from rank {} to rank {} (tag {}, {}) received {} ns before it was sent: clocks not synchronised well enough",
+                    "message from rank {} to rank {} (tag {}, {}) received {} ns before it was sent (clock uncertainty {} ns): clocks not synchronised well enough",
                     m.from,
                     m.to,
                     m.tag,
@@ -59,7 +70,8 @@ impl MessageCheck {
                         .comms
                         .get(m.comm as usize)
                         .map_or("unknown communicator", |c| c.name.as_str()),
-                    v.early_ns
+                    v.early_ns,
+                    v.uncertainty_ns
                 )
             })
             .collect();
@@ -79,6 +91,7 @@ struct Side {
     at: (usize, usize),
     ns: u64,
     bytes: u64,
+    uncertainty_ns: u64,
 }
 
 pub fn match_messages(trace: &Trace) -> MessageCheck {
@@ -132,6 +145,7 @@ pub fn match_messages(trace: &Trace) -> MessageCheck {
                 at: (li, ei),
                 ns: e.ns,
                 bytes,
+                uncertainty_ns: loc.clock_uncertainty_ns,
             };
             if send {
                 sends
@@ -166,6 +180,7 @@ pub fn match_messages(trace: &Trace) -> MessageCheck {
                 check.violations.push(Violation {
                     message: check.messages.len(),
                     early_ns: send.ns - recv.ns,
+                    uncertainty_ns: send.uncertainty_ns + recv.uncertainty_ns,
                 });
             }
             check.messages.push(Message {

@@ -16,7 +16,7 @@ pub use clock::ClockCorrection;
 pub use messages::{match_messages, Message, MessageCheck, Violation};
 pub use model::{Comm, Location, Trace, TraceEvent};
 pub use perfetto::write_perfetto;
-pub use read::load_trace;
+pub use read::{load_trace, load_trace_with, Clocks};
 
 /// `instrument export --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,9 @@ pub struct ExportSummary {
     pub locations: usize,
     pub events: u64,
     pub messages: usize,
+    /// Messages whose receive ends before their send began, after clock
+    /// correction (each is also in `message_problems`).
+    pub violations: usize,
     /// Repairs, cut files, unsynchronised clocks.
     pub notes: Vec<String>,
     /// Receives before their sends and unmatched messages (warnings: the
@@ -70,6 +73,7 @@ pub fn export_run(
         locations: trace.locations.len(),
         events,
         messages: check.messages.len(),
+        violations: check.violations.len(),
         message_problems: check.describe(&trace),
         notes: trace.notes,
     })

@@ -47,6 +47,10 @@ pub struct Location {
     pub host: String,
     /// Clock rate of the thread's file (durations in events are in ticks).
     pub ticks_per_second: f64,
+    /// How far its times may be off rank 0's clock after correction (half
+    /// the longest round trip of the synchronisation used; 0 for rank 0
+    /// and for uncorrected times).
+    pub clock_uncertainty_ns: u64,
     /// In time order; `Enter`/`Exit` strictly nested and balanced. Message
     /// events carry run-wide communicator ids; `User` names index
     /// [`Trace::user_names`]. No `String` or `Comm` events are left.

@@ -116,6 +116,12 @@ pub fn write_perfetto(trace: &Trace, check: &MessageCheck, out: &mut dyn Write) 
                 | Event::Unknown { .. }
                 | Event::String { .. }
                 | Event::Comm { .. } => Value::Null,
+                Event::BufferFlush { duration, bytes } => {
+                    // The time the owner spent writing, also in ns.
+                    let ns = *duration as f64 * 1e9 / l.ticks_per_second;
+                    let args = json!({"duration_ticks": duration, "duration_ns": ns.round(), "bytes": bytes});
+                    instant(p, t, ts, name_of(&e.event), args)
+                }
                 other => instant(p, t, ts, name_of(other), describe(other, trace)),
             };
             if !v.is_null() {

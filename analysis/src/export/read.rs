@@ -7,7 +7,7 @@ use std::path::Path;
 
 use regio_idf::rundir::FIRST_DESCRIPTOR_ID;
 use regio_idf::{Idf, IDF_FILE_NAME};
-use regio_trace_format::{decode, parse_trace_file_name, Event, TraceFile};
+use regio_trace_format::{collective, decode, parse_trace_file_name, Event, TraceFile};
 
 use super::clock::{ClockCorrection, Sync};
 use super::model::{Comm, Location, RegionDef, Trace, TraceEvent};
@@ -19,6 +19,25 @@ use crate::{load_run, AnalysisError, RunDir};
 /// (`idf_override`, else the run's) and the profiles' descriptors; a run
 /// killed before it wrote a profile is read with the IDF alone.
 pub fn load_trace(dir: &Path, idf_override: Option<&Path>) -> Result<Trace, ExportError> {
+    load_trace_with(dir, idf_override, Clocks::Corrected)
+}
+
+/// Whether [`load_trace_with`] puts every process on rank 0's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clocks {
+    /// Offset and drift from the `clock_sync` records (what exports use).
+    Corrected,
+    /// Each process's own clock as recorded: shows what the correction
+    /// repairs (a receive that seems to end before its send began).
+    Local,
+}
+
+/// [`load_trace`] with the clock correction chosen.
+pub fn load_trace_with(
+    dir: &Path,
+    idf_override: Option<&Path>,
+    clocks: Clocks,
+) -> Result<Trace, ExportError> {
     let mut notes = Vec::new();
     let run = match load_run(dir, idf_override) {
         Ok(run) => run,
@@ -32,7 +51,7 @@ pub fn load_trace(dir: &Path, idf_override: Option<&Path>) -> Result<Trace, Expo
         Err(e) => return Err(e.into()),
     };
     let files = read_files(dir, &mut notes)?;
-    build(&run, files, notes)
+    build(&run, files, notes, clocks)
 }
 
 fn run_without_profiles(dir: &Path, idf_override: Option<&Path>) -> Result<RunDir, ExportError> {
@@ -200,7 +219,30 @@ impl Comms {
     }
 }
 
-fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace, ExportError> {
+/// Unix-ns trace time minus the synchronisation clock's reading `sync_ns`
+/// at `ticks` (kept in integers: both are near 2^60).
+fn sync_clock_gap(f: &File, ticks: u64, sync_ns: u64) -> i128 {
+    let since_start = (i128::from(ticks) - i128::from(f.trace.header.start_ticks)) as f64;
+    i128::from(start_unix_ns(&f.trace)) - i128::from(sync_ns)
+        + (since_start * 1e9 / f.rate).round() as i128
+}
+
+/// The gaps at the `clock_sync` records of `f` that carry `local_ns`.
+fn sync_clock_gaps(f: &File) -> impl Iterator<Item = i128> + '_ {
+    f.trace.records.iter().filter_map(move |r| match r.event {
+        Event::ClockSync {
+            local_ns: Some(l), ..
+        } => Some(sync_clock_gap(f, r.ticks, l)),
+        _ => None,
+    })
+}
+
+fn build(
+    run: &RunDir,
+    files: Vec<File>,
+    mut notes: Vec<String>,
+    mode: Clocks,
+) -> Result<Trace, ExportError> {
     let t0 = files
         .iter()
         .map(|f| start_unix_ns(&f.trace))
@@ -219,6 +261,13 @@ fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace
     for f in &files {
         by_process.entry((f.key.0, f.key.1)).or_default().push(f);
     }
+    // The offsets are measured on the synchronisation clock; the trace's
+    // times are Unix ns. Rank 0's gap between the two (its first record)
+    // turns an offset into one between trace times: o + gap0 - gap.
+    let gap0 = files
+        .iter()
+        .filter(|f| f.key.0 == 0)
+        .find_map(|f| sync_clock_gaps(f).next());
     let mut comms = Comms::new(size);
     let mut clocks = HashMap::new();
     let mut comm_maps = HashMap::new();
@@ -233,12 +282,21 @@ fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace
                         phase,
                         offset_ns,
                         round_trip_ns,
-                    } => syncs.push(Sync {
-                        phase: *phase,
-                        local_ns: local_ns(f, r.ticks, t0),
-                        offset_ns: *offset_ns as f64,
-                        round_trip_ns: *round_trip_ns,
-                    }),
+                        local_ns: sync_ns,
+                    } => {
+                        let t = local_ns(f, r.ticks, t0);
+                        // The gap of this process's clocks against rank 0's.
+                        let between = match (sync_ns, gap0) {
+                            (Some(l), Some(g0)) => (g0 - sync_clock_gap(f, r.ticks, *l)) as f64,
+                            _ => 0.0,
+                        };
+                        syncs.push(Sync {
+                            phase: *phase,
+                            local_ns: t,
+                            offset_ns: *offset_ns as f64 + between,
+                            round_trip_ns: *round_trip_ns,
+                        })
+                    }
                     Event::Comm {
                         comm,
                         name,
@@ -255,8 +313,11 @@ fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace
                 }
             }
         }
-        let clock = ClockCorrection::from_syncs(&syncs);
-        if clock.is_identity() && rank != 0 && size > 1 {
+        let clock = match mode {
+            Clocks::Corrected => ClockCorrection::from_syncs(&syncs),
+            Clocks::Local => ClockCorrection::none(),
+        };
+        if clock.is_identity() && rank != 0 && size > 1 && mode == Clocks::Corrected {
             notes.push(format!(
                 "rank {rank} (pid {pid}): no clock synchronisation records; its times are not corrected"
             ));
@@ -397,6 +458,7 @@ fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace
             os_tid: h.os_tid,
             host: h.host.clone(),
             ticks_per_second: f.trace.ticks_per_second(),
+            clock_uncertainty_ns: clock.uncertainty_ns(),
             // Times are set once the run's earliest event is known.
             events: events
                 .into_iter()
@@ -423,6 +485,13 @@ fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace
         }
         end_ns = end_ns.max(prev);
         let repaired = nest(&mut loc.events);
+        let unresolved = collective_ops(&mut loc.events, |id| regions_of_run.info(id).kind);
+        if unresolved > 0 {
+            notes.push(format!(
+                "rank {} thread {}: {unresolved} collective(s) outside a known MPI collective call, written as barriers",
+                loc.rank, loc.thread
+            ));
+        }
         if repaired.closed_at_end > 0 {
             notes.push(format!(
                 "rank {} thread {}: {} region(s) still open where the trace ends, closed at its last event",
@@ -465,6 +534,65 @@ fn build(run: &RunDir, files: Vec<File>, mut notes: Vec<String>) -> Result<Trace
         start_unix_ns: t0.saturating_add(min.round() as i64),
         end_ns,
         notes,
+    })
+}
+
+/// Gives each `mpi_collective_end` that leaves its operation to the
+/// reader (`collective::OF_REGION`, the runtime's) the operation of the
+/// MPI call region open around it; `kind` is a region's IDF kind. Returns
+/// how many had none (they become barriers: an operation without data).
+fn collective_ops(events: &mut [TraceEvent], kind: impl Fn(u32) -> String) -> usize {
+    let mut stack: Vec<u32> = Vec::new();
+    let mut unresolved = 0;
+    for e in events.iter_mut() {
+        match &mut e.event {
+            Event::Enter { region } => stack.push(*region),
+            Event::Exit { .. } => {
+                stack.pop();
+            }
+            Event::MpiCollectiveEnd { op, .. } if *op == collective::OF_REGION => {
+                *op = stack
+                    .last()
+                    .and_then(|&r| collective_of_kind(&kind(r)))
+                    .unwrap_or_else(|| {
+                        unresolved += 1;
+                        collective::BARRIER
+                    });
+            }
+            _ => {}
+        }
+    }
+    unresolved
+}
+
+/// OTF2's operation for an `mpi_*` region kind (neighbourhood collectives
+/// as the operation they generalise; non-blocking ones as the blocking).
+fn collective_of_kind(kind: &str) -> Option<u32> {
+    use collective::*;
+    let c = kind.strip_prefix("mpi_")?;
+    // `i` of a non-blocking call (no blocking collective starts with it;
+    // what is left of `mpi_init` and the like finds no operation below).
+    let c = c.strip_prefix('i').unwrap_or(c);
+    let c = c.strip_prefix("neighbor_").unwrap_or(c);
+    Some(match c {
+        "barrier" => BARRIER,
+        "bcast" => BCAST,
+        "gather" => GATHER,
+        "gatherv" => GATHERV,
+        "scatter" => SCATTER,
+        "scatterv" => SCATTERV,
+        "allgather" => ALLGATHER,
+        "allgatherv" => ALLGATHERV,
+        "alltoall" => ALLTOALL,
+        "alltoallv" => ALLTOALLV,
+        "alltoallw" => ALLTOALLW,
+        "allreduce" => ALLREDUCE,
+        "reduce" => REDUCE,
+        "reduce_scatter" => REDUCE_SCATTER,
+        "scan" => SCAN,
+        "exscan" => EXSCAN,
+        "reduce_scatter_block" => REDUCE_SCATTER_BLOCK,
+        _ => return None,
     })
 }
 
@@ -526,6 +654,57 @@ mod tests {
 
     fn ev(ns: u64, event: Event) -> TraceEvent {
         TraceEvent { ns, event }
+    }
+
+    #[test]
+    fn collectives_take_their_operation_from_the_enclosing_call() {
+        let end = |op| Event::MpiCollectiveEnd {
+            op,
+            comm: 0,
+            root: None,
+            sent: 8,
+            received: 8,
+        };
+        let mut events = vec![
+            ev(0, Event::Enter { region: 1 }),
+            ev(1, Event::Enter { region: 2 }),
+            ev(2, end(collective::OF_REGION)),
+            ev(3, Event::Exit { region: 2 }),
+            ev(4, Event::Enter { region: 3 }),
+            ev(5, end(collective::OF_REGION)),
+            ev(6, Event::Exit { region: 3 }),
+            ev(7, end(collective::OF_REGION)),
+            ev(8, end(collective::SCAN)),
+        ];
+        let kinds = |id: u32| match id {
+            2 => "mpi_allreduce".to_string(),
+            3 => "mpi_ibcast".to_string(),
+            _ => "function".to_string(),
+        };
+        assert_eq!(collective_ops(&mut events, kinds), 1);
+        let ops: Vec<u32> = events
+            .iter()
+            .filter_map(|e| match e.event {
+                Event::MpiCollectiveEnd { op, .. } => Some(op),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                collective::ALLREDUCE,
+                collective::BCAST,
+                collective::BARRIER,
+                collective::SCAN
+            ]
+        );
+        assert_eq!(collective_of_kind("mpi_init"), None);
+        assert_eq!(collective_of_kind("mpi_igather"), Some(collective::GATHER));
+        assert_eq!(collective_of_kind("mpi_iscan"), Some(collective::SCAN));
+        assert_eq!(
+            collective_of_kind("mpi_ineighbor_alltoall"),
+            Some(collective::ALLTOALL)
+        );
     }
 
     #[test]

@@ -1,26 +1,46 @@
 //! Where a measured MPI message or collective goes once its figures are
-//! known: the profile's communication record (`stats`) today. This is the
-//! one place a trace writer hooks in (see notes/handoff-h-mpistats.md):
-//! `message` is called on the thread that made the MPI call, from a probe
-//! (no lock, no allocation), with the world ranks resolved.
+//! known: the profile's communication record (`stats`) and, in
+//! `REGIO_MODE=trace`, the calling thread's trace. Called on the thread
+//! that made the MPI call, from a probe (no lock; no allocation except a
+//! communicator's definition the first time the process traces it), with
+//! the world ranks resolved.
+//!
+//! Trace records: a blocking send at the call's entry, a blocking receive
+//! at its end, a non-blocking send at the posting call (`mpi_isend`) and
+//! its completion in the Wait/Test (`mpi_isend_complete`), a non-blocking
+//! receive posted (`mpi_irecv_request`) and completed (`mpi_irecv`), a
+//! collective as `mpi_collective_begin` at the call's entry and
+//! `mpi_collective_end` at its end. A persistent request's message is
+//! recorded at each completion (the `Start` that sent it is not
+//! captured): its send and its posted receive at the completing call's
+//! entry. Message records are left out when `REGIO_EVENTS` does not
+//! select `messages`; clock-sync records never are.
 
+use regio_trace_format::{collective, Event};
+
+use crate::mpi::comms::{self, Id};
+use crate::mpi::pmpi;
 use crate::mpi::stats::{self, Direction};
+use crate::select;
 use crate::thread::ThreadState;
 
+/// Trace string ids of communicator names start here (user event names
+/// take the ids below `user_events::MAX_NAMES`).
+const COMM_NAME_BASE: u32 = 1 << 16;
+
 /// One completed message or collective, as the probes measured it.
-/// `region`, `tag`, `comm` and `start` are for the trace writer (the
-/// profile keeps per node and peer only).
+/// `tag`, `comm`, `comm_peer`, `request` and `start` are for the
+/// trace (the profile keeps per node and peer only).
 #[derive(Clone, Copy, Debug)]
-#[allow(dead_code)]
 pub struct Message {
     pub direction: Direction,
     /// Arena index of the DRG node of the MPI call that completed it.
     pub node: u32,
-    /// Region id of that call.
-    pub region: u32,
     /// World rank of the peer (the root for a collective), or
     /// `stats::ANY_SOURCE` / `stats::NO_ROOT`.
     pub peer: i32,
+    /// The same peer as a rank in `comm` (negative: none or unresolved).
+    pub comm_peer: i32,
     pub tag: i32,
     /// The communicator's C handle (see `pmpi`).
     pub comm: u64,
@@ -30,10 +50,202 @@ pub struct Message {
     pub ticks: u64,
     /// Tick at which the call was entered.
     pub start: u64,
+    /// Completed by a Wait/Test: the request (None: a blocking call).
+    pub request: Option<Request>,
 }
 
-/// Records `m` for the thread `owner` (the caller's own state).
-pub fn message(owner: *const ThreadState, m: &Message) {
+/// A request a completed message came through.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    pub handle: u64,
+    pub persistent: bool,
+}
+
+/// A non-blocking or persistent message just posted.
+#[derive(Clone, Copy, Debug)]
+pub struct Post {
+    pub send: bool,
+    pub persistent: bool,
+    pub comm_peer: i32,
+    pub tag: i32,
+    pub comm: u64,
+    pub bytes: u64,
+    pub request: u64,
+}
+
+/// Records `m` for the thread `owner` (the caller's own state) at `now`.
+pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
     stats::mine(owner).add(m.node, m.peer, m.direction, 1, m.bytes, m.ticks);
-    // A trace writer records the event here: trace::record_message(m...)
+    // A definition goes before the first record, which may be at the
+    // call's entry (a record earlier than the one before it would be
+    // moved to that one's time).
+    let Some(comm) = traced_comm(owner, m.comm, m.start) else {
+        return;
+    };
+    let peer = rank(m.comm_peer);
+    let tag = m.tag as u32;
+    let bytes = m.bytes;
+    let put = |ticks: u64, e: Event| record(owner, ticks, &e);
+    match (m.direction, m.request) {
+        (Direction::Send, None) => put(
+            m.start,
+            Event::MpiSend {
+                peer,
+                comm,
+                tag,
+                bytes,
+            },
+        ),
+        (Direction::Recv, None) => put(
+            now,
+            Event::MpiRecv {
+                peer,
+                comm,
+                tag,
+                bytes,
+            },
+        ),
+        (Direction::Send, Some(r)) => {
+            if r.persistent {
+                let request = r.handle;
+                put(
+                    m.start,
+                    Event::MpiIsend {
+                        peer,
+                        comm,
+                        tag,
+                        bytes,
+                        request,
+                    },
+                );
+            }
+            put(now, Event::MpiIsendComplete { request: r.handle });
+        }
+        (Direction::Recv, Some(r)) => {
+            if r.persistent {
+                put(m.start, Event::MpiIrecvRequest { request: r.handle });
+            }
+            put(
+                now,
+                Event::MpiIrecv {
+                    peer,
+                    comm,
+                    tag,
+                    bytes,
+                    request: r.handle,
+                },
+            );
+        }
+        (Direction::Collective, _) => {
+            put(m.start, Event::MpiCollectiveBegin);
+            put(
+                now,
+                Event::MpiCollectiveEnd {
+                    // The runtime knows no routine names; the reader takes
+                    // the operation from the call's region.
+                    op: collective::OF_REGION,
+                    comm,
+                    root: u32::try_from(m.comm_peer).ok(),
+                    // The capture names one buffer (the first count and
+                    // datatype): both directions carry its size.
+                    sent: bytes,
+                    received: bytes,
+                },
+            );
+        }
+    }
+}
+
+/// A non-blocking message posted at `now` (its completion comes through
+/// [`message`]). Persistent requests are recorded at their completions.
+pub fn posted(owner: *const ThreadState, p: &Post, now: u64) {
+    if p.persistent {
+        return;
+    }
+    let Some(comm) = traced_comm(owner, p.comm, now) else {
+        return;
+    };
+    let e = if p.send {
+        Event::MpiIsend {
+            peer: rank(p.comm_peer),
+            comm,
+            tag: p.tag as u32,
+            bytes: p.bytes,
+            request: p.request,
+        }
+    } else {
+        Event::MpiIrecvRequest { request: p.request }
+    };
+    record(owner, now, &e);
+}
+
+/// Whether `e` is of the `messages` class of `REGIO_EVENTS`.
+pub fn is_message(e: &Event) -> bool {
+    matches!(
+        e,
+        Event::MpiSend { .. }
+            | Event::MpiRecv { .. }
+            | Event::MpiIsend { .. }
+            | Event::MpiIsendComplete { .. }
+            | Event::MpiIrecvRequest { .. }
+            | Event::MpiIrecv { .. }
+            | Event::MpiCollectiveBegin
+            | Event::MpiCollectiveEnd { .. }
+    )
+}
+
+/// A rank as the trace stores it: u32::MAX for none / unresolved.
+fn rank(r: i32) -> u32 {
+    u32::try_from(r).unwrap_or(u32::MAX)
+}
+
+/// The trace id of `comm` if `owner` records messages in a trace,
+/// defining the communicator in its trace (at tick `at`) the first time.
+fn traced_comm(owner: *const ThreadState, comm: u64, at: u64) -> Option<u32> {
+    // SAFETY: the caller's own, leaked state.
+    let t = unsafe { &*owner };
+    t.trace()?;
+    if !select::class_on(select::MESSAGES) {
+        return None;
+    }
+    let c = pmpi::consts()?;
+    let id = comms::trace_id(comm, c.comm_world)?;
+    if let Id::Define(n) = id {
+        define(owner, comm, n, at);
+    }
+    Some(id.id())
+}
+
+/// Writes communicator `id`'s name and members (world ranks). Cold: once
+/// per communicator and process; allocates.
+#[cold]
+fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) {
+    let size = pmpi::comm_size_rank(comm).map_or(0, |(s, _)| s.max(0));
+    let mut ranks: Vec<i32> = (0..size).collect();
+    if !pmpi::to_world(comm, &mut ranks) {
+        ranks.clear();
+    }
+    let name = COMM_NAME_BASE + id;
+    record(
+        owner,
+        now,
+        &Event::String {
+            id: name,
+            text: format!("communicator {id}"),
+        },
+    );
+    record(
+        owner,
+        now,
+        &Event::Comm {
+            comm: id,
+            name,
+            members: ranks.into_iter().map(rank).collect(),
+        },
+    );
+}
+
+fn record(owner: *const ThreadState, ticks: u64, e: &Event) {
+    // SAFETY: the caller's own state, from its probe.
+    unsafe { (*owner).record_event(ticks, e) };
 }

@@ -1,9 +1,12 @@
 //! MPI measurement beyond regions: argument capture (`probes`), the
 //! per-node communication record (`stats`, with `requests` following
 //! non-blocking messages and `world` translating ranks), clock
-//! synchronisation (`sync`), and their part of the profile (`write`).
+//! synchronisation (`sync`), and their part of the profile (`write`);
+//! `events` sends a measured message to the profile's record and the
+//! trace (`comms`: communicators' trace ids).
 //! `pmpi` is the only module that calls the MPI library.
 
+pub mod comms;
 pub mod events;
 pub mod pmpi;
 pub mod probes;

@@ -39,6 +39,11 @@ pub struct Consts {
     pub status_size: usize,
     pub source_at: usize,
     pub tag_at: usize,
+    /// A request handle that stands for "already complete" and that the
+    /// library hands to many calls at once (Open MPI returns
+    /// `&ompi_request_empty` from an `MPI_Isend` it completed inline), so
+    /// it cannot name one message in flight; 0 when there is none.
+    pub shared_complete: u64,
 }
 
 static CONSTS: OnceLock<Option<Consts>> = OnceLock::new();
@@ -63,6 +68,7 @@ fn detect() -> Option<Consts> {
             status_size: 24,
             source_at: 0,
             tag_at: 4,
+            shared_complete: dynsym::find(c"ompi_request_empty").map_or(0, |a| a as u64),
         });
     }
     if dynsym::find(c"MPIR_Err_create_code").is_some() {
@@ -78,6 +84,7 @@ fn detect() -> Option<Consts> {
             status_size: 20,
             source_at: 8,
             tag_at: 12,
+            shared_complete: 0,
         });
     }
     None
@@ -124,6 +131,7 @@ static GROUP_TRANSLATE: Lazy = Lazy::new(c"PMPI_Group_translate_ranks");
 static GROUP_FREE: Lazy = Lazy::new(c"PMPI_Group_free");
 static SEND: Lazy = Lazy::new(c"PMPI_Send");
 static RECV: Lazy = Lazy::new(c"PMPI_Recv");
+static IPROBE: Lazy = Lazy::new(c"PMPI_Iprobe");
 static BARRIER: Lazy = Lazy::new(c"PMPI_Barrier");
 static COMM_DUP: Lazy = Lazy::new(c"PMPI_Comm_dup");
 
@@ -243,6 +251,31 @@ pub fn recv_u64(source: i32, tag: i32, comm: u64) -> Option<u64> {
         std::mem::transmute::<usize, F>(f)(&mut v, 8, c.byte, source, tag, comm, c.status_ignore)
     };
     (rc == 0).then_some(v)
+}
+
+/// [`recv_u64`] after waiting for the message without holding a core:
+/// `PMPI_Iprobe` every `nap` (a blocking receive polls the network and
+/// keeps the core busy, which on an oversubscribed machine delays the
+/// very ranks it waits for).
+pub fn recv_u64_idle(source: i32, tag: i32, comm: u64, nap: std::time::Duration) -> Option<u64> {
+    let (Some(c), Some(f)) = (consts(), IPROBE.get()) else {
+        return None;
+    };
+    type F = unsafe extern "C" fn(c_int, c_int, u64, *mut c_int, usize) -> c_int;
+    loop {
+        let mut flag: c_int = 0;
+        // SAFETY: MPI_Iprobe(source, tag, comm, flag, status).
+        let rc = unsafe {
+            std::mem::transmute::<usize, F>(f)(source, tag, comm, &mut flag, c.status_ignore)
+        };
+        if rc != 0 {
+            return None;
+        }
+        if flag != 0 {
+            return recv_u64(source, tag, comm);
+        }
+        std::thread::sleep(nap);
+    }
 }
 
 static COMM_F2C: Lazy = Lazy::new(c"PMPI_Comm_f2c");

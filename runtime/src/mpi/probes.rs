@@ -14,9 +14,9 @@ use std::sync::atomic::Ordering::*;
 
 use crate::clock;
 use crate::lifecycle::{MODE, ON};
-use crate::mpi::events::{self, Message};
+use crate::mpi::events::{self, Message, Post, Request};
 use crate::mpi::pmpi::{self, Abi, Consts};
-use crate::mpi::requests::{self, Posted};
+use crate::mpi::requests::{self, PostOutcome, Posted};
 use crate::mpi::stats::{Direction, ANY_SOURCE, NO_ROOT};
 use crate::mpi::world;
 use crate::registry;
@@ -85,40 +85,106 @@ fn peer_of(c: &Consts, kind: i32, peer: i32, comm: u64) -> Option<i32> {
     Some(world::world_rank(comm, peer))
 }
 
+/// The arguments of a message or post probe, as the C and Fortran entry
+/// points of `ffi.rs` receive them: the one place that unpacks them
+/// (Fortran passes INTEGER(4) references and Fortran handles).
+#[derive(Clone, Copy, Debug)]
+pub struct MsgArgs {
+    /// Region id of the MPI call.
+    pub id: u32,
+    /// 0 send, 1 receive, 2 collective; a post adds 4 when persistent.
+    pub kind: i32,
+    /// Rank in `comm` (the root of a collective, negative for none).
+    pub peer: i32,
+    pub tag: i32,
+    /// C handles, widened to 64 bits.
+    pub comm: u64,
+    pub count: i64,
+    pub datatype: u64,
+}
+
+impl MsgArgs {
+    /// From Fortran's INTEGER(4) references; the communicator and
+    /// datatype are Fortran handles (`MPI_Fint`, or `%MPI_VAL` of the
+    /// `mpi_f08` types). None when MPI cannot translate a handle.
+    ///
+    /// # Safety
+    /// Every pointer must be readable.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn fortran(
+        id: *const i32,
+        kind: *const i32,
+        peer: *const i32,
+        tag: *const i32,
+        comm: *const i32,
+        count: *const i32,
+        datatype: *const i32,
+    ) -> Option<MsgArgs> {
+        Some(MsgArgs {
+            id: *id as u32,
+            kind: *kind,
+            peer: *peer,
+            tag: *tag,
+            comm: pmpi::comm_f2c(*comm)?,
+            count: i64::from(*count),
+            datatype: pmpi::type_f2c(*datatype)?,
+        })
+    }
+}
+
+/// What a message or post probe works on: its thread and call, the ABI
+/// constants and the communicator's handle.
+struct Call {
+    t: *const ThreadState,
+    node: u32,
+    start: u64,
+    c: &'static Consts,
+    comm: u64,
+}
+
+impl Call {
+    fn of(a: &MsgArgs) -> Option<Call> {
+        let (t, node, start) = open_call(a.id)?;
+        let c = pmpi::consts()?;
+        Some(Call {
+            t,
+            node,
+            start,
+            c,
+            comm: handle(c, a.comm),
+        })
+    }
+}
+
 /// After a blocking send, receive or collective (`MPI_Sendrecv` makes one
 /// call per direction). A receive's `status` (null or `MPI_STATUS_IGNORE`
 /// when there is none) gives the source, tag and bytes that arrived.
 ///
 /// # Safety
 /// `status` must be null, `MPI_STATUS_IGNORE` or point to an `MPI_Status`.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn message(
-    id: u32,
-    kind: i32,
-    peer: i32,
-    tag: i32,
-    comm: u64,
-    count: i64,
-    datatype: u64,
-    status: *const c_void,
-) {
-    let Some((t, node, start)) = open_call(id) else {
+pub unsafe fn message(a: &MsgArgs, status: *const c_void) {
+    let Some(Call {
+        t,
+        node,
+        start,
+        c,
+        comm,
+    }) = Call::of(a)
+    else {
         return;
     };
-    let Some(c) = pmpi::consts() else { return };
-    let comm = handle(c, comm);
     let status = status as *const u8;
-    let (mut peer, mut tag, mut bytes) = (peer, tag, None);
-    if kind == RECV && c.real_status(status) {
+    let (mut peer, mut tag, mut bytes) = (a.peer, a.tag, None);
+    if a.kind == RECV && c.real_status(status) {
         (peer, tag) = c.status_source_tag(status);
         bytes = Some(c.status_bytes(status));
     }
-    let Some(world_peer) = peer_of(c, kind, peer, comm) else {
+    let Some(world_peer) = peer_of(c, a.kind, peer, comm) else {
         return;
     };
-    let bytes = bytes.unwrap_or_else(|| bytes_of(count, handle(c, datatype)));
+    let bytes = bytes.unwrap_or_else(|| bytes_of(a.count, handle(c, a.datatype)));
     let now = clock::ticks();
-    let direction = match kind {
+    let direction = match a.kind {
         SEND => Direction::Send,
         RECV => Direction::Recv,
         _ => Direction::Collective,
@@ -128,14 +194,16 @@ pub unsafe fn message(
         &Message {
             direction,
             node,
-            region: id,
             peer: world_peer,
+            comm_peer: peer,
             tag,
             comm,
             bytes,
             ticks: now.saturating_sub(start),
             start,
+            request: None,
         },
+        now,
     );
 }
 
@@ -144,38 +212,60 @@ pub unsafe fn message(
 ///
 /// # Safety
 /// None beyond the C ABI.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn post(
-    id: u32,
-    kind: i32,
-    peer: i32,
-    tag: i32,
-    comm: u64,
-    count: i64,
-    datatype: u64,
-    request: u64,
-) {
-    let Some((t, node, start)) = open_call(id) else {
+pub unsafe fn post(a: &MsgArgs, request: u64) {
+    let Some(Call {
+        t,
+        node,
+        start,
+        c,
+        comm,
+    }) = Call::of(a)
+    else {
         return;
     };
-    let Some(c) = pmpi::consts() else { return };
-    let comm = handle(c, comm);
-    let Some(world_peer) = peer_of(c, kind & 3, peer, comm) else {
+    let Some(world_peer) = peer_of(c, a.kind & 3, a.peer, comm) else {
         return;
     };
     let posted = Posted {
         request: handle(c, request),
-        send: kind & 3 == SEND,
-        persistent: kind & PERSISTENT != 0,
+        send: a.kind & 3 == SEND,
+        persistent: a.kind & PERSISTENT != 0,
         peer: world_peer,
-        tag,
+        comm_peer: a.peer,
+        tag: a.tag,
         comm,
-        bytes: bytes_of(count, handle(c, datatype)),
+        bytes: bytes_of(a.count, handle(c, a.datatype)),
     };
-    if !requests::mine().post(posted) {
-        // No room to follow the request: count the message here.
-        let now = clock::ticks();
-        record(t, node, id, &posted, None, now.saturating_sub(start), start);
+    let now = clock::ticks();
+    events::posted(
+        t,
+        &Post {
+            send: posted.send,
+            persistent: posted.persistent,
+            comm_peer: posted.comm_peer,
+            tag: posted.tag,
+            comm,
+            bytes: posted.bytes,
+            request: posted.request,
+        },
+        now,
+    );
+    // A request the library completed at once under a shared handle, or
+    // no room to follow it: count the message here.
+    let ticks = now.saturating_sub(start);
+    if posted.request == c.shared_complete {
+        record(t, node, &posted, None, now, start, ticks);
+        return;
+    }
+    match requests::mine().post(posted) {
+        PostOutcome::Followed => {}
+        PostOutcome::Full | PostOutcome::Shared(None) => {
+            record(t, node, &posted, None, now, start, ticks)
+        }
+        PostOutcome::Shared(Some(before)) => {
+            record(t, node, &before, None, now, start, 0);
+            record(t, node, &posted, None, now, start, ticks);
+        }
     }
 }
 
@@ -241,7 +331,7 @@ pub unsafe fn requests_after(
         match m.complete(h) {
             Some(p) => {
                 let st = have_status.then(|| statuses.add(i * c.status_size));
-                record(t, node, id, &p, st, share, start);
+                record(t, node, &p, st, now, start, share);
             }
             None => m.unmatched += 1,
         }
@@ -265,19 +355,23 @@ unsafe fn read_handle(reqs: *const c_void, elem: i32, i: usize) -> u64 {
     }
 }
 
+/// A request's message completed at `now` (`ticks`: its share of the
+/// completing call's time).
+#[allow(clippy::too_many_arguments)]
 unsafe fn record(
     t: *const ThreadState,
     node: u32,
-    id: u32,
     p: &Posted,
     status: Option<*const u8>,
-    ticks: u64,
+    now: u64,
     start: u64,
+    ticks: u64,
 ) {
-    let (mut peer, mut tag, mut bytes) = (p.peer, p.tag, p.bytes);
+    let (mut peer, mut comm_peer, mut tag, mut bytes) = (p.peer, p.comm_peer, p.tag, p.bytes);
     if let (false, Some(st), Some(c)) = (p.send, status, pmpi::consts()) {
         let (src, got_tag) = c.status_source_tag(st);
         peer = world::world_rank(p.comm, src);
+        comm_peer = src;
         tag = got_tag;
         bytes = c.status_bytes(st);
     }
@@ -290,13 +384,18 @@ unsafe fn record(
                 Direction::Recv
             },
             node,
-            region: id,
             peer,
+            comm_peer,
             tag,
             comm: p.comm,
             bytes,
             ticks,
             start,
+            request: Some(Request {
+                handle: p.request,
+                persistent: p.persistent,
+            }),
         },
+        now,
     );
 }

@@ -8,6 +8,14 @@
 //! receive, the wildcard), so nothing is lost but the completion time. A
 //! request completed on another thread than the one that posted it is not
 //! found there and its message is not recorded (counted in `unmatched`).
+//! A handle posted while the map still follows a non-persistent message
+//! under it is one the library gives to requests it completed at once
+//! (and shares among them): both messages are recorded at their posting
+//! calls, as every later one under that handle. A request completed
+//! outside the probes' view (another thread, an uncaptured call) leaves
+//! its entry until its handle comes back, which is then taken for such
+//! a shared handle: the messages are counted all the same, at their
+//! posting calls.
 //! Persistent requests stay in the map after completion (each `Start` and
 //! completion is one more message) until `MPI_Request_free` forgets them
 //! or they are completed through `Waitany`/`Testany`/`Waitsome`/`Testsome`
@@ -31,6 +39,8 @@ pub struct Posted {
     pub persistent: bool,
     /// World rank, or the wildcard.
     pub peer: i32,
+    /// The same as a rank in `comm` (for the trace).
+    pub comm_peer: i32,
     pub tag: i32,
     pub comm: u64,
     /// Posted size in bytes (a receive's buffer may be larger than what
@@ -38,8 +48,27 @@ pub struct Posted {
     pub bytes: u64,
 }
 
+/// What [`Map::post`] did with a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PostOutcome {
+    /// Followed until a Wait/Test completes its request.
+    Followed,
+    /// No room: record the message at its posting call.
+    Full,
+    /// The handle is one the library shares among completed requests:
+    /// record this message at its posting call, and the message that
+    /// held the handle before (already complete, too), if any.
+    Shared(Option<Posted>),
+}
+
+/// Shared completed-request handles remembered per thread.
+const SHARED: usize = 4;
+
 pub struct Map {
     slots: [Option<Posted>; CAPACITY],
+    /// Handles found shared (see [`PostOutcome::Shared`]).
+    shared: [u64; SHARED],
+    next_shared: usize,
     /// Handles copied before a `Wait*`/`Test*` call, and how many.
     before: [u64; BATCH],
     before_len: usize,
@@ -70,21 +99,36 @@ impl Map {
     pub fn new() -> Map {
         Map {
             slots: [None; CAPACITY],
+            shared: [0; SHARED],
+            next_shared: 0,
             before: [0; BATCH],
             before_len: 0,
             unmatched: 0,
         }
     }
 
-    /// Remembers a posted message; false if the map is full.
-    pub fn post(&mut self, p: Posted) -> bool {
+    /// Remembers a posted message, unless its handle cannot name it.
+    pub fn post(&mut self, p: Posted) -> PostOutcome {
+        if self.shared.contains(&p.request) {
+            return PostOutcome::Shared(None);
+        }
         let mut free = None;
-        for (i, s) in self.slots.iter().enumerate() {
+        for (i, s) in self.slots.iter_mut().enumerate() {
             match s {
-                // A handle MPI hands out again replaces its old message.
+                // A handle given to two messages in flight is one the
+                // library shares among requests it completed at once
+                // (Open MPI's `ompi_request_empty`, MPICH's built-in
+                // complete requests): neither can be followed by it.
+                Some(old) if old.request == p.request && !old.persistent => {
+                    let old = s.take();
+                    self.shared[self.next_shared] = p.request;
+                    self.next_shared = (self.next_shared + 1) % SHARED;
+                    return PostOutcome::Shared(old);
+                }
+                // A persistent request made again on a freed handle.
                 Some(old) if old.request == p.request => {
-                    free = Some(i);
-                    break;
+                    *s = Some(p);
+                    return PostOutcome::Followed;
                 }
                 None if free.is_none() => free = Some(i),
                 _ => {}
@@ -93,9 +137,9 @@ impl Map {
         match free {
             Some(i) => {
                 self.slots[i] = Some(p);
-                true
+                PostOutcome::Followed
             }
-            None => false,
+            None => PostOutcome::Full,
         }
     }
 
@@ -151,6 +195,7 @@ mod tests {
             send: true,
             persistent,
             peer: 1,
+            comm_peer: 1,
             tag: 0,
             comm: 0,
             bytes: 8,
@@ -160,7 +205,7 @@ mod tests {
     #[test]
     fn completion_finds_and_forgets_a_request() {
         let mut m = Map::new();
-        assert!(m.post(posted(7, false)));
+        assert_eq!(m.post(posted(7, false)), PostOutcome::Followed);
         assert_eq!(m.complete(7).map(|p| p.bytes), Some(8));
         assert_eq!(m.complete(7), None);
     }
@@ -168,7 +213,7 @@ mod tests {
     #[test]
     fn persistent_requests_stay_until_freed() {
         let mut m = Map::new();
-        assert!(m.post(posted(9, true)));
+        assert_eq!(m.post(posted(9, true)), PostOutcome::Followed);
         assert!(m.complete(9).is_some());
         assert!(m.complete(9).is_some());
         m.forget(9);
@@ -179,10 +224,22 @@ mod tests {
     fn a_full_map_refuses_a_new_request() {
         let mut m = Map::new();
         for r in 0..CAPACITY as u64 {
-            assert!(m.post(posted(r + 1, false)));
+            assert_eq!(m.post(posted(r + 1, false)), PostOutcome::Followed);
         }
-        assert!(!m.post(posted(10_000, false)));
-        // The same handle again takes its old place.
-        assert!(m.post(posted(1, false)));
+        assert_eq!(m.post(posted(10_000, false)), PostOutcome::Full);
+    }
+
+    #[test]
+    fn a_handle_given_to_two_messages_in_flight_is_shared() {
+        let mut m = Map::new();
+        assert_eq!(m.post(posted(5, false)), PostOutcome::Followed);
+        let first = posted(5, false);
+        assert_eq!(m.post(posted(5, false)), PostOutcome::Shared(Some(first)));
+        // Neither is followed, and later posts under it are not either.
+        assert_eq!(m.complete(5), None);
+        assert_eq!(m.post(posted(5, false)), PostOutcome::Shared(None));
+        // Other handles are.
+        assert_eq!(m.post(posted(6, false)), PostOutcome::Followed);
+        assert!(m.complete(6).is_some());
     }
 }

@@ -1,8 +1,9 @@
 //! Clock synchronisation of the ranks against rank 0: right after
 //! `MPI_Init` and right before `MPI_Finalize`, every rank measures the
 //! offset of rank 0's clock from its own by ping-pong through PMPI
-//! (`EXCHANGES` round trips on a duplicate of `MPI_COMM_WORLD`, keeping
-//! the one with the smallest round trip: Cristian's method). Both
+//! (`EXCHANGES` round trips on a duplicate of `MPI_COMM_WORLD`, more while
+//! none was short, keeping the one with the smallest round trip:
+//! Cristian's method). Both
 //! measurements go into the profile (`clock_sync`), so a reader corrects
 //! a local time `t` to rank 0's clock by linear interpolation:
 //! `offset(t) = o1 + (o2 - o1) * (t - t1) / (t2 - t1)` (offset + drift).
@@ -14,13 +15,26 @@
 //! `skew_ns` to CLOCK_MONOTONIC).
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::*};
+use std::time::Duration;
+
+use regio_trace_format::{Event, SyncPhase};
 
 use crate::clock;
 use crate::config::{self, ClockSkew};
 use crate::mpi::pmpi;
+use crate::registry;
+use crate::trace;
 
-/// Round trips per rank and measurement.
+/// Round trips per rank and measurement, at least.
 pub const EXCHANGES: u32 = 16;
+/// A kept round trip longer than this (one rank was descheduled on a
+/// loaded machine: its error is up to half of it) asks for more
+/// exchanges, up to `MAX_EXCHANGES` or `MAX_SPAN_NS` of trying.
+const GOOD_RTT_NS: u64 = 50_000;
+const MAX_EXCHANGES: u32 = 512;
+const MAX_SPAN_NS: u64 = 100_000_000;
+/// What a rank sends rank 0 instead of a time when it has measured enough.
+const DONE: u64 = u64::MAX;
 /// Tag of the synchronisation messages (on a private communicator).
 const TAG: i32 = 7411;
 
@@ -84,6 +98,11 @@ pub fn at_init() {
         return;
     };
     COMM.store(comm, Release);
+    // The trace reads the skewed clock too, so the exporter's correction
+    // has something to correct.
+    if let Some(s) = skew() {
+        trace::skew_clock(s.offset_ns, s.drift_ppm, clock::start_monotonic_ns());
+    }
     measure(comm, &AT_INIT);
 }
 
@@ -96,55 +115,122 @@ pub fn at_finalize() {
     measure(comm, &AT_FINALIZE);
 }
 
+/// How a rank waiting for its turn polls (see `pmpi::recv_u64_idle`).
+const NAP: Duration = Duration::from_micros(20);
+
+/// Rank 0 serves the others one at a time: it sends a rank `GO`, answers
+/// its pings until `DONE`, and when all are measured sends each
+/// `FINISHED`. A rank waits for its turn and for the end without holding
+/// a core, so on a machine with more ranks than cores the pair measuring
+/// gets the cores (a waiting rank spinning in a blocking receive would
+/// stretch the round trips to scheduler time slices).
+const GO: u64 = 1;
+const FINISHED: u64 = 2;
+
 fn measure(comm: u64, into: &Measurement) {
     let Some((size, rank)) = pmpi::comm_size_rank(comm) else {
         return;
     };
     if rank == 0 {
-        // Serve every other rank in turn: answer each ping with our time.
         for peer in 1..size {
-            for _ in 0..EXCHANGES {
-                if pmpi::recv_u64(peer, TAG, comm).is_none()
-                    || !pmpi::send_u64(local_ns(), peer, TAG, comm)
-                {
-                    return;
+            if !pmpi::send_u64(GO, peer, TAG, comm) {
+                return;
+            }
+            loop {
+                match pmpi::recv_u64(peer, TAG, comm) {
+                    None => return,
+                    Some(DONE) => break,
+                    Some(_) => {
+                        if !pmpi::send_u64(local_ns(), peer, TAG, comm) {
+                            return;
+                        }
+                    }
                 }
             }
         }
-        store(into, local_ns(), 0, 0);
+        let at = clock::ticks();
+        store(into, local_ns(), 0, 0, at);
+        for peer in 1..size {
+            if !pmpi::send_u64(FINISHED, peer, TAG, comm) {
+                return;
+            }
+        }
     } else {
-        let mut best: Option<(u64, i64, u64)> = None;
-        for _ in 0..EXCHANGES {
-            let t1 = local_ns();
-            if !pmpi::send_u64(t1, 0, TAG, comm) {
-                return;
-            }
-            let Some(t0) = pmpi::recv_u64(0, TAG, comm) else {
-                return;
-            };
-            let t2 = local_ns();
-            let rtt = t2.saturating_sub(t1);
-            let mid = t1 + rtt / 2;
-            let offset = t0 as i64 - mid as i64;
-            if best.is_none_or(|(r, _, _)| rtt < r) {
-                best = Some((rtt, offset, mid));
-            }
+        if !measure_against_0(comm, into) {
+            return;
         }
-        if let Some((rtt, offset, mid)) = best {
-            store(into, mid, offset, rtt);
-        }
+        // Wait for the others' turns without holding a core.
+        let _ = pmpi::recv_u64_idle(0, TAG, comm, NAP);
     }
-    // Leave together, so no rank's next measured region starts while
-    // rank 0 still serves the others.
+    // Leave together (a waking sleeper can take a time slice to run), so
+    // no rank's next measured region starts before the others'.
     pmpi::barrier(comm);
 }
 
-fn store(into: &Measurement, local: u64, offset: i64, rtt: u64) {
+/// A rank other than 0: its turn, its exchanges, `DONE`. False if MPI
+/// failed.
+fn measure_against_0(comm: u64, into: &Measurement) -> bool {
+    if pmpi::recv_u64_idle(0, TAG, comm, NAP) != Some(GO) {
+        return false;
+    }
+    // (round trip, offset, local middle, tick at the middle)
+    let mut best: Option<(u64, i64, u64, u64)> = None;
+    let began = local_ns();
+    for n in 0..MAX_EXCHANGES {
+        let enough = n >= EXCHANGES && best.is_some_and(|(r, ..)| r <= GOOD_RTT_NS);
+        if enough || local_ns().saturating_sub(began) > MAX_SPAN_NS {
+            break;
+        }
+        let k1 = clock::ticks();
+        let t1 = local_ns();
+        if !pmpi::send_u64(t1, 0, TAG, comm) {
+            return false;
+        }
+        let Some(t0) = pmpi::recv_u64(0, TAG, comm) else {
+            return false;
+        };
+        let t2 = local_ns();
+        let k2 = clock::ticks();
+        let rtt = t2.saturating_sub(t1);
+        let mid = t1 + rtt / 2;
+        let offset = t0 as i64 - mid as i64;
+        if best.is_none_or(|(r, ..)| rtt < r) {
+            best = Some((rtt, offset, mid, k1 + k2.saturating_sub(k1) / 2));
+        }
+    }
+    if !pmpi::send_u64(DONE, 0, TAG, comm) {
+        return false;
+    }
+    if let Some((rtt, offset, mid, at)) = best {
+        store(into, mid, offset, rtt, at);
+    }
+    true
+}
+
+/// Keeps a measurement for the profile and records it in the calling
+/// thread's trace at tick `at` (the middle of the kept exchange), with the
+/// local clock reading there, so the exporter relates the two clocks.
+fn store(into: &Measurement, local: u64, offset: i64, rtt: u64, at: u64) {
     into.local_ns.store(local, Relaxed);
     into.offset_ns.store(offset, Relaxed);
     into.round_trip_ns.store(rtt, Relaxed);
     into.done.store(true, Release);
-    // A trace writer records a sync event here: trace::record_sync(...)
+    let phase = if std::ptr::eq(into, &AT_FINALIZE) {
+        SyncPhase::Finalize
+    } else {
+        SyncPhase::Init
+    };
+    let t = registry::current();
+    if !t.is_null() {
+        let e = Event::ClockSync {
+            phase,
+            offset_ns: offset,
+            round_trip_ns: rtt,
+            local_ns: Some(local),
+        };
+        // SAFETY: this thread's own state; not inside another probe.
+        unsafe { (*t).record_event(at, &e) };
+    }
 }
 
 #[cfg(test)]

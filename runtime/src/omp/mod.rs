@@ -23,6 +23,14 @@
 //!   (atomically: it writes nodes of other threads' arenas, which their
 //!   owners never write). J of a worker lies after its P frame closed.
 //!
+//! * Trace mode: each team thread's J is an enter/exit pair in its own
+//!   trace (owners alone write their buffers). The master writes its own
+//!   at the join. A worker enters J at its end, when the join tick is not
+//!   known yet: the master hands it to the worker's buffer at the join
+//!   (`TraceBuf::join_done`, an atomic store) and the worker writes the
+//!   exit before its next team (`begin`, `fork`), or the end-of-run
+//!   writer does.
+//!
 //! Teams live in the master's thread state, one per nesting level, reused
 //! across forks: after the first fork at a level nothing allocates.
 
@@ -40,6 +48,7 @@ use crate::node::{Arena, Node, ROOT};
 use crate::omp::team::{Team, MAX_NEST, MAX_TEAM};
 use crate::thread::ThreadState;
 use crate::ticks::Clock;
+use crate::trace::TraceBuf;
 
 /// Longest master path a worker mirrors; deeper paths attach at the
 /// deepest mirrored level.
@@ -54,6 +63,9 @@ pub unsafe fn fork(t: &ThreadState, region: u32, now: &impl Clock) -> u64 {
     let level = *t.omp.forked.get();
     if level >= MAX_NEST {
         return 0;
+    }
+    if let Some(tb) = t.trace() {
+        tb.close_join(now.now());
     }
     let tick = t.enter(region, now);
     if (*t.top_node()).region != region {
@@ -92,6 +104,9 @@ pub unsafe fn fork(t: &ThreadState, region: u32, now: &impl Clock) -> u64 {
 /// `t` must be the calling thread's own state; `token` 0 or from `fork`.
 pub unsafe fn begin(t: &ThreadState, token: u64, fork_region: u32, now: u64) {
     let Some(team) = team_of(token) else { return };
+    if let Some(tb) = t.trace() {
+        tb.close_join(now);
+    }
     std::sync::atomic::fence(Acquire);
     let fork_tick = team.fork_tick.load(Relaxed);
     let master = team.master.load(Relaxed);
@@ -150,6 +165,11 @@ pub unsafe fn end(t: &ThreadState, token: u64, join_region: u32, now: &impl Cloc
     if is_master {
         team.master_slot.store(slot as u32, Relaxed);
     }
+    if let (false, Some(tb)) = (is_master, t.trace()) {
+        // The worker's J, after its P closed; the master gives the exit.
+        tb.open_join(tick, join_region);
+        team.traces[slot].store(tb as *const TraceBuf as *mut TraceBuf, Relaxed);
+    }
     team.joins[slot].store(join_node as *mut Node, Release);
 }
 
@@ -171,13 +191,22 @@ pub unsafe fn join(t: &ThreadState, token: u64, now: &impl Clock) {
         if j.is_null() {
             continue;
         }
-        let dur = tick.saturating_sub(team.ends[slot].load(Relaxed));
+        let end = team.ends[slot].load(Relaxed);
+        let dur = tick.saturating_sub(end);
         record_shared(&*j, dur);
         if slot == master_slot {
             // The master's J lies inside its open P frame.
             t.add_child_time(dur);
+            if let Some(tb) = t.trace() {
+                tb.enter(end, (*j).region);
+                tb.exit(tick, (*j).region);
+            }
         }
         team.joins[slot].store(ptr::null_mut(), Relaxed);
+        let worker = team.traces[slot].swap(ptr::null_mut(), Relaxed);
+        if !worker.is_null() {
+            (*worker).join_done(tick);
+        }
     }
     if let Some(tb) = t.trace() {
         let region = team.region.load(Relaxed);

@@ -8,6 +8,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64};
 
 use crate::node::{Arena, Node};
+use crate::trace::TraceBuf;
 
 /// Team threads whose join is timed; more are measured but get no J.
 pub(super) const MAX_TEAM: usize = 1024;
@@ -32,6 +33,9 @@ pub struct Team {
     /// Process-wide number of the current fork (trace `omp_team_*` events
     /// name the team by it; the `Team` itself is reused across forks).
     pub(super) serial: AtomicU64,
+    /// Trace mode: the trace buffer of the worker in each slot whose join
+    /// span is open (the master gives it the join tick).
+    pub(super) traces: [AtomicPtr<TraceBuf>; MAX_TEAM],
 }
 
 impl Team {
@@ -46,6 +50,7 @@ impl Team {
             ends: [const { AtomicU64::new(0) }; MAX_TEAM],
             joins: [const { AtomicPtr::new(ptr::null_mut()) }; MAX_TEAM],
             serial: AtomicU64::new(0),
+            traces: [const { AtomicPtr::new(ptr::null_mut()) }; MAX_TEAM],
         }
     }
 }
