@@ -475,7 +475,7 @@ impl<'t> Walker<'_, 't> {
             let id = self.new_region(
                 kind,
                 &name,
-                self.lines.start(def),
+                self.lines.pos(definition_start(def, self.src)),
                 self.lines.last(def),
                 Map::new(),
             );
@@ -712,14 +712,25 @@ impl<'t> Walker<'_, 't> {
         };
         let record = capture.record.as_str();
         let (range, open, close) = match plan.form {
-            Form::Statement(stmt) => {
-                let braced = !is_block_item(stmt);
-                (
-                    stmt.byte_range(),
-                    probes::call_stmt_open(id, before, braced),
-                    probes::call_stmt_close(id, record, after, braced),
-                )
-            }
+            Form::Statement(stmt) if is_block_item(stmt) => (
+                stmt.byte_range(),
+                probes::call_stmt_open(id, before, false),
+                probes::call_stmt_close(id, record, after, false),
+            ),
+            // The body of an `if`, loop or label: braces would make it a
+            // scope of its own, where an undeclared function would be
+            // declared (and warned about) again; a comma expression keeps
+            // it one statement without one.
+            Form::Statement(_) if before.is_empty() && record.is_empty() && after.is_empty() => (
+                n.byte_range(),
+                probes::call_comma_open(id, before),
+                probes::call_comma_close(id, record, after),
+            ),
+            Form::Statement(stmt) => (
+                stmt.byte_range(),
+                probes::call_stmt_open(id, before, true),
+                probes::call_stmt_close(id, record, after, true),
+            ),
             Form::Comma => (
                 n.byte_range(),
                 probes::call_comma_open(id, before),
@@ -735,6 +746,23 @@ impl<'t> Walker<'_, 't> {
         self.insert(range.end, close, closing(depth));
         self.parents.push(id);
         self.stack.push(Frame::PopParent);
+    }
+}
+
+/// Where definition `def` starts in the text: at its name when its type
+/// is one a second reading wrote for an implicit-`int` definition (one
+/// byte that is a blank or the end of a comment in the text; mask.rs).
+fn definition_start(def: Node<'_>, src: &str) -> usize {
+    let written = def.child_by_field_name("type").is_some_and(|t| {
+        t.byte_range().len() == 1
+            && src
+                .as_bytes()
+                .get(t.start_byte())
+                .is_some_and(|b| b.is_ascii_whitespace() || *b == b'/')
+    });
+    match def.child_by_field_name("declarator") {
+        Some(d) if written => d.start_byte(),
+        _ => def.start_byte(),
     }
 }
 
