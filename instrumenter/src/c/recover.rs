@@ -358,14 +358,20 @@ impl Reading<'_, '_> {
                 // An insertion right before `#if` or after `#endif` is
                 // outside the group; anything between is in a branch.
                 let slice = &out.edits[at];
+                // Probes inside a group are right when each branch's hold
+                // whole regions (a call or loop inside the branch): they
+                // exist exactly when their code does.
+                let whole: Vec<bool> = groups
+                    .iter()
+                    .map(|g| whole_in_branches(src, g, slice))
+                    .collect();
                 let in_a_branch = slice.iter().any(|e| {
-                    groups
+                    groups.iter().zip(&whole).any(|(g, whole)| {
+                        !whole && e.offset < g.end && e.offset + e.replace_len > g.start
+                    }) || self
+                        .bound
                         .iter()
-                        .any(|g| e.offset < g.end && e.offset + e.replace_len > g.start)
-                        || self
-                            .bound
-                            .iter()
-                            .any(|b| b.contains(&e.offset) && !rendered(slice, b.start))
+                        .any(|b| b.contains(&e.offset) && !rendered(slice, b.start))
                 });
                 if in_a_branch {
                     split.push(r.clone());
@@ -381,6 +387,64 @@ impl Reading<'_, '_> {
             split_all.extend(split);
         }
     }
+}
+
+/// Whether every edit of `edits` inside conditional group `group` lies in
+/// one branch and the edits of each branch make whole regions there:
+/// their text opens and closes as many braces and parentheses as it
+/// closes, and enters as many regions as it leaves (a guard's cleanup
+/// leaves one), so no probe pairs with one outside the branch. False for
+/// nested groups.
+fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
+    let inside: Vec<&Edit> = edits
+        .iter()
+        .filter(|e| e.offset < group.end && e.offset + e.replace_len > group.start)
+        .collect();
+    if inside.is_empty() {
+        return true;
+    }
+    let branches = branches(src, group);
+    if branches.is_empty() {
+        return false;
+    }
+    let mut texts = vec![String::new(); branches.len()];
+    for e in inside {
+        let Some(b) = branches
+            .iter()
+            .position(|b| b.start <= e.offset && e.offset + e.replace_len <= b.end)
+        else {
+            return false;
+        };
+        texts[b].push_str(&e.text);
+        texts[b].push('\n');
+    }
+    texts.iter().all(|t| balanced_probes(t))
+}
+
+/// Whether probe text `t` opens and closes alike (see
+/// [`whole_in_branches`]).
+fn balanced_probes(t: &str) -> bool {
+    let count = |w: &str| t.matches(w).count();
+    let mut depth = 0i64;
+    for c in t.chars() {
+        match c {
+            '{' | '(' => depth += 1,
+            '}' | ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+        && count("regio_enter(") == count("regio_exit(") + count("cleanup(regio_guard_exit)")
+        && count("regio_omp_fork(") == count("regio_omp_join(")
+        && count("regio_omp_begin(") == count("regio_omp_end(")
+        && count("regio_omp_teams_begin(") == count("regio_omp_teams_end(")
+        && count("regio_disable(") == count("regio_enable(")
+        && count("regio_scope_open") == 0
 }
 
 /// Whether the directive line starting at `at` was replaced by its
