@@ -19,7 +19,7 @@ int x;
 count_down(n)
 int n;
 {
-    while (n > 0)
+    while (n > 0) /* @loop count_down */
         n--;
     return n;
 }
@@ -30,7 +30,7 @@ float **w;
 int m;
 {
     int i;
-    for (i = 0; i < m; i++)
+    for (i = 0; i < m; i++) /* @loop scale */
         w[0][i] *= 2;
     return m;
 }
