@@ -285,12 +285,13 @@ fn shape_statement_macros_without_semicolons() {
 #[test]
 fn shape_knr_and_implicit_int() {
     let files: &[&str] = &["oldstyle.c"];
+    let loops: &[(&str, u64)] = &[("count_down", 1), ("scale", 1)];
     check_program(&shape(
         "shapes/oldstyle",
         files,
         &["-Wno-implicit-int"],
         0,
-        NONE,
+        loops,
     ));
 }
 

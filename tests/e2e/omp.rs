@@ -73,11 +73,13 @@ fn every_construct_keeps_output_and_is_visited_as_expected() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// A task as the unbraced body of a loop: the task is left as written,
-/// the parallel region, the single and the loops around it are measured,
-/// and the program prints the same at every team size.
+/// OpenMP directives as the unbraced body of a statement (a task in a
+/// loop, a parallel loop in a loop, critical/atomic under if/while, two
+/// directives under else) are measured as the constructs they are; the
+/// directive in a lone `#ifdef` is listed, not measured; the program
+/// prints the same at every team size, and the copy keeps every line.
 #[test]
-fn a_directive_as_an_unbraced_body_keeps_the_rest_measured() {
+fn a_directive_as_an_unbraced_body_is_measured_as_its_construct() {
     if !toolchain() {
         return;
     }
@@ -85,10 +87,8 @@ fn a_directive_as_an_unbraced_body_keeps_the_rest_measured() {
     let tmp = TestDir::new("omp-unbraced");
     let (plain, inst, out) = build(file, &tmp);
     let expect = expectations(&testdata().join("omp").join(file));
-    assert_eq!(expect.len(), 5, "expectations not found: {expect:?}");
+    assert_eq!(expect.len(), 18, "expectations not found: {expect:?}");
     let idf = std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_default();
-    // The unbraced task and the directive in a lone #ifdef are listed,
-    // not measured.
     let idf: Value = serde_json::from_str(&idf).unwrap_or(Value::Null);
     let unmeasured: Vec<&str> = idf["regions"]
         .as_array()
@@ -105,12 +105,24 @@ fn a_directive_as_an_unbraced_body_keeps_the_rest_measured() {
         .filter(|r| !r["aux"]["not_measured"].is_string())
         .filter_map(|r| r["kind"].as_str())
         .collect();
-    assert!(
-        !measured_kinds
-            .iter()
-            .any(|k| matches!(*k, "omp_task" | "omp_for" | "omp_parallel_for")),
-        "{measured_kinds:?}"
-    );
+    for kind in [
+        "omp_task",
+        "omp_for",
+        "omp_critical",
+        "omp_atomic",
+        "omp_single",
+    ] {
+        assert!(measured_kinds.contains(&kind), "{kind}: {measured_kinds:?}");
+    }
+    // Line numbers stay: the copy's text after its `#line 1` has the
+    // original's lines.
+    let original = std::fs::read_to_string(testdata().join("omp").join(file)).unwrap_or_default();
+    let copy = std::fs::read_to_string(out.join(file)).unwrap_or_default();
+    let body = copy
+        .split_once("#line 1 \"")
+        .and_then(|(_, rest)| rest.split_once('\n'))
+        .map_or("", |(_, rest)| rest);
+    assert_eq!(body.lines().count(), original.lines().count(), "{copy}");
     // Without -fopenmp the copy builds too (no probe of a construct that
     // only exists with it).
     let mut flags: Vec<String> = ["-Wall", "-Werror", "-Wno-unknown-pragmas", "-O1"]

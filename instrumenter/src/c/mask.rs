@@ -258,6 +258,7 @@ fn rewrite(
     macros: &HashSet<String>,
 ) -> Vec<Range<usize>> {
     let mut hidden = Vec::new();
+    let range_start = range.start;
     let lexed = lex(src, range);
     let word = |r: &Range<usize>| std::str::from_utf8(&src[r.clone()]).unwrap_or("");
     let blank = |bytes: &mut [u8], r: Range<usize>| {
@@ -438,6 +439,22 @@ fn rewrite(
                             }
                         }
                     }
+                    // `setup(argc, argv) int argc; {`, `face() {`:
+                    // implicit int; a type just before the name (the
+                    // unit was made to start there, unreadable.rs).
+                    _ if at_file_scope
+                        && implicit_int_type_place(src, r.start).is_some_and(|g| {
+                            g == range_start
+                                || (g > range_start
+                                    && lexed.prev_code(i).is_none_or(|p| {
+                                        matches!(src[toks[p].1.start], b';' | b'}')
+                                    }))
+                        }) =>
+                    {
+                        if let Some(g) = implicit_int_type_place(src, r.start) {
+                            write_implicit_int(bytes, g, r.start);
+                        }
+                    }
                     _ if at_file_scope && file_scope_macro(&lexed, src, i, w).is_some() => {
                         if let Some(skip_to) = file_scope_macro(&lexed, src, i, w) {
                             hidden.push(r.start..toks[skip_to].1.end);
@@ -583,6 +600,136 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
         && prev.is_some_and(|p| {
             src[toks[p].1.start] != b'(' || next.is_some_and(|n| src[toks[n].1.start] == b'*')
         })
+}
+
+/// Whether an implicit-`int` function definition starts at `at`: a name
+/// (not a keyword, with a lower-case letter) at file scope, its
+/// parameters, then its body's `{` or K&R parameter declarations ending
+/// in `;` before it (`setup(argc, argv) int argc; ... {`, `face() {`).
+fn implicit_int_head(src: &[u8], at: usize) -> bool {
+    let name_len = src[at..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    let name = std::str::from_utf8(&src[at..at + name_len]).unwrap_or("");
+    if name_len == 0
+        || src[at].is_ascii_digit()
+        || KEYWORDS.contains(&name)
+        || DECL_START.contains(&name)
+        || !name.bytes().any(|b| b.is_ascii_lowercase())
+    {
+        return false;
+    }
+    let mut i = skip_blanks(src, at + name_len);
+    if src.get(i) != Some(&b'(') {
+        return false;
+    }
+    let mut depth = 0usize;
+    while i < src.len() {
+        match src[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            b'{' | b'}' | b';' | b'"' | b'\'' | b'#' => return false,
+            _ => {}
+        }
+        i += 1;
+    }
+    i = skip_blanks(src, i + 1);
+    match src.get(i) {
+        Some(b'{') => true,
+        Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {
+            // K&R parameter declarations: up to the body, no initializer.
+            let mut last = 0u8;
+            while i < src.len() && i < at + 4000 {
+                match src[i] {
+                    b'{' => return last == b';',
+                    b'=' | b'}' | b'#' | b'"' => return false,
+                    b'/' if skip_blanks(src, i) > i => {
+                        i = skip_blanks(src, i);
+                        continue;
+                    }
+                    b if b.is_ascii_whitespace() => {}
+                    b => last = b,
+                }
+                i += 1;
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The first byte at or after `i` that is not a blank or in a comment.
+fn skip_blanks(src: &[u8], mut i: usize) -> usize {
+    loop {
+        while i < src.len() && src[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if src[i..].starts_with(b"/*") {
+            match src[i + 2..].windows(2).position(|w| w == b"*/") {
+                Some(p) => i += p + 4,
+                None => return src.len(),
+            }
+        } else if src[i..].starts_with(b"//") {
+            match src[i..].iter().position(|&b| b == b'\n') {
+                Some(p) => i += p,
+                None => return src.len(),
+            }
+        } else {
+            return i;
+        }
+    }
+}
+
+/// Where a type can stand for the missing one of an implicit-`int`
+/// definition starting at `at` (its name): the first of the bytes to
+/// write (`T ` into the two blanks before the name, or `*/T` over the end
+/// of a block comment just before it, moving the comment's end one byte
+/// left), when what comes before ends a declaration or definition (`;`,
+/// `}`, a comment) or a line end stays between it and the type (a
+/// directive, a `//` comment). The parser then reads a definition.
+pub(crate) fn implicit_int_type_place(src: &[u8], at: usize) -> Option<usize> {
+    if at == 0 || !src[at - 1].is_ascii_whitespace() || !implicit_int_head(src, at) {
+        return None;
+    }
+    let run_start = src[..at]
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    let after_comment = src[..run_start].ends_with(b"*/");
+    if at - run_start >= 2 {
+        let gap = at - 2;
+        let newline_kept = src[run_start..gap].contains(&b'\n');
+        let ends_item =
+            run_start == 0 || matches!(src[run_start - 1], b';' | b'}') || after_comment;
+        return (ends_item || newline_kept).then_some(gap);
+    }
+    // One blank: a block comment of at least `/* */` just before it.
+    let comment = after_comment
+        && run_start >= 5
+        && src[..run_start - 2]
+            .windows(2)
+            .rposition(|w| w == b"/*")
+            .is_some_and(|open| open + 2 < run_start - 2);
+    comment.then_some(run_start - 3)
+}
+
+/// Writes the type [`implicit_int_type_place`] found at `place` for the
+/// name at `at`.
+fn write_implicit_int(bytes: &mut [u8], place: usize, at: usize) {
+    if at - place == 2 {
+        bytes[place] = b'T';
+        bytes[place + 1] = b' ';
+    } else {
+        bytes[place] = b'*';
+        bytes[place + 1] = b'/';
+        bytes[place + 2] = b'T';
+    }
 }
 
 /// Whether `name ( a, b, ... )` follows token `i`: the head of a K&R

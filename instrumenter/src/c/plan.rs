@@ -77,6 +77,11 @@ enum Frame<'t> {
     /// OpenMP directives met there as not measured.
     StartQuiet(&'static str),
     EndQuiet,
+    /// An insertion made once the subtree entered before it is done, so
+    /// that it follows that subtree's own insertions at the same offset
+    /// and order (the text closing an OpenMP construct that is the
+    /// unbraced body of a statement).
+    InsertAfter(usize, String, i64),
 }
 
 /// Insertions at one offset: closing text of inner constructs first, then
@@ -147,6 +152,19 @@ struct Walker<'a, 't> {
     device_functions: HashSet<usize>,
     /// Which parts of the tree this walk may enter.
     scope: Scope<'a>,
+    /// OpenMP directive lines the parser did not see (they stand where the
+    /// grammar wants a statement), by the start of the statement they
+    /// govern; taken when that statement is entered.
+    hidden_omp: HashMap<usize, Vec<std::ops::Range<usize>>>,
+}
+
+/// An OpenMP directive line hidden from the parser because it is the
+/// unbraced body of a statement (`for (...)` then `#pragma omp task`):
+/// its line and the start of the statement it governs.
+#[derive(Clone, Debug)]
+pub(crate) struct HiddenOmp {
+    pub(crate) line: std::ops::Range<usize>,
+    pub(crate) statement: usize,
 }
 
 /// The parts of a tree one walk instruments.
@@ -155,8 +173,8 @@ pub(crate) enum Scope<'a> {
     /// Everything but the units the parser could not read.
     Except(&'a Unreadable),
     /// Only these byte ranges, sorted and disjoint (units recovered by a
-    /// second reading).
-    Only(&'a [std::ops::Range<usize>]),
+    /// second reading), and the OpenMP directives that reading hid.
+    Only(&'a [std::ops::Range<usize>], &'a [HiddenOmp]),
 }
 
 impl Scope<'_> {
@@ -169,7 +187,7 @@ impl Scope<'_> {
             // placed under a misread neighbour); never another node that
             // reaches out of the ranges.
             // (The ranges are sorted and disjoint.)
-            Scope::Only(ranges) => {
+            Scope::Only(ranges, _) => {
                 let first_after = ranges.partition_point(|r| r.end <= span.start);
                 let overlapping = ranges.get(first_after).filter(|r| r.start < span.end);
                 !overlapping.is_some_and(|r| {
@@ -191,6 +209,20 @@ pub(crate) fn walk(
     jumps: &mut JumpCache,
     scope: Scope<'_>,
 ) -> Output {
+    let hidden_omp = match scope {
+        Scope::Only(_, hidden) => hidden,
+        Scope::Except(_) => &[],
+    };
+    let mut by_statement: HashMap<usize, Vec<std::ops::Range<usize>>> = HashMap::new();
+    for h in hidden_omp {
+        by_statement
+            .entry(h.statement)
+            .or_default()
+            .push(h.line.clone());
+    }
+    for lines in by_statement.values_mut() {
+        lines.sort_by_key(|l| l.start);
+    }
     let mut w = Walker {
         src: input.text,
         lines,
@@ -217,6 +249,7 @@ pub(crate) fn walk(
         replay: None,
         device_functions: openmp::device_functions(root, input.text),
         scope,
+        hidden_omp: by_statement,
     };
     w.kept_user_starts = dirs
         .regions
@@ -255,6 +288,7 @@ pub(crate) fn walk(
             Frame::EndQuiet => {
                 w.quiet.pop();
             }
+            Frame::InsertAfter(offset, text, order) => w.insert(offset, text, order),
         }
     }
     for mut r in std::mem::take(&mut w.unmeasured) {
@@ -270,6 +304,11 @@ pub(crate) fn walk(
 
 impl<'t> Walker<'_, 't> {
     fn enter(&mut self, n: Node<'t>, depth: u32) {
+        if n.is_named() && !matches!(n.kind(), "comment" | "ERROR") {
+            if let Some(lines) = self.hidden_omp.remove(&n.start_byte()) {
+                self.hidden_directives(n, &lines, depth);
+            }
+        }
         let kind = n.kind();
         match kind {
             "function_definition" => self.function(n, depth),
@@ -436,7 +475,7 @@ impl<'t> Walker<'_, 't> {
             let id = self.new_region(
                 kind,
                 &name,
-                self.lines.start(def),
+                self.lines.pos(definition_start(def, self.src)),
                 self.lines.last(def),
                 Map::new(),
             );
@@ -673,14 +712,25 @@ impl<'t> Walker<'_, 't> {
         };
         let record = capture.record.as_str();
         let (range, open, close) = match plan.form {
-            Form::Statement(stmt) => {
-                let braced = !is_block_item(stmt);
-                (
-                    stmt.byte_range(),
-                    probes::call_stmt_open(id, before, braced),
-                    probes::call_stmt_close(id, record, after, braced),
-                )
-            }
+            Form::Statement(stmt) if is_block_item(stmt) => (
+                stmt.byte_range(),
+                probes::call_stmt_open(id, before, false),
+                probes::call_stmt_close(id, record, after, false),
+            ),
+            // The body of an `if`, loop or label: braces would make it a
+            // scope of its own, where an undeclared function would be
+            // declared (and warned about) again; a comma expression keeps
+            // it one statement without one.
+            Form::Statement(_) if before.is_empty() && record.is_empty() && after.is_empty() => (
+                n.byte_range(),
+                probes::call_comma_open(id, before),
+                probes::call_comma_close(id, record, after),
+            ),
+            Form::Statement(stmt) => (
+                stmt.byte_range(),
+                probes::call_stmt_open(id, before, true),
+                probes::call_stmt_close(id, record, after, true),
+            ),
             Form::Comma => (
                 n.byte_range(),
                 probes::call_comma_open(id, before),
@@ -696,6 +746,23 @@ impl<'t> Walker<'_, 't> {
         self.insert(range.end, close, closing(depth));
         self.parents.push(id);
         self.stack.push(Frame::PopParent);
+    }
+}
+
+/// Where definition `def` starts in the text: at its name when its type
+/// is one a second reading wrote for an implicit-`int` definition (one
+/// byte that is a blank or the end of a comment in the text; mask.rs).
+fn definition_start(def: Node<'_>, src: &str) -> usize {
+    let written = def.child_by_field_name("type").is_some_and(|t| {
+        t.byte_range().len() == 1
+            && src
+                .as_bytes()
+                .get(t.start_byte())
+                .is_some_and(|b| b.is_ascii_whitespace() || *b == b'/')
+    });
+    match def.child_by_field_name("declarator") {
+        Some(d) if written => d.start_byte(),
+        _ => def.start_byte(),
     }
 }
 

@@ -115,7 +115,7 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
         &HashSet::new(),
         &lines,
         &mut jumps,
-        plan::Scope::Only(&measured),
+        plan::Scope::Only(&measured, &[]),
     );
     let mut out = out;
     // Pragmas survive preprocessing, so a `#pragma` between a statement's

@@ -92,13 +92,20 @@ pub(crate) fn second_reading(
         hidden_macros,
         hidden_omp,
     } = mask(src, &units, macros);
-    // From each hidden directive to the statement it governs: no probe.
-    let bound: Vec<Range<usize>> = hidden_omp
+    // Each hidden directive and the statement it governs (the next code
+    // of the masked text): the walk writes the construct around it.
+    let hidden: Vec<plan::HiddenOmp> = hidden_omp
         .iter()
-        .map(|p| {
-            let gap = src[p.end..].len() - src[p.end..].trim_start().len();
-            p.start..p.end + gap + 1
+        .map(|p| plan::HiddenOmp {
+            line: p.clone(),
+            statement: next_code(masked.as_bytes(), p.end),
         })
+        .collect();
+    // From each hidden directive to the statement it governs no probe may
+    // stand, unless the directive itself became the construct.
+    let bound: Vec<Range<usize>> = hidden
+        .iter()
+        .map(|h| h.line.start..h.statement + 1)
         .collect();
     let masked = parse::mask_cplusplus_guards(&masked).into_owned();
     let parsed = parse::parse_text(input.display_path, &masked, src).ok()?;
@@ -119,6 +126,7 @@ pub(crate) fn second_reading(
         lines,
         jumps,
         bound: &bound,
+        hidden: &hidden,
     };
 
     let full = SourceInput { first_id, ..*input };
@@ -186,9 +194,19 @@ pub(crate) fn second_reading(
                 .any(|r| first_line(r) <= w.line && w.line <= last_line(r))
         });
     }
+    // Hidden directives neither written as their construct nor listed
+    // (not selected, stand-alone, or inside a part not measured).
     for p in hidden_omp
         .iter()
         .filter(|p| recovered.iter().any(|r| r.contains(&p.start)))
+        .filter(|p| !rendered(&out.edits, p.start))
+        .filter(|p| {
+            let line = lines.pos(p.start).line;
+            !out.regions
+                .iter()
+                .any(|g| g.start.line == line && g.aux.contains_key("not_measured"))
+        })
+        .filter(|_| input.selection.omp)
     {
         let at = lines.pos(p.start);
         let words: Vec<&str> = src[p.clone()].split_whitespace().skip(1).take(3).collect();
@@ -272,8 +290,10 @@ type Taken = (plan::Output, Vec<Range<usize>>, Vec<Range<usize>>);
 /// One tree of the second reading and what a walk over it needs.
 struct Reading<'a, 't> {
     /// Spans where no probe may go (a hidden directive and its statement's
-    /// first byte).
+    /// first byte) unless the directive was written as its construct.
     bound: &'a [Range<usize>],
+    /// The hidden OpenMP directives and their statements.
+    hidden: &'a [plan::HiddenOmp],
     root: Node<'t>,
     dirs: &'a directives::Directives,
     macros: &'a HashSet<String>,
@@ -308,7 +328,7 @@ impl Reading<'_, '_> {
                 self.macros,
                 self.lines,
                 &mut self.jumps,
-                Scope::Only(&candidates),
+                Scope::Only(&candidates, self.hidden),
             );
             // Edits by offset; each candidate's are one slice.
             out.edits.sort_by_key(|e| e.offset);
@@ -337,11 +357,21 @@ impl Reading<'_, '_> {
                 }
                 // An insertion right before `#if` or after `#endif` is
                 // outside the group; anything between is in a branch.
-                let in_a_branch = out.edits[at].iter().any(|e| {
-                    groups
+                let slice = &out.edits[at];
+                // Probes inside a group are right when each branch's hold
+                // whole regions (a call or loop inside the branch): they
+                // exist exactly when their code does.
+                let whole: Vec<bool> = groups
+                    .iter()
+                    .map(|g| whole_in_branches(src, g, slice))
+                    .collect();
+                let in_a_branch = slice.iter().any(|e| {
+                    groups.iter().zip(&whole).any(|(g, whole)| {
+                        !whole && e.offset < g.end && e.offset + e.replace_len > g.start
+                    }) || self
+                        .bound
                         .iter()
-                        .any(|g| e.offset < g.end && e.offset + e.replace_len > g.start)
-                        || self.bound.iter().any(|b| b.contains(&e.offset))
+                        .any(|b| b.contains(&e.offset) && !rendered(slice, b.start))
                 });
                 if in_a_branch {
                     split.push(r.clone());
@@ -357,6 +387,98 @@ impl Reading<'_, '_> {
             split_all.extend(split);
         }
     }
+}
+
+/// Whether every edit of `edits` inside conditional group `group` lies in
+/// one branch and the edits of each branch make whole regions there:
+/// their text opens and closes as many braces and parentheses as it
+/// closes, and enters as many regions as it leaves (a guard's cleanup
+/// leaves one), so no probe pairs with one outside the branch. False for
+/// nested groups.
+fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
+    let inside: Vec<&Edit> = edits
+        .iter()
+        .filter(|e| e.offset < group.end && e.offset + e.replace_len > group.start)
+        .collect();
+    if inside.is_empty() {
+        return true;
+    }
+    let branches = branches(src, group);
+    if branches.is_empty() {
+        return false;
+    }
+    let mut texts = vec![String::new(); branches.len()];
+    for e in inside {
+        let Some(b) = branches
+            .iter()
+            .position(|b| b.start <= e.offset && e.offset + e.replace_len <= b.end)
+        else {
+            return false;
+        };
+        texts[b].push_str(&e.text);
+        texts[b].push('\n');
+    }
+    texts.iter().all(|t| balanced_probes(t))
+}
+
+/// Whether probe text `t` opens and closes alike (see
+/// [`whole_in_branches`]).
+fn balanced_probes(t: &str) -> bool {
+    let count = |w: &str| t.matches(w).count();
+    let mut depth = 0i64;
+    for c in t.chars() {
+        match c {
+            '{' | '(' => depth += 1,
+            '}' | ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+        && count("regio_enter(") == count("regio_exit(") + count("cleanup(regio_guard_exit)")
+        && count("regio_omp_fork(") == count("regio_omp_join(")
+        && count("regio_omp_begin(") == count("regio_omp_end(")
+        && count("regio_omp_teams_begin(") == count("regio_omp_teams_end(")
+        && count("regio_disable(") == count("regio_enable(")
+        && count("regio_scope_open") == 0
+}
+
+/// Whether the directive line starting at `at` was replaced by its
+/// construct's text (an edit replacing the whole line).
+fn rendered(edits: &[Edit], at: usize) -> bool {
+    edits.iter().any(|e| e.offset == at && e.replace_len > 0)
+}
+
+/// The first byte of code at or after `from` in the masked text: past
+/// blanks (hidden lines are blanks there) and comments.
+fn next_code(masked: &[u8], from: usize) -> usize {
+    let mut at = from;
+    loop {
+        while at < masked.len() && masked[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if masked[at..].starts_with(b"/*") {
+            match find_forward(&masked[at + 2..], b"*/") {
+                Some(p) => at += 2 + p + 2,
+                None => return masked.len(),
+            }
+        } else if masked[at..].starts_with(b"//") {
+            match masked[at..].iter().position(|&b| b == b'\n') {
+                Some(p) => at += p,
+                None => return masked.len(),
+            }
+        } else {
+            return at;
+        }
+    }
+}
+
+fn find_forward(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// A loop whose body is a conditional group (`for (...)` then `#ifdef`
@@ -587,9 +709,10 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) 
                     blank(&mut bytes, line);
                 }
                 // An OpenMP directive as the unbraced body of a statement
-                // (`for (...)` then `#pragma omp task`): hidden, and named
-                // in a warning; nothing may be placed between it and the
-                // statement it governs.
+                // (`for (...)` then `#pragma omp task`): hidden from the
+                // parser; the walk writes it as its construct around the
+                // statement it governs (plan::HiddenOmp), else nothing may
+                // be placed between the two and a warning names it.
                 Some("pragma")
                     if live && is_omp_pragma(text) && splits_statement(&bytes, line.start) =>
                 {

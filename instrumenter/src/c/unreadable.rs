@@ -96,6 +96,15 @@ impl Unreadable {
                 u.range = r.start.min(g.start)..r.end.max(g.end);
             }
         }
+        // An implicit-`int` definition (`face() {`): the second reading
+        // writes a type just before its name (mask.rs), which the unit
+        // must hold.
+        for u in &mut all {
+            if let Some(place) = super::mask::implicit_int_type_place(src.as_bytes(), u.range.start)
+            {
+                u.range.start = place;
+            }
+        }
         all.sort_by_key(|u| (u.range.start, std::cmp::Reverse(u.range.end)));
         let mut units: Vec<Unit> = Vec::new();
         for u in all {

@@ -244,17 +244,31 @@ fn warnings(file: &Path) -> Vec<String> {
 
 #[test]
 fn implicitly_declared_functions_are_warned_about_as_often_as_in_the_original() {
+    same_warnings_as_the_original("implicit_declaration.c", 3);
+}
+
+/// The first call of an undeclared function is the unbraced body of an
+/// `if`, a loop and an `else`.
+#[test]
+fn implicitly_declared_functions_in_unbraced_bodies_are_warned_about_as_often() {
+    same_warnings_as_the_original("implicit_declaration_in_a_body.c", 4);
+}
+
+/// Instruments fixture `name` with `--regions io,calls` (at least
+/// `regions` regions) and compares gcc's warnings on original and copy.
+fn same_warnings_as_the_original(name: &str, regions: usize) {
     if !have_cc() {
         println!("SKIPPED: needs gcc (cc)");
         return;
     }
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/fixtures/c/implicit_declaration.c");
+        .join("tests/golden/fixtures/c")
+        .join(name);
     let text = std::fs::read_to_string(&fixture).unwrap();
-    let out = instrument_from("implicit_declaration.c", &text, "io,calls", 1).unwrap();
-    assert!(out.regions.len() >= 3, "the printf calls are measured");
-    let dir = scratch_dir("implicit");
-    let copy = dir.join("implicit_declaration.c");
+    let out = instrument_from(name, &text, "io,calls", 1).unwrap();
+    assert!(out.regions.len() >= regions, "the calls are measured");
+    let dir = scratch_dir(&format!("implicit-{}", name.trim_end_matches(".c")));
+    let copy = dir.join(name);
     std::fs::write(&copy, format!("#include <regio.h>\n{}", out.text)).unwrap();
     let before = warnings(&fixture);
     let after = warnings(&copy);

@@ -38,6 +38,14 @@ fn pragma_argument<'t>(n: Node<'t>, src: &'t str) -> Option<&'t str> {
     Some(text(n.child_by_field_name("argument")?, src))
 }
 
+/// The argument of a `#pragma` line given as text (`omp task ...`).
+fn pragma_text(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("pragma")?;
+    rest.starts_with(|c: char| c.is_ascii_whitespace())
+        .then(|| rest.trim())
+}
+
 fn omp_directive(n: Node<'_>, src: &str) -> Option<Directive> {
     pragma_argument(n, src).and_then(omp::parse)
 }
@@ -473,15 +481,31 @@ impl<'t> Walker<'_, 't> {
 
     /// Lists `n` in the IDF, unmeasured, with `why` in `aux`.
     fn not_measured(&mut self, n: Node<'t>, d: &Directive, why: &'static str) {
-        let start = self.lines.pos(n.start_byte());
-        let end = match d.has_body().then(|| self.governed(n)) {
-            Some(Ok(stmts)) if !stmts.is_empty() => self.lines.last(stmts[stmts.len() - 1]),
+        let last = match d.has_body().then(|| self.governed(n)) {
+            Some(Ok(stmts)) => stmts.last().copied(),
+            _ => None,
+        };
+        self.not_measured_at(n.byte_range(), d, why, last);
+    }
+
+    /// Lists the directive at `at` in the IDF, unmeasured, with `why` in
+    /// `aux`; its region ends with `last`, the last statement it governs,
+    /// if any.
+    fn not_measured_at(
+        &mut self,
+        at: std::ops::Range<usize>,
+        d: &Directive,
+        why: &'static str,
+        last: Option<Node<'t>>,
+    ) {
+        let start = self.lines.pos(at.start);
+        let end = match last {
+            Some(s) => self.lines.last(s),
             // The directive's last character, not the line end (a CR or
             // LF is past the longest line).
-            _ => {
-                let text_end = n.start_byte() + self.src[n.byte_range()].trim_end().len();
-                self.lines
-                    .pos(text_end.saturating_sub(1).max(n.start_byte()))
+            None => {
+                let text_end = at.start + self.src[at.clone()].trim_end().len();
+                self.lines.pos(text_end.saturating_sub(1).max(at.start))
             }
         };
         let word = if d.words.is_empty() {
@@ -659,7 +683,7 @@ impl<'t> Walker<'_, 't> {
             }
         }
         let first_region = self.regions.len();
-        let emitted = self.emit(n, d, construct, &stmts);
+        let emitted = self.emit(n.byte_range(), d, construct, &stmts);
         self.replay = None;
         let Emitted {
             before,
@@ -718,6 +742,87 @@ impl<'t> Walker<'_, 't> {
         }
     }
 
+    /// The OpenMP directives on `lines` that the parser did not see,
+    /// each the unbraced body of a statement (`for (...)` /
+    /// `#pragma omp task` / `x++;`), all governing `s` (outermost first):
+    /// each becomes the construct it is, exactly as before a statement in
+    /// a block. Its text is one statement (`_Pragma` and its statement,
+    /// braced when probes stand around it), so `s` stays the body it was;
+    /// the directive line is replaced in place and the closing text
+    /// follows `s`, so no line moves.
+    pub(super) fn hidden_directives(
+        &mut self,
+        s: Node<'t>,
+        lines: &[std::ops::Range<usize>],
+        depth: u32,
+    ) {
+        let mut afters: Vec<String> = Vec::new();
+        let mut pops = 0;
+        let mut quiet_pushed = 0;
+        for line in lines {
+            let arg = pragma_text(&self.src[line.clone()]);
+            let Some(d) = arg.and_then(omp::parse) else {
+                continue;
+            };
+            let bound = d.bound_loops();
+            if bound > 0 {
+                self.bind_loops(s, bound);
+            }
+            if self.opaque > 0 || !d.has_body() {
+                // A stand-alone directive cannot be a statement's body.
+                continue;
+            }
+            if let Some(&why) = self.quiet.last() {
+                self.not_measured_at(line.clone(), &d, nested_reason(why), Some(s));
+                continue;
+            }
+            let construct = d.construct();
+            if self.functions.is_empty() || !self.input.selection.omp {
+                if let Some(why) = quiet_reason(construct) {
+                    self.quiet.push(why);
+                    quiet_pushed += 1;
+                }
+                continue;
+            }
+            if let Construct::NotMeasured { reason: why, quiet } = construct {
+                self.not_measured_at(line.clone(), &d, why, Some(s));
+                if quiet {
+                    self.quiet.push(nested_reason(why));
+                    quiet_pushed += 1;
+                }
+                continue;
+            }
+            let e = self.emit(line.clone(), &d, construct, &[s]);
+            let kept = newlines_of(&self.src[line.clone()]);
+            self.edits
+                .push(Edit::replace(line.start, line.len(), e.before + &kept));
+            if let Some(id) = e.body_guard {
+                self.guard_loop_body(s, d.bound_loops(), id);
+            }
+            if let Some(why) = e.quiet {
+                self.quiet.push(why);
+                quiet_pushed += 1;
+            }
+            pops += e.opened.len();
+            afters.push(e.after);
+        }
+        // Run after `s` and its subtree, in this order: the closing text
+        // (inner constructs first; after `s`'s own closing text at the same
+        // offset, before that of the statement holding `s`), then the
+        // parents, then the quiet reasons.
+        for _ in 0..quiet_pushed {
+            self.stack.push(Frame::EndQuiet);
+        }
+        for _ in 0..pops {
+            self.stack.push(Frame::PopParent);
+        }
+        if !afters.is_empty() {
+            let after: String = afters.into_iter().rev().collect();
+            self.stack
+                .push(Frame::InsertAfter(s.end_byte(), after, closing(depth)));
+        }
+    }
+
     /// Per-statement facts that decide the form of the emitted text.
     fn cancel_flags(&self, stmts: &[Node<'t>]) -> [bool; 2] {
         [self.cancels(stmts, "for"), self.cancels(stmts, "sections")]
@@ -746,7 +851,7 @@ impl<'t> Walker<'_, 't> {
     /// text before and after the statement.
     fn emit(
         &mut self,
-        n: Node<'t>,
+        at: std::ops::Range<usize>,
         d: &Directive,
         construct: Construct,
         stmts: &[Node<'t>],
@@ -758,13 +863,11 @@ impl<'t> Walker<'_, 't> {
         let Some(row) = omp_constructs::row(construct, &d.words, Lang::C) else {
             return e;
         };
-        let start = self.lines.pos(n.start_byte());
+        let start = self.lines.pos(at.start);
         let line = start.line;
         let end = match stmts.last() {
             Some(s) => self.lines.last(*s),
-            None => self
-                .lines
-                .pos(n.end_byte().saturating_sub(1).max(n.start_byte())),
+            None => self.lines.pos(at.end.saturating_sub(1).max(at.start)),
         };
         let site = Site { start, end };
         let mut aux = Map::new();
