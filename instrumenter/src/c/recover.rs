@@ -166,11 +166,17 @@ pub(crate) fn second_reading(
             recovered.extend(taken);
         }
     }
-    // A unit that could hold a function but gave no region was not read:
-    // its function straddles the unit (the first reading's range missed
-    // the start of its head). It stays listed as left as written.
+    // A unit that could hold a function but gave no region and holds no
+    // whole function definition was not read: its function straddles the
+    // unit (the first reading's range missed the start of its head). It
+    // stays listed as left as written. (A whole definition without a
+    // region is read: functions not selected, or filtered out.)
     let first_line = |r: &Range<usize>| lines.pos(r.start).line;
     let last_line = |r: &Range<usize>| lines.pos(r.end.saturating_sub(1).max(r.start)).line;
+    let holds_a_definition = |r: &Range<usize>| {
+        functions_within(root, r, src)
+            .is_some_and(|found| found.iter().any(|(_, name)| name.is_some()))
+    };
     let empty: Vec<Range<usize>> = recovered
         .iter()
         .filter(|r| unreadable.could_hold_code(src, r))
@@ -179,6 +185,7 @@ pub(crate) fn second_reading(
                 .iter()
                 .any(|g| first_line(r) <= g.start.line && g.start.line <= last_line(r))
         })
+        .filter(|r| !holds_a_definition(r))
         .cloned()
         .collect();
     if !empty.is_empty() {
