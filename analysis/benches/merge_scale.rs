@@ -37,6 +37,7 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
             polls: 0,
             span_ns: 0,
             counters: None,
+            throttled_at: None,
         });
     }
     Profile {
@@ -61,6 +62,7 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
         regions: Vec::new(),
         counters: Vec::new(),
         clock_sync: None,
+        throttle: None,
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: u64::from(10_000 + rank),

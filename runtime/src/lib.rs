@@ -75,6 +75,7 @@ mod signals;
 mod sys;
 mod teams;
 mod thread;
+mod throttle;
 mod ticks;
 mod trace;
 pub mod training;

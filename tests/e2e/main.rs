@@ -22,5 +22,6 @@ mod overhead;
 mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
+mod throttle;
 mod trace;
 mod wrap;

@@ -50,6 +50,14 @@ pub struct JsonRun {
     /// rank's clock measurements against rank 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub communication: Option<JsonCommunication>,
+    // --- REGIO_THROTTLE (h-throttle) ---
+    /// Nodes whose region was throttled (`REGIO_THROTTLE`), in tree order,
+    /// and what that means for the figures (`throttled_note`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttled: Vec<crate::throttled::Throttled>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_note: Option<String>,
+    // --- end REGIO_THROTTLE ---
     pub drg: Vec<JsonNode>,
 }
 
@@ -113,6 +121,13 @@ pub struct JsonNode {
     /// `direction` (`send`, `recv`, `collective`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<NodeMessages>,
+    // --- REGIO_THROTTLE (h-throttle) ---
+    /// Calls counted before the region was throttled (`REGIO_THROTTLE`);
+    /// absent when it was measured throughout. Later calls are in the
+    /// parent's exclusive time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_at: Option<u64>,
+    // --- end REGIO_THROTTLE ---
     pub children: Vec<JsonNode>,
 }
 
@@ -150,6 +165,9 @@ impl JsonReport {
 impl JsonRun {
     pub fn new(r: &Report) -> JsonRun {
         let mut run = JsonRun::header(r);
+        if !run.throttled.is_empty() {
+            run.throttled_note = Some(crate::throttled::NOTE.to_string());
+        }
         run.drg = drg(r);
         run
     }
@@ -176,6 +194,8 @@ impl JsonRun {
                 messages_dropped: r.comm.dropped,
                 clock_sync: r.comm.clocks.clone(),
             }),
+            throttled: crate::throttled::throttled(r),
+            throttled_note: None,
             drg: Vec::new(),
         }
     }
@@ -255,6 +275,7 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
             wait_ns,
         }),
         messages: Vec::new(),
+        throttled_at: n.throttled_at,
         children: Vec::new(),
     }
 }

@@ -55,6 +55,7 @@ pub fn write_chain(dir: &Path, depth: u32) {
                 polls: 0,
                 span_ns: 0,
                 counters: None,
+                throttled_at: None,
             }
         })
         .collect();
@@ -80,6 +81,7 @@ pub fn write_chain(dir: &Path, depth: u32) {
         regions: Vec::new(),
         counters: Vec::new(),
         clock_sync: None,
+        throttle: None,
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: 4242,
