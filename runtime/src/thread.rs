@@ -367,6 +367,20 @@ impl ThreadState {
         if !crate::select::recorded(region) {
             return 0;
         }
+        self.enter_recorded(region, clock, calls, polls)
+    }
+
+    /// The probe work of an entry, out of line: the check above is all a
+    /// throttled or filtered region pays, without the register saves the
+    /// work below needs.
+    #[inline(never)]
+    unsafe fn enter_recorded<C: Clock>(
+        &self,
+        region: u32,
+        clock: &C,
+        calls: u64,
+        polls: u64,
+    ) -> u64 {
         if !self.begin_probe() {
             bump(&self.dropped, calls);
             return 0;
@@ -459,16 +473,26 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn exit<C: Clock>(&self, region: u32, clock: &C) {
-        if !crate::select::recorded(region) {
-            // Throttled or filtered: entries make no frame. Only a frame
-            // entered before the region stopped being recorded can be
-            // open, and it closes here if it is the innermost one (else
-            // the exit of an enclosing region closes it).
-            let d = self.depth();
-            if d < 2 || self.frame(d - 1).key.load(Relaxed) >> 1 != region as u64 {
-                return;
-            }
+        // Throttled or filtered: entries make no frame. Only a frame
+        // entered before the region stopped being recorded can be open,
+        // and it closes here if it is the innermost one (else the exit of
+        // an enclosing region closes it).
+        if !crate::select::recorded(region) && !self.on_top(region) {
+            return;
         }
+        self.exit_recorded(region, clock)
+    }
+
+    /// Whether the innermost open frame is one of `region`.
+    #[inline(always)]
+    fn on_top(&self, region: u32) -> bool {
+        let d = self.depth();
+        d >= 2 && self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64
+    }
+
+    /// The probe work of an exit, out of line (see `enter_recorded`).
+    #[inline(never)]
+    unsafe fn exit_recorded<C: Clock>(&self, region: u32, clock: &C) {
         if !self.begin_probe() {
             return;
         }
