@@ -275,6 +275,27 @@ mod tests {
     }
 
     #[test]
+    fn throttling_marks_one_id_of_either_range() {
+        // Ids no other test uses: the last slot of each range.
+        let idf = MAX_IDS as u32 - 1;
+        let desc = crate::region::FIRST_DESCRIPTOR_ID + MAX_IDS as u32 - 1;
+        for id in [idf, desc] {
+            assert!(recorded(id) && !throttled(id));
+            assert!(throttle(id), "first time");
+            assert!(!throttle(id), "once only");
+            assert!(!recorded(id) && throttled(id));
+            unthrottle(id);
+            assert!(recorded(id));
+        }
+        // The two ranges do not share slots.
+        assert_ne!(slot(idf), slot(desc));
+        assert_ne!(slot(1), slot(crate::region::FIRST_DESCRIPTOR_ID + 1));
+        // Beyond the table: always recorded, never throttled.
+        assert!(!throttle(MAX_IDS as u32));
+        assert!(recorded(MAX_IDS as u32));
+    }
+
+    #[test]
     fn classes_map_kinds() {
         assert_eq!(class_bit(&RegionKind::Function), 1);
         assert_eq!(class_bit(&RegionKind::Mpi("send".into())), 6);
