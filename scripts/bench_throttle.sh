@@ -20,7 +20,8 @@
 # interleaved, RUNS times each (default 5), OMP_NUM_THREADS=2. Prints the
 # median wall time and CPU time (user+sys) per variant and the ratio to
 # plain, then the throttled regions of the last default run (the
-# "throttled regions" list of `instrument report`). Needs gcc with
+# "throttled regions" list of `instrument report`). SETTING=CALLS,NS adds
+# a variant `setting` run with REGIO_THROTTLE=$SETTING. Needs gcc with
 # OpenMP, cargo; CC and INSTRUMENT may be set.
 set -euo pipefail
 runs=${1:-5}
@@ -66,11 +67,15 @@ if [ -n "$comd" ]; then
 fi
 
 variants=(plain off default)
+if [ -n "${SETTING:-}" ]; then
+    variants+=(setting)
+fi
 one() { # PROGRAM VARIANT: appends "wall cpu" to $tmp/PROGRAM.VARIANT.t
     local bin=$tmp/$1.regio env=(REGIO_DIR="$tmp/run.$1.$2")
     case $2 in
         plain) bin=$tmp/$1.plain ;;
         off) env+=(REGIO_THROTTLE=off) ;;
+        setting) env+=(REGIO_THROTTLE="$SETTING") ;;
     esac
     rm -rf "$tmp/run.$1.$2"
     # shellcheck disable=SC2086
@@ -103,9 +108,11 @@ for p in "${programs[@]}"; do
     done
 done
 for p in "${programs[@]}"; do
-    echo "# $p, default run: throttled regions"
-    "$instrument" report "$tmp/run.$p.default" |
-        awk '/^throttled regions:/ { on = 1 } on && /^$/ { on = 0 } on' | sed 's/^/#   /'
+    for v in default ${SETTING:+setting}; do
+        echo "# $p, $v run: throttled regions"
+        "$instrument" report "$tmp/run.$p.$v" |
+            awk '/^throttled regions:/ { on = 1 } on && /^$/ { on = 0 } on' | sed 's/^/#   /'
+    done
     calls=$("$instrument" report --format json "$tmp/run.$p.off" |
         python3 -c 'import json,sys
 r = json.load(sys.stdin)["runs"][0]
