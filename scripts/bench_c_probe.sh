@@ -27,9 +27,20 @@
 # (path of the instrument binary) may be set; BASE_LIB_DIR (a directory
 # holding another build's libregio.so and libregio.a) adds the variants
 # `base_shared` and `base_static` built against it, for an A/B of a change.
+# The `*_disabled`, `*_filtered` and `*_throttled` variants run the same
+# binaries as regio_shared / regio_static with REGIO_DISABLE=1, with
+# REGIO_FILTER excluding `tiny`, and with REGIO_THROTTLE at its default (so
+# `tiny` stops being measured after its first 100,000 calls; the minimum
+# over repetitions is past that point); every other variant runs with
+# REGIO_THROTTLE=off. Before timing, the script shows what each of these
+# measures: `objdump -d` of `tiny` in both builds (the two probe calls) and
+# the `tiny` line of `instrument report` after a short run of each
+# variant (throttled: "[throttled at ... calls]"; filtered and disabled: no
+# line). OBJDUMP=0 skips that.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
-# machine cannot blur.
+# machine cannot blur (the throttled variants there with
+# REGIO_THROTTLE=1000,1000000, so 99 % of the counted calls are throttled).
 set -euo pipefail
 n=${1:-20000000}
 runs=${2:-3}
@@ -80,7 +91,10 @@ build_regio() {
 }
 build_regio regio_shared "$release" shared
 build_regio regio_static "$release" static
-variants=(regio_shared regio_static regio_shared_disabled regio_static_disabled gcc_cyg_rdtsc2)
+variants=(regio_shared regio_static regio_shared_disabled regio_static_disabled
+    regio_shared_filtered regio_static_filtered regio_shared_throttled regio_static_throttled
+    gcc_cyg_rdtsc2)
+printf 'exclude region tiny\n' > "$tmp/tiny.filter"
 if command -v gfortran > /dev/null; then
     variants+=(fortran_regio_shared fortran_regio_static)
 fi
@@ -101,11 +115,41 @@ printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s %4s\n' variant \
     plain_min probed_min rdtsc2_min added_min added_med rdtsc2_med \
     'x_min' 'x_med' n
 
-run_variant() { # NAME: one process, its lines appended to NAME.txt
-    local bin=$tmp/${1%_disabled} env=()
-    case $1 in *_disabled) env=(REGIO_DISABLE=1) ;; esac
-    env "${env[@]}" REGIO_DIR="$tmp/run" "$bin" "$n" "$reps" >> "$tmp/$1.txt"
+# The binary of variant $1 and the environment it runs with.
+variant_env() {
+    local b=$1
+    b=${b%_disabled}
+    b=${b%_filtered}
+    b=${b%_throttled}
+    bin=$tmp/$b
+    case $1 in
+        *_disabled) env=(REGIO_DISABLE=1 REGIO_THROTTLE=off) ;;
+        *_filtered) env=(REGIO_FILTER="$tmp/tiny.filter" REGIO_THROTTLE=off) ;;
+        *_throttled) env=(REGIO_FILTER=) ;;
+        *) env=(REGIO_THROTTLE=off) ;;
+    esac
 }
+
+run_variant() { # NAME: one process, its lines appended to NAME.txt
+    local bin env
+    variant_env "$1"
+    env -u REGIO_THROTTLE "${env[@]}" REGIO_DIR="$tmp/run" "$bin" "$n" "$reps" >> "$tmp/$1.txt"
+}
+
+if [ "${OBJDUMP:-1}" = 1 ]; then
+    for b in regio_shared regio_static; do
+        echo "# objdump -d $b: tiny"
+        objdump -d --no-show-raw-insn "$tmp/$b" |
+            awk '/^[0-9a-f]+ <tiny>:/ { on = 1 } on && /^$/ { on = 0 } on' | sed 's/^/#   /'
+    done
+    for v in regio_shared regio_shared_disabled regio_shared_filtered regio_shared_throttled; do
+        variant_env "$v"
+        rm -rf "$tmp/check"
+        env -u REGIO_THROTTLE "${env[@]}" REGIO_DIR="$tmp/check" "$bin" 300000 1 > /dev/null
+        line=$("$instrument" report "$tmp/check" 2> /dev/null | grep -E '^ *tiny ' || true)
+        echo "# $v (300000 calls): ${line:-no tiny line (nothing measured)}"
+    done
+fi
 
 summarize() { # NAME
     awk -v name="$1" '
@@ -140,12 +184,16 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
     calls=100000
     echo "# instructions per probe pair (callgrind, $calls calls + 1000 warm-up)"
     for v in "${variants[@]}"; do
-        case $v in *_disabled | gcc_*) continue ;; esac
+        case $v in gcc_*) continue ;; esac
         fn=tiny plainfn=tiny_plain
         case $v in fortran_*) fn=tiny_f_ plainfn=tiny_f_plain_ ;; esac
+        variant_env "$v"
+        # Throttled from call 1000 on, so 99 % of the counted calls are.
+        case $v in *_throttled) env+=(REGIO_THROTTLE=1000,1000000) ;; esac
         for f in "$fn" "$plainfn"; do
-            REGIO_DIR="$tmp/run" valgrind --tool=callgrind --toggle-collect="$f" \
-                --callgrind-out-file="$tmp/cg.$v.$f" "$tmp/$v" "$calls" 1 > /dev/null 2>&1
+            env -u REGIO_THROTTLE "${env[@]}" REGIO_DIR="$tmp/run" \
+                valgrind --tool=callgrind --toggle-collect="$f" \
+                --callgrind-out-file="$tmp/cg.$v.$f" "$bin" "$calls" 1 > /dev/null 2>&1
         done
         probed=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.$fn")
         plain=$(awk '/^(summary|totals):/ { print $2; exit }' "$tmp/cg.$v.$plainfn")

@@ -41,6 +41,7 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
             polls: 0,
             span_ns: 0,
             counters: None,
+            throttled_at: None,
         });
     }
     Profile {
@@ -67,6 +68,7 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
         clock_sync: None,
         user_events_lost: 0,
         snapshot: false,
+        throttle: None,
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: u64::from(10_000 + rank),

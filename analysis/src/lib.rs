@@ -20,6 +20,7 @@ pub mod overhead;
 mod regions;
 pub mod render;
 pub mod score;
+pub mod throttled;
 mod units;
 mod user_events;
 

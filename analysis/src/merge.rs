@@ -91,6 +91,13 @@ pub struct Node {
     /// time inside polls) and first-poll-to-completion wall time.
     pub polls: u64,
     pub span_ns: u64,
+    // --- REGIO_THROTTLE (h-throttle) ---
+    /// The region was throttled on some thread here: the calls counted
+    /// until then, summed over the throttled threads (their later calls
+    /// were neither timed nor counted: the parent's exclusive time holds
+    /// them). None: measured throughout.
+    pub throttled_at: Option<u64>,
+    // --- end REGIO_THROTTLE ---
     /// Counter totals (like inclusive time: outermost frames) summed over
     /// the threads that counted them here; empty without counters.
     pub counters: BTreeMap<String, u64>,
@@ -210,6 +217,7 @@ impl Node {
             open: self.open,
             polls: self.polls,
             span_ns: self.span_ns,
+            throttled_at: self.throttled_at,
             counters: self.counters.clone(),
             per_thread: self.per_thread.clone(),
             threads: self.threads,
@@ -325,6 +333,7 @@ struct Acc {
     open: u64,
     polls: u64,
     span_ns: u64,
+    throttled_at: Option<u64>,
     counters: BTreeMap<String, u64>,
     per_thread: BTreeMap<ThreadKey, ThreadStat>,
     children: HashMap<u32, usize>,
@@ -365,6 +374,9 @@ impl Tree {
         a.open = a.open.saturating_add(u64::from(n.open));
         a.polls = a.polls.saturating_add(n.polls);
         a.span_ns = a.span_ns.saturating_add(n.span_ns);
+        if let Some(at) = n.throttled_at {
+            a.throttled_at = Some(a.throttled_at.unwrap_or(0).saturating_add(at));
+        }
         let counted: Vec<(&str, u64)> = match &n.counters {
             Some(v) => names.iter().copied().zip(v.iter().copied()).collect(),
             None => Vec::new(),
@@ -427,6 +439,7 @@ impl Tree {
             open: a.open,
             polls: a.polls,
             span_ns: a.span_ns,
+            throttled_at: a.throttled_at,
             counters: a.counters.clone(),
             threads: summarize(&per_thread),
             per_thread,

@@ -83,8 +83,24 @@ pub struct Profile {
     /// false. Absent (false) in the profile written at the end.
     #[serde(default)]
     pub snapshot: bool,
+    // --- REGIO_THROTTLE (h-throttle) ---
+    /// The throttle in force (`REGIO_THROTTLE`); absent when it was off
+    /// (or the runtime predates it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<ThrottleSetting>,
+    // --- end REGIO_THROTTLE ---
     pub threads: Vec<ThreadProfile>,
 }
+
+// --- REGIO_THROTTLE (h-throttle) ---
+/// `REGIO_THROTTLE=CALLS,NS`: a region whose node passed `calls` calls at a
+/// mean inclusive time under `ns` stopped being recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThrottleSetting {
+    pub calls: u64,
+    pub ns: u64,
+}
+// --- end REGIO_THROTTLE ---
 
 /// The two clock measurements of an MPI rank against rank 0; a local time
 /// `t` is corrected to rank 0's clock by adding the offset interpolated
@@ -263,6 +279,14 @@ pub struct NodeRecord {
     /// thread measured no counters or never entered the node itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<Vec<u64>>,
+    // --- REGIO_THROTTLE (h-throttle) ---
+    /// The region was throttled in this process (`REGIO_THROTTLE`): the
+    /// node's figures are what it measured up to then, and this is its
+    /// call count at that point (calls after it were neither timed nor
+    /// counted; the parent's exclusive time includes them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_at: Option<u64>,
+    // --- end REGIO_THROTTLE ---
 }
 
 impl Profile {

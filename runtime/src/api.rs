@@ -18,13 +18,19 @@ use crate::ticks::Ticks;
 /// Enters region `id` on the calling thread.
 #[inline(always)]
 pub fn enter(id: u32) {
-    if MODE.load(Relaxed) == ON {
-        let t = registry::current();
-        if !t.is_null() {
-            // SAFETY: `t` is this thread's own, leaked state.
-            unsafe { (*t).enter(id, &Ticks) };
-            return;
+    match MODE.load(Relaxed) {
+        ON => {
+            let t = registry::current();
+            if !t.is_null() {
+                // SAFETY: `t` is this thread's own, leaked state.
+                unsafe { (*t).enter(id, &Ticks) };
+                return;
+            }
         }
+        // REGIO_DISABLE or regio_disable(): nothing to do, and nothing
+        // more to pay than this load.
+        DEAD | OFF => return,
+        _ => {}
     }
     enter_cold(id);
 }

@@ -141,6 +141,18 @@ pub fn start_monotonic_ns() -> u64 {
     START_MONO_NS.load(Relaxed)
 }
 
+/// (ticks, ns) elapsed since start-up, for a rate estimate while the
+/// program runs (`throttle`); None when ticks are nanoseconds. One vDSO
+/// clock read, no calibration spin.
+pub fn rate_so_far() -> Option<(u64, u64)> {
+    if !USE_TSC.load(Relaxed) {
+        return None;
+    }
+    let t = ticks().saturating_sub(START_TICKS.load(Relaxed));
+    let m = monotonic_ns().saturating_sub(START_MONO_NS.load(Relaxed));
+    Some((t, m))
+}
+
 /// Ticks-to-nanoseconds ratio valid for one write.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Calibration {

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use crate::clock;
 use crate::out::warn;
 use crate::sys;
+use crate::throttle;
 use crate::trace;
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -35,6 +36,8 @@ pub struct Config {
     /// `REGIO_SNAPSHOT=SECONDS`: the profile is also written this often
     /// while the program runs (milliseconds; 0: never).
     pub snapshot_ms: u64,
+    /// `REGIO_THROTTLE`: when hot, brief regions stop being recorded.
+    pub throttle: throttle::Setting,
     /// `REGIO_TEST_WRITE_PAUSE_MS` (tests only): the profile writer sleeps
     /// this long after creating its temporary file.
     pub test_write_pause_ms: u64,
@@ -150,6 +153,7 @@ pub fn load() -> Option<&'static Config> {
         events: std::env::var("REGIO_EVENTS").ok(),
         filter: filter_file(),
         snapshot_ms: snapshot_ms(env("REGIO_SNAPSHOT").as_deref()),
+        throttle: throttle_setting(env("REGIO_THROTTLE").as_deref()),
         test_write_pause_ms: env("REGIO_TEST_WRITE_PAUSE_MS")
             .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse().ok())
             .unwrap_or(0),
@@ -212,6 +216,27 @@ fn snapshot_ms(v: Option<&[u8]>) -> u64 {
                 None,
             );
             0
+        }
+    }
+}
+
+/// `REGIO_THROTTLE` (`CALLS,NS` or `off`); a value that is neither is a
+/// warning and the default.
+fn throttle_setting(v: Option<&[u8]>) -> throttle::Setting {
+    let Some(v) = v else {
+        return throttle::Setting::DEFAULT;
+    };
+    let text = String::from_utf8_lossy(v);
+    match throttle::parse(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            let default = format!(
+                "; using the default {},{}",
+                throttle::DEFAULT_CALLS,
+                throttle::DEFAULT_NS
+            );
+            warn(&[e.as_bytes(), default.as_bytes()], None);
+            throttle::Setting::DEFAULT
         }
     }
 }
@@ -447,6 +472,19 @@ mod tests {
         assert_eq!(parse_clock_skew(b"1:5"), None);
         assert_eq!(parse_clock_skew(b"1:5:1:2"), None);
         assert_eq!(parse_clock_skew(b"x:5:1"), None);
+    }
+
+    #[test]
+    fn regio_throttle_values() {
+        use throttle::Setting;
+        assert_eq!(throttle_setting(None), Setting::DEFAULT);
+        assert_eq!(throttle_setting(Some(b"off")), Setting::Off);
+        assert_eq!(
+            throttle_setting(Some(b"10,20")),
+            Setting::On { calls: 10, ns: 20 }
+        );
+        // A bad value warns (on stderr) and keeps the default.
+        assert_eq!(throttle_setting(Some(b"lots")), Setting::DEFAULT);
     }
 
     #[test]

@@ -76,6 +76,7 @@ mod snapshot;
 mod sys;
 mod teams;
 mod thread;
+mod throttle;
 mod ticks;
 mod trace;
 pub mod training;

@@ -23,6 +23,7 @@ use crate::profile::{self, Reason};
 use crate::select;
 use crate::signals;
 use crate::snapshot;
+use crate::throttle;
 use crate::trace;
 
 /// Not started yet.
@@ -82,6 +83,7 @@ fn start() -> u8 {
         cfg.events.as_deref(),
         cfg.filter.as_ref().map(|(p, t)| (p.as_str(), t.as_str())),
     );
+    throttle::configure(cfg.throttle);
     if cfg.mode == "trace" {
         // Before any thread registers: registration maps the buffers.
         trace::init(

@@ -27,9 +27,11 @@ use crate::node::ROOT;
 use crate::out::{warn, Cat, Out, W32, W64, WI32};
 use crate::region;
 use crate::registry;
+use crate::select;
 use crate::sys;
 use crate::thread::ThreadState;
 use crate::user_events;
+use crate::throttle;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -457,6 +459,14 @@ unsafe fn emit(
     o.fixed6(cal.ticks_per_second());
     o.raw(b"}");
     mpi::write::clock_sync(o);
+    // REGIO_THROTTLE in force (absent: off).
+    if let Some((calls, ns)) = throttle::in_force() {
+        o.raw(b",\"throttle\":{\"calls\":");
+        o.uint(calls, W64);
+        o.raw(b",\"ns\":");
+        o.uint(ns, W64);
+        o.raw(b"}");
+    }
     o.raw(b",\"idf\":");
     if idf::count() > 0 {
         o.string(idf::get(0));
@@ -638,6 +648,12 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         o.uint(s.polls, W64);
         o.raw(b",\"span_ns\":");
         o.uint(cal.to_ns(s.span), W64);
+        // REGIO_THROTTLE: the region stopped being recorded; the node's
+        // calls stopped counting there (throttle.rs).
+        if select::throttled(node.region) {
+            o.raw(b",\"throttled_at\":");
+            o.uint(s.calls, W64);
+        }
         if let Some(c) = counters {
             if let Some(values) = c.node_totals(node, &index, live.as_ref()) {
                 o.raw(b",\"counters\":[");

@@ -1,19 +1,23 @@
 //! What is recorded at run time (`REGIO_EVENTS`, `REGIO_FILTER`,
-//! `regio_set_events`), for the profile and the trace alike.
+//! `regio_set_events`, `REGIO_THROTTLE`), for the profile and the trace
+//! alike.
 //!
 //! Each region id has a byte in `CLASS`: its class (from its kind in the
-//! IDF, which this module reads when an IDF is registered) and whether the
-//! filter file leaves it out. The probe asks [`recorded`]: one relaxed load
-//! of `ACTIVE` while nothing is selected (the default), two more loads
-//! otherwise. Regions without an IDF entry (Rust descriptor regions, ids
-//! beyond the table) are always recorded.
+//! IDF, which this module reads when a selection needs it), and the
+//! reasons it is not recorded now: left out by the filter file, by the
+//! event mask, or throttled (`throttle`). The probe asks [`recorded`]: one
+//! relaxed load of the region's byte, whatever is selected, so a throttled
+//! region costs every other region nothing. IDF ids and Rust descriptor ids
+//! (bit 31 set) share the table: the index is the id rotated left by one
+//! bit (IDF ids at even, descriptors at odd slots). Ids beyond the table
+//! are always recorded.
 //!
-//! A mask change while a region is open applies to its exit too: an exit
-//! no longer recorded leaves the frame to its parent's exit, which closes
-//! it; an exit of a region entered while masked finds no frame and is
-//! ignored, as any unmatched exit.
+//! A region that stops being recorded while a frame of it is open still
+//! closes that frame at its own exit when the frame is the innermost one
+//! (`thread::ThreadState::exit`); an exit of a region entered while not
+//! recorded finds no frame and is ignored, as any unmatched exit.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::{Mutex, OnceLock};
 
 use regio_idf::filter::Filter;
@@ -35,39 +39,72 @@ pub const USER: u64 = 1 << 6;
 pub const MESSAGES: u64 = 1 << 7;
 pub const ALL: u64 = (1 << 8) - 1;
 
-/// Region ids with a class byte; larger ids are always recorded.
+/// IDF ids below this, and descriptor ids below FIRST_DESCRIPTOR_ID + this,
+/// have a class byte; larger ids are always recorded.
 const MAX_IDS: usize = 1 << 20;
-/// Class byte: bit index + 1 of the region's class in the low bits (0:
-/// unknown), [`FILTERED`] when the filter file leaves the region out.
-static CLASS: [AtomicU8; MAX_IDS] = [const { AtomicU8::new(0) }; MAX_IDS];
+/// Class byte: bit index + 1 of the region's class in [`CLASS_BITS`] (0:
+/// unknown), plus the reasons not to record it ([`SKIP`]). Slot of an id:
+/// [`slot`].
+static CLASS: [AtomicU8; 2 * MAX_IDS] = [const { AtomicU8::new(0) }; 2 * MAX_IDS];
+const CLASS_BITS: u8 = 0x0f;
+/// The filter file leaves the region out.
 const FILTERED: u8 = 0x80;
+/// The event mask leaves the region's class out.
+const MASKED: u8 = 0x40;
+/// Throttled (`REGIO_THROTTLE`): entered often and briefly.
+const THROTTLED: u8 = 0x20;
+const SKIP: u8 = FILTERED | MASKED | THROTTLED;
 
 static MASK: AtomicU64 = AtomicU64::new(ALL);
-/// A mask other than ALL or a filter is in force: probes must look.
+/// A mask other than ALL or a filter is or was in force: region kinds are
+/// needed (IDFs registered later are read too).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Highest IDF id whose kind was read (MASKED bits are recomputed up to
+/// it when the mask changes).
+static MAX_LOADED: AtomicU32 = AtomicU32::new(0);
 static FILTER: OnceLock<Filter> = OnceLock::new();
 /// IDFs (by `idf` slot) whose regions are in `CLASS`; the lock serialises
 /// loading (registration and `set_events` are not on the probe path).
 static LOADED: Mutex<usize> = Mutex::new(0);
 
+/// The `CLASS` index of a region id: IDF ids (bit 31 clear) at even
+/// slots, descriptor ids at odd ones.
+#[inline(always)]
+fn slot(region: u32) -> usize {
+    region.rotate_left(1) as usize
+}
+
 /// Whether region `region` is recorded now.
 #[inline(always)]
 pub fn recorded(region: u32) -> bool {
-    !ACTIVE.load(Relaxed) || recorded_slow(region)
+    match CLASS.get(slot(region)) {
+        Some(c) => c.load(Relaxed) & SKIP == 0,
+        None => true,
+    }
 }
 
-#[inline(never)]
-fn recorded_slow(region: u32) -> bool {
-    let Some(c) = CLASS.get(region as usize) else {
-        return true;
-    };
-    let c = c.load(Relaxed);
-    if c & FILTERED != 0 {
-        return false;
+/// Stops recording `region` for the rest of the process (`throttle`);
+/// true if this call did it (false: already throttled, or an id beyond
+/// the table, which cannot be throttled).
+pub fn throttle(region: u32) -> bool {
+    match CLASS.get(slot(region)) {
+        Some(c) => c.fetch_or(THROTTLED, Relaxed) & THROTTLED == 0,
+        None => false,
     }
-    match c & !FILTERED {
-        0 => true,
-        bit => MASK.load(Relaxed) & 1 << (bit - 1) != 0,
+}
+
+/// Whether `region` was throttled in this process (the profile writer).
+pub fn throttled(region: u32) -> bool {
+    CLASS
+        .get(slot(region))
+        .is_some_and(|c| c.load(Relaxed) & THROTTLED != 0)
+}
+
+/// Lets a throttled region be recorded again (tests only).
+#[cfg(test)]
+pub fn unthrottle(region: u32) {
+    if let Some(c) = CLASS.get(slot(region)) {
+        c.fetch_and(!THROTTLED, Relaxed);
     }
 }
 
@@ -142,6 +179,23 @@ fn set_mask_bits(m: u64) {
     if m != ALL {
         ACTIVE.store(true, Release);
     }
+    let _loading = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+    for id in 0..=MAX_LOADED.load(Relaxed) {
+        if let Some(c) = CLASS.get(slot(id)) {
+            mark_masked(c, m);
+        }
+    }
+}
+
+/// Sets or clears MASKED in a class byte for mask `m` (the other bits are
+/// left as they are: throttling may set its bit at the same time).
+fn mark_masked(c: &AtomicU8, m: u64) {
+    let bit = c.load(Relaxed) & CLASS_BITS;
+    if bit != 0 && m & 1 << (bit - 1) == 0 {
+        c.fetch_or(MASKED, Relaxed);
+    } else {
+        c.fetch_and(!MASKED, Relaxed);
+    }
 }
 
 /// After an IDF was registered: its kinds are needed if a selection is (or
@@ -160,18 +214,26 @@ fn load_kinds() {
         *loaded += 1;
         match regio_idf::idf::Idf::read(std::path::Path::new(&path)) {
             Ok(idf) => {
+                let mask = MASK.load(Relaxed);
                 for r in &idf.regions {
-                    let Some(slot) = CLASS.get(r.id as usize) else {
+                    if r.id as usize >= MAX_IDS {
+                        continue;
+                    }
+                    let Some(c) = CLASS.get(slot(r.id)) else {
                         continue;
                     };
-                    let mut c = class_bit(&r.kind);
+                    // Keep a throttle bit a region may already carry.
+                    c.fetch_and(!(CLASS_BITS | FILTERED), Relaxed);
+                    let mut bits = class_bit(&r.kind);
                     if FILTER
                         .get()
                         .is_some_and(|f| !f.allows_region(&r.name) || !f.allows_file(&r.file))
                     {
-                        c |= FILTERED;
+                        bits |= FILTERED;
                     }
-                    slot.store(c, Relaxed);
+                    c.fetch_or(bits, Relaxed);
+                    mark_masked(c, mask);
+                    MAX_LOADED.fetch_max(r.id, Relaxed);
                 }
             }
             Err(e) => warn(
@@ -210,6 +272,27 @@ mod tests {
         assert_eq!(parse_events(""), Ok(0));
         assert_eq!(parse_events("all"), Ok(ALL));
         assert!(parse_events("functions,bogus").is_err());
+    }
+
+    #[test]
+    fn throttling_marks_one_id_of_either_range() {
+        // Ids no other test uses: the last slot of each range.
+        let idf = MAX_IDS as u32 - 1;
+        let desc = crate::region::FIRST_DESCRIPTOR_ID + MAX_IDS as u32 - 1;
+        for id in [idf, desc] {
+            assert!(recorded(id) && !throttled(id));
+            assert!(throttle(id), "first time");
+            assert!(!throttle(id), "once only");
+            assert!(!recorded(id) && throttled(id));
+            unthrottle(id);
+            assert!(recorded(id));
+        }
+        // The two ranges do not share slots.
+        assert_ne!(slot(idf), slot(desc));
+        assert_ne!(slot(1), slot(crate::region::FIRST_DESCRIPTOR_ID + 1));
+        // Beyond the table: always recorded, never throttled.
+        assert!(!throttle(MAX_IDS as u32));
+        assert!(recorded(MAX_IDS as u32));
     }
 
     #[test]

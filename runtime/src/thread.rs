@@ -13,6 +13,7 @@ use crate::counters::ThreadCounters;
 use crate::frames::{alloc_frames, frame_key, Frame, ROOT_KEY, VIRTUAL_KEY};
 use crate::node::{bump, Arena, Node, ROOT};
 use crate::omp::team::OmpState;
+use crate::throttle;
 use crate::ticks::Clock;
 use crate::trace::TraceBuf;
 
@@ -378,6 +379,20 @@ impl ThreadState {
         if !crate::select::recorded(region) {
             return 0;
         }
+        self.enter_recorded(region, clock, calls, polls)
+    }
+
+    /// The probe work of an entry, out of line: the check above is all a
+    /// throttled or filtered region pays, without the register saves the
+    /// work below needs.
+    #[inline(never)]
+    unsafe fn enter_recorded<C: Clock>(
+        &self,
+        region: u32,
+        clock: &C,
+        calls: u64,
+        polls: u64,
+    ) -> u64 {
         if !self.begin_probe() {
             bump(&self.dropped, calls);
             return 0;
@@ -470,7 +485,27 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn exit<C: Clock>(&self, region: u32, clock: &C) {
-        if !crate::select::recorded(region) || !self.begin_probe() {
+        // Throttled or filtered: entries make no frame. Only a frame
+        // entered before the region stopped being recorded can be open,
+        // and it closes here if it is the innermost one (else the exit of
+        // an enclosing region closes it).
+        if !crate::select::recorded(region) && !self.on_top(region) {
+            return;
+        }
+        self.exit_recorded(region, clock)
+    }
+
+    /// Whether the innermost open frame is one of `region`.
+    #[inline(always)]
+    fn on_top(&self, region: u32) -> bool {
+        let d = self.depth();
+        d >= 2 && self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64
+    }
+
+    /// The probe work of an exit, out of line (see `enter_recorded`).
+    #[inline(never)]
+    unsafe fn exit_recorded<C: Clock>(&self, region: u32, clock: &C) {
+        if !self.begin_probe() {
             return;
         }
         let now = clock.now();
@@ -528,7 +563,8 @@ impl ThreadState {
         let node = &*f.node.load(Relaxed);
         let dur = now.saturating_sub(f.start.load(Relaxed));
         bump(&node.exclusive, dur.saturating_sub(f.child.load(Relaxed)));
-        if f.key.load(Relaxed) & 1 == 0 {
+        let outermost = f.key.load(Relaxed) & 1 == 0;
+        if outermost {
             bump(&node.inclusive, dur);
             if dur < node.min.load(Relaxed) {
                 node.min.store(dur, Relaxed);
@@ -541,7 +577,8 @@ impl ThreadState {
         if !tc.is_null() {
             (*tc).exit(d - 1, node, f.recursive());
         }
-        node.open.store(node.open.load(Relaxed) - 1, Relaxed);
+        let open = node.open.load(Relaxed) - 1;
+        node.open.store(open, Relaxed);
         bump(&(*stack.add(d - 2)).child, dur);
         let key = f.key.load(Relaxed);
         if key != VIRTUAL_KEY {
@@ -550,6 +587,39 @@ impl ThreadState {
             }
         }
         self.depth.store(d as u32 - 1, Release);
+        // Throttling (REGIO_THROTTLE) is decided when no frame of the node
+        // stays open on this thread (a recursive region: at its outermost
+        // exit), so no frame of it is left to close at a wrong time here.
+        if outermost && open == 0 && node.calls.load(Relaxed) >= throttle::calls_threshold() {
+            self.consider_throttling(node, now);
+        }
+    }
+
+    /// A node past the throttle's call threshold: throttles its region if
+    /// its calls were brief (see `throttle`), and marks the moment in the
+    /// trace.
+    #[cold]
+    #[inline(never)]
+    unsafe fn consider_throttling(&self, node: &Node, now: u64) {
+        let calls = node.calls.load(Relaxed);
+        // Per call: inclusive time (without the longest call), or for a
+        // recursive region, whose inclusive time covers only outermost
+        // calls, the exclusive time of every call.
+        let (time, longest) = if node.recursive_calls.load(Relaxed) == 0 {
+            (node.inclusive.load(Relaxed), node.max.load(Relaxed))
+        } else {
+            (node.exclusive.load(Relaxed), 0)
+        };
+        if throttle::decide(node.region, calls, time, longest) {
+            if let Some(tb) = self.trace() {
+                tb.event(
+                    now,
+                    &regio_trace_format::Event::Throttled {
+                        region: node.region,
+                    },
+                );
+            }
+        }
     }
 
     /// Finds or creates the node of `region` under `parent`, folding

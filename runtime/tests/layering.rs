@@ -27,6 +27,8 @@ const LAYERS: &[&str] = &[
     "dynsym",
     // Which regions and events are recorded (REGIO_EVENTS, REGIO_FILTER).
     "select",
+    // Which hot, brief regions stop being recorded (REGIO_THROTTLE).
+    "throttle",
     // One thread's measurements: nodes, frames, counters, team data.
     "node",
     "childmap",

@@ -23,6 +23,7 @@ mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
 mod snapshot;
+mod throttle;
 mod trace;
 mod trace_fortran;
 mod trace_mpi;

@@ -66,6 +66,8 @@ fn traced(exe: &Path, run_dir: &Path) -> Command {
         .env_remove("REGIO_FILTER")
         .env("REGIO_MODE", "trace")
         .env("REGIO_DIR", run_dir);
+    // Also for the commands started without `common::cmd::run`.
+    crate::common::cmd::measure_everything(&mut c);
     c
 }
 

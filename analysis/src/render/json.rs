@@ -55,6 +55,14 @@ pub struct JsonRun {
     /// the events not kept (absent when the run has none of either).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_events: Option<JsonUserEvents>,
+    // --- REGIO_THROTTLE (h-throttle) ---
+    /// Nodes whose region was throttled (`REGIO_THROTTLE`), in tree order,
+    /// and what that means for the figures (`throttled_note`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttled: Vec<crate::throttled::Throttled>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_note: Option<String>,
+    // --- end REGIO_THROTTLE ---
     pub drg: Vec<JsonNode>,
 }
 
@@ -134,6 +142,13 @@ pub struct JsonNode {
     /// (null when some value was not finite).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub user_events: Vec<EventStat>,
+    // --- REGIO_THROTTLE (h-throttle) ---
+    /// Calls counted before the region was throttled (`REGIO_THROTTLE`);
+    /// absent when it was measured throughout. Later calls are in the
+    /// parent's exclusive time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_at: Option<u64>,
+    // --- end REGIO_THROTTLE ---
     pub children: Vec<JsonNode>,
 }
 
@@ -171,6 +186,9 @@ impl JsonReport {
 impl JsonRun {
     pub fn new(r: &Report) -> JsonRun {
         let mut run = JsonRun::header(r);
+        if !run.throttled.is_empty() {
+            run.throttled_note = Some(crate::throttled::NOTE.to_string());
+        }
         run.drg = drg(r);
         run
     }
@@ -198,6 +216,8 @@ impl JsonRun {
                 clock_sync: r.comm.clocks.clone(),
             }),
             user_events: json_user_events(r),
+            throttled: crate::throttled::throttled(r),
+            throttled_note: None,
             drg: Vec::new(),
         }
     }
@@ -293,6 +313,7 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
         }),
         messages: Vec::new(),
         user_events: Vec::new(),
+        throttled_at: n.throttled_at,
         children: Vec::new(),
     }
 }

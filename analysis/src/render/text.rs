@@ -26,6 +26,7 @@ pub(super) fn render(reports: &[Report]) -> String {
         header(&mut out, r);
         out.push('\n');
         tree(&mut out, r);
+        throttled(&mut out, r);
         mpi(&mut out, r);
         communication(&mut out, r);
         user_events(&mut out, r);
@@ -175,6 +176,33 @@ fn communication(out: &mut String, r: &Report) {
             );
         }
     }
+}
+
+/// The regions `REGIO_THROTTLE` stopped measuring, with where they were
+/// called from and what that means for the figures.
+fn throttled(out: &mut String, r: &Report) {
+    let list = crate::throttled::throttled(r);
+    if list.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nthrottled regions: {}", list.len());
+    for t in &list {
+        let from = match t.parents.last() {
+            Some(p) => format!(" in {p}"),
+            None => String::new(),
+        };
+        let at = if t.location.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", t.location)
+        };
+        let _ = writeln!(
+            out,
+            "  {}{at}{from}: throttled at {} calls",
+            t.name, t.throttled_at
+        );
+    }
+    let _ = writeln!(out, "{}", crate::throttled::NOTE);
 }
 
 /// Per rank: time in MPI against time outside it.
@@ -384,6 +412,12 @@ fn row(n: &Node, depth: usize, wall_ns: u64, by_rank: bool) -> Vec<String> {
             threads.push(' ');
         }
         let _ = write!(threads, "[{} frame(s) still open]", n.open);
+    }
+    if let Some(at) = n.throttled_at {
+        if !threads.is_empty() {
+            threads.push(' ');
+        }
+        let _ = write!(threads, "[throttled at {at} calls]");
     }
     vec![
         indented_name(&n.info.name, depth),

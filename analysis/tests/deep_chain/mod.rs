@@ -55,6 +55,7 @@ pub fn write_chain(dir: &Path, depth: u32) {
                 polls: 0,
                 span_ns: 0,
                 counters: None,
+                throttled_at: None,
             }
         })
         .collect();
@@ -82,6 +83,7 @@ pub fn write_chain(dir: &Path, depth: u32) {
         clock_sync: None,
         user_events_lost: 0,
         snapshot: false,
+        throttle: None,
         threads: vec![ThreadProfile {
             thread: 0,
             os_tid: 4242,

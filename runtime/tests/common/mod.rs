@@ -119,6 +119,8 @@ pub fn spawn(
     .env("REGIO_DIR", &dir)
     .env_remove("REGIO_DISABLE")
     .env_remove("REGIO_MODE")
+    // Scenarios check exact counts; the throttle's own scenarios set it.
+    .env("REGIO_THROTTLE", "off")
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());

@@ -61,6 +61,7 @@ fn show(cmd: &Command) -> String {
 /// Run `cmd` to completion, capturing stdout and stderr. Panics only if
 /// the command cannot be started at all.
 pub fn run(cmd: &mut Command) -> Run {
+    measure_everything(cmd);
     let command = show(cmd);
     let _turn = super::machine::command_turn();
     let start = Instant::now();
@@ -74,6 +75,16 @@ pub fn run(cmd: &mut Command) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         wall,
+    }
+}
+
+/// The tests compare exact call counts of hot code with ground truth, so
+/// every command runs with automatic throttling off (`REGIO_THROTTLE=off`)
+/// unless the test set or removed `REGIO_THROTTLE` itself (the throttle
+/// tests, `throttle.rs`).
+pub fn measure_everything(cmd: &mut Command) {
+    if !cmd.get_envs().any(|(k, _)| k == "REGIO_THROTTLE") {
+        cmd.env("REGIO_THROTTLE", "off");
     }
 }
 

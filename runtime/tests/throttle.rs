@@ -1,0 +1,149 @@
+//! Throttling (`REGIO_THROTTLE`) in whole processes: each scenario runs in
+//! a fresh child (the throttle is process-wide state) with the setting the
+//! test names; the test reads the profile it leaves.
+//!
+//! - A brief region on two threads stops on both (process-wide; a thread
+//!   that gets there later makes no node for it), its nodes are marked
+//!   with the calls they counted, no frame stays open, and the
+//!   regions around it keep exact counts; a long region past the call
+//!   threshold stays measured.
+//! - A recursive brief region is throttled at its outermost exit, so no
+//!   frame of it is left open to be closed late.
+//! - `off` counts everything.
+
+mod common;
+
+use common::{check_invariants, node, run, run_scenario};
+use regio_idf::rundir::Profile;
+use std::hint::black_box;
+
+const ENTRY: &str = "child_entry";
+
+/// Entry point of the child processes; does nothing in a normal test run.
+#[test]
+#[ignore = "entry point for child processes spawned by the other tests"]
+fn child_entry() {
+    run_scenario(&[("hot_threads", hot_threads), ("recursive", recursive)]);
+}
+
+fn work(n: u64) -> u64 {
+    (0..n).fold(0u64, |a, i| black_box(a.wrapping_mul(31).wrapping_add(i)))
+}
+
+const TINY: u32 = 50;
+const LONG: u32 = 60;
+const LOOP: u32 = 40;
+const TINY_CALLS: u64 = 5000;
+const LONG_CALLS: u64 = 1500;
+
+/// Two threads, each: region LOOP around TINY_CALLS calls of the empty
+/// region TINY and LONG_CALLS calls of LONG (tens of microseconds each).
+fn hot_threads() {
+    regio::enter(1);
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let _l = regio::Guard::new(LOOP);
+                for i in 0..TINY_CALLS {
+                    let _t = regio::Guard::new(TINY);
+                    black_box(i);
+                }
+                for _ in 0..LONG_CALLS {
+                    let _s = regio::Guard::new(LONG);
+                    black_box(work(20_000));
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    regio::exit(1);
+}
+
+fn profile(throttle: &str, scenario: &str) -> Profile {
+    let r = run(ENTRY, scenario, &[("REGIO_THROTTLE", throttle)]);
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    check_invariants(&p);
+    p
+}
+
+#[test]
+fn a_brief_region_stops_on_every_thread_and_the_rest_stays_exact() {
+    // 1000 calls, 10 µs: TINY is brief, LONG (tens of µs) is not.
+    let p = profile("1000,10000", "hot_threads");
+    let setting = p.throttle.expect("the profile records the setting");
+    assert_eq!((setting.calls, setting.ns), (1000, 10000));
+    assert!(p.complete, "no frame left open");
+    let mut at_least_one_decided = false;
+    for t in &p.threads[1..] {
+        assert_eq!(node(t, &[LOOP]).calls, 1);
+        // A thread that started after the region was throttled never
+        // made a node for it.
+        let lp = node(t, &[LOOP]);
+        if let Some(tiny) = t
+            .nodes
+            .iter()
+            .find(|n| n.region == TINY && n.parent == Some(lp.id))
+        {
+            assert_eq!(tiny.throttled_at, Some(tiny.calls), "{tiny:?}");
+            assert!(tiny.calls < TINY_CALLS, "{tiny:?}");
+            at_least_one_decided |= tiny.calls >= 1000;
+        }
+        let long = node(t, &[LOOP, LONG]);
+        assert_eq!((long.calls, long.throttled_at), (LONG_CALLS, None));
+        for n in &t.nodes {
+            assert_eq!(n.open, 0, "{n:?}");
+        }
+        // The calls after the throttle are in the parent's exclusive time.
+        assert!(lp.exclusive_ns > 0);
+    }
+    assert!(at_least_one_decided, "{:#?}", p.threads);
+    assert_eq!(node(&p.threads[0], &[1]).throttled_at, None);
+}
+
+#[test]
+fn off_counts_every_call() {
+    let p = profile("off", "hot_threads");
+    assert_eq!(p.throttle, None);
+    for t in &p.threads[1..] {
+        let tiny = node(t, &[LOOP, TINY]);
+        assert_eq!((tiny.calls, tiny.throttled_at), (TINY_CALLS, None));
+        assert_eq!(node(t, &[LOOP, LONG]).calls, LONG_CALLS);
+    }
+}
+
+const FIB: u32 = 70;
+/// Calls of `fib(16)`: fib_calls(n) = fib_calls(n-1) + fib_calls(n-2) + 1.
+const FIB16_CALLS: u64 = 3193;
+
+fn fib(n: u32) -> u64 {
+    let _g = regio::Guard::new(FIB);
+    if n < 2 {
+        n as u64
+    } else {
+        fib(n - 1) + fib(n - 2)
+    }
+}
+
+fn recursive() {
+    let _main = regio::Guard::new(1);
+    for _ in 0..10 {
+        black_box(fib(black_box(16)));
+    }
+}
+
+#[test]
+fn a_recursive_region_is_throttled_at_its_outermost_exit() {
+    let p = profile("1000,10000", "recursive");
+    assert!(p.complete);
+    let t = &p.threads[0];
+    let f = node(t, &[1, FIB]);
+    // The first outermost call ran whole (3193 calls, past 1000): at its
+    // exit, with no frame of it open, the region stopped.
+    assert_eq!((f.calls, f.throttled_at), (FIB16_CALLS, Some(FIB16_CALLS)));
+    assert_eq!(f.recursive_calls, FIB16_CALLS - 1);
+    assert_eq!(f.open, 0);
+    assert_eq!(node(t, &[1]).calls, 1);
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# What default regions cost on OpenMP codes with automatic throttling on
+# (REGIO_THROTTLE unset: the default) and off, against the plain build:
+#
+#   scripts/bench_throttle.sh [RUNS] [COMD_DIR]
+#
+# Programs:
+# - md: testdata/scaling/md.c with its `#pragma regio skip` lines removed
+#   (no hand-written filter: dist, v, dv and the pair loops, called once
+#   per particle pair, become regions like everything else);
+#   -DNP=1000 -DSTEPS=10.
+# - comd: CoMD's src-openmp (a molecular-dynamics proxy app; pass a
+#   checkout of https://github.com/exmatex/CoMD as COMD_DIR, never
+#   committed here), built without MPI, run as `CoMD-openmp -x 12 -y 12
+#   -z 12 -N 10 -n 5`. Skipped without COMD_DIR.
+# Each program is instrumented with the default `--regions`
+# (functions,user,omp,mpi) and built with `instrument flags`
+# (--cflags/--libs, the release libregio.so) and gcc -O2 -fopenmp; the
+# plain build uses the same flags without probes. Variants run
+# interleaved, RUNS times each (default 5), OMP_NUM_THREADS=2. Prints the
+# median wall time and CPU time (user+sys) per variant and the ratio to
+# plain, then the throttled regions of the last default run (the
+# "throttled regions" list of `instrument report`). SETTING=CALLS,NS adds
+# a variant `setting` run with REGIO_THROTTLE=$SETTING. Needs gcc with
+# OpenMP, cargo; CC and INSTRUMENT may be set.
+set -euo pipefail
+runs=${1:-5}
+comd=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cc=${CC:-gcc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+(cd "$root" && cargo build -q --release -p regio-rt -p instrument)
+instrument=${INSTRUMENT:-$root/target/release/instrument}
+export REGIO_LIB_DIR=$root/target/release
+# The flags are word lists: unquoted on purpose.
+cflags=$("$instrument" flags --cflags)
+libs=$("$instrument" flags --libs)
+
+# build NAME SRC_DIR ARGS...: plain and instrumented builds of the C files
+# of SRC_DIR into $tmp/NAME.plain and $tmp/NAME.regio; ARGS are compiler
+# arguments for both.
+build() {
+    local name=$1 src=$2
+    shift 2
+    mkdir -p "$tmp/$name.inst"
+    # shellcheck disable=SC2086
+    $cc -O2 -fopenmp "$@" "$src"/*.c -lm -o "$tmp/$name.plain"
+    "$instrument" "$src" --out "$tmp/$name.inst" > /dev/null
+    # shellcheck disable=SC2086
+    $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.inst"/*.c -lm $libs -o "$tmp/$name.regio"
+}
+
+mkdir -p "$tmp/md.src"
+grep -v '^ *#pragma regio skip' "$root/testdata/scaling/md.c" > "$tmp/md.src/md.c"
+build md "$tmp/md.src" -DNP=1000 -DSTEPS=10
+programs=(md)
+declare -A argv=([md]="")
+if [ -n "$comd" ]; then
+    cp -r "$comd/src-openmp" "$tmp/comd.src"
+    (cd "$tmp/comd.src" && bash generate_info_header CoMD-openmp "$cc" "-std=c99 -fopenmp -DDOUBLE" "-lm" > /dev/null 2>&1)
+    build comd "$tmp/comd.src" -std=c99 -DDOUBLE
+    programs+=(comd)
+    argv[comd]="-x 12 -y 12 -z 12 -N 10 -n 5"
+fi
+
+variants=(plain off default)
+if [ -n "${SETTING:-}" ]; then
+    variants+=(setting)
+fi
+one() { # PROGRAM VARIANT: appends "wall cpu" to $tmp/PROGRAM.VARIANT.t
+    local bin=$tmp/$1.regio env=(REGIO_DIR="$tmp/run.$1.$2")
+    case $2 in
+        plain) bin=$tmp/$1.plain ;;
+        off) env+=(REGIO_THROTTLE=off) ;;
+        setting) env+=(REGIO_THROTTLE="$SETTING") ;;
+    esac
+    rm -rf "$tmp/run.$1.$2"
+    # shellcheck disable=SC2086
+    (cd "$tmp" && env -u REGIO_THROTTLE "${env[@]}" OMP_NUM_THREADS=2 \
+        /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$bin" ${argv[$1]} > /dev/null)
+    awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/time" >> "$tmp/$1.$2.t"
+}
+
+for _ in $(seq "$runs"); do
+    for p in "${programs[@]}"; do
+        for v in "${variants[@]}"; do one "$p" "$v"; done
+    done
+done
+
+median() { # FILE COLUMN
+    sort -n -k"$2,$2" "$1" | awk -v c="$2" '{ a[NR] = $c } END {
+        print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $cc -O2 -fopenmp, OMP_NUM_THREADS=2, RUNS=$runs, medians"
+printf '%-6s %-8s %9s %9s %8s %8s\n' program variant wall_s cpu_s wall_x cpu_x
+for p in "${programs[@]}"; do
+    pw=$(median "$tmp/$p.plain.t" 1)
+    pc=$(median "$tmp/$p.plain.t" 2)
+    for v in "${variants[@]}"; do
+        w=$(median "$tmp/$p.$v.t" 1)
+        c=$(median "$tmp/$p.$v.t" 2)
+        awk -v p="$p" -v v="$v" -v w="$w" -v c="$c" -v pw="$pw" -v pc="$pc" \
+            'BEGIN { printf "%-6s %-8s %9.3f %9.3f %8.3f %8.3f\n", p, v, w, c, w / pw, c / pc }'
+    done
+done
+for p in "${programs[@]}"; do
+    for v in default ${SETTING:+setting}; do
+        echo "# $p, $v run: throttled regions"
+        "$instrument" report "$tmp/run.$p.$v" |
+            awk '/^throttled regions:/ { on = 1 } on && /^$/ { on = 0 } on' | sed 's/^/#   /'
+    done
+    calls=$("$instrument" report --format json "$tmp/run.$p.off" |
+        python3 -c 'import json,sys
+r = json.load(sys.stdin)["runs"][0]
+t = 0
+def walk(ns):
+    global t
+    for n in ns:
+        t += n["calls"]; walk(n["children"])
+walk(r["drg"]); print(t)')
+    echo "# $p: $calls region entries with REGIO_THROTTLE=off"
+done

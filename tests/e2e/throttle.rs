@@ -1,0 +1,345 @@
+//! Automatic throttling (`REGIO_THROTTLE`) end to end: testdata/throttle/
+//! programs call a tiny function 10^6 times and a microseconds-long one
+//! 110,000 times inside a normal function.
+//!
+//! - Default (variable unset): the tiny function stops being measured at
+//!   100,000 calls (the default threshold; the decision is taken at the
+//!   exit that reaches it, or later if a burst of preemptions pushed the
+//!   mean up until then), the node says so in the profile and in `report`
+//!   JSON and text; the long function, past the threshold too, stays
+//!   measured with exact counts. Each test holds the machine (its
+//!   decisions depend on time).
+//! - `off`: every count exact. `CALLS,NS`: both numbers honoured.
+//! - A bad value is a warning naming the variable, and the default holds.
+//! - In trace mode the moment is a `throttled` record.
+//! - The same program in Fortran (SKIPPED without gfortran).
+//!
+//! Every other e2e command runs with `REGIO_THROTTLE=off`
+//! (`common::cmd::measure_everything`); these tests set or remove it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use regio_trace_format::{decode, Event};
+use serde_json::Value;
+
+use crate::common::machine;
+use crate::common::report::{only_run, report_json, u64_field, visit};
+use crate::common::{
+    cc, compile, instrument_bin, instrument_flags, require_tool, run, run_ok, testdata, Run,
+    TestDir,
+};
+
+const TINY_CALLS: u64 = 1_000_000;
+const SLOW_CALLS: u64 = 110_000;
+const DEFAULT_CALLS: u64 = 100_000;
+
+/// Instruments `testdata/throttle/<file>` with `--regions functions` and
+/// builds it with `compiler` and the `instrument flags` of `lang_flags`.
+fn build(tmp: &TestDir, file: &str, compiler: &str, lang_flags: &str) -> PathBuf {
+    let src = tmp.join("src");
+    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(testdata().join("throttle").join(file), src.join(file))
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+    let inst = tmp.join("inst");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src)
+            .arg("--out")
+            .arg(&inst)
+            .args(["--regions", "functions"]),
+    );
+    let mut flags: Vec<String> = vec!["-O2".into(), "-g".into()];
+    flags.extend(instrument_flags(lang_flags));
+    let exe = tmp.join("prog");
+    compile(
+        compiler,
+        &flags,
+        &[inst.join(file)],
+        &instrument_flags("--libs"),
+        &exe,
+    );
+    exe
+}
+
+/// Runs `exe` into `run_dir` with REGIO_THROTTLE set to `throttle` (None:
+/// unset, the default) and `extra` variables.
+fn measure(exe: &Path, run_dir: &Path, throttle: Option<&str>, extra: &[(&str, &str)]) -> Run {
+    let mut c = Command::new(exe);
+    c.env_remove("LD_LIBRARY_PATH")
+        .env_remove("REGIO_DISABLE")
+        .env_remove("REGIO_FILTER")
+        .env_remove("REGIO_EVENTS")
+        .env_remove("REGIO_MODE")
+        .env("REGIO_DIR", run_dir);
+    match throttle {
+        Some(v) => c.env("REGIO_THROTTLE", v),
+        None => c.env_remove("REGIO_THROTTLE"),
+    };
+    for (k, v) in extra {
+        c.env(k, v);
+    }
+    let r = run(&mut c);
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    r
+}
+
+/// Per region name (lower case): (calls, throttled_at) of its report node;
+/// each region of these programs has one node.
+fn nodes(run_dir: &Path) -> Vec<(String, u64, Option<u64>)> {
+    let report = report_json(&[run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = Vec::new();
+    visit(run, &mut |n, _| {
+        let name = n["name"].as_str().unwrap_or("").to_ascii_lowercase();
+        out.push((name, u64_field(n, "calls"), n["throttled_at"].as_u64()));
+    });
+    out
+}
+
+fn node(nodes: &[(String, u64, Option<u64>)], name: &str) -> (u64, Option<u64>) {
+    let hits: Vec<_> = nodes.iter().filter(|n| n.0 == name).collect();
+    assert_eq!(hits.len(), 1, "one node `{name}` in {nodes:?}");
+    (hits[0].1, hits[0].2)
+}
+
+fn report_text(run_dir: &Path) -> String {
+    run_ok(Command::new(instrument_bin()).arg("report").arg(run_dir)).stdout
+}
+
+/// `throttled_at` of every node in the profiles of `run_dir`, by region id.
+fn profile_marks(run_dir: &Path) -> Vec<(u64, u64, u64)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}")) {
+        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if !(name.starts_with("profile-") && name.ends_with(".json")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        for t in v["threads"].as_array().into_iter().flatten() {
+            for n in t["nodes"].as_array().into_iter().flatten() {
+                if let Some(at) = n["throttled_at"].as_u64() {
+                    let region = n["region"].as_u64().unwrap_or(u64::MAX);
+                    out.push((region, at, n["calls"].as_u64().unwrap_or(0)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The call count at which the default throttle stopped the tiny function
+/// (calls and the mark agree; 100,000 unless preemptions delayed it).
+fn throttled_by_default((calls, at): (u64, Option<u64>)) -> u64 {
+    assert_eq!(Some(calls), at, "tiny must be throttled");
+    assert!(
+        (DEFAULT_CALLS..TINY_CALLS).contains(&calls),
+        "throttled at {calls}"
+    );
+    calls
+}
+
+/// The `throttle` setting the profile of `run_dir` records.
+fn profile_setting(run_dir: &Path) -> Option<(u64, u64)> {
+    for e in std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}")) {
+        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if name.starts_with("profile-") && name.ends_with(".json") {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+            let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+            return Some((
+                v["throttle"]["calls"].as_u64()?,
+                v["throttle"]["ns"].as_u64()?,
+            ));
+        }
+    }
+    None
+}
+
+#[test]
+fn default_throttles_the_tiny_function_and_says_so() {
+    let _machine = machine::hold();
+    let tmp = TestDir::new("throttle-default");
+    let exe = build(&tmp, "hot.c", &cc(), "--cflags");
+    let plain = run_ok(&mut Command::new({
+        let p = tmp.join("plain");
+        compile(
+            &cc(),
+            &["-O2".into()],
+            &[testdata().join("throttle/hot.c")],
+            &[],
+            &p,
+        );
+        p
+    }));
+    let run_dir = tmp.join("run");
+    let r = measure(&exe, &run_dir, None, &[]);
+    assert_eq!(r.stdout, plain.stdout, "the program's output is its own");
+    let n = nodes(&run_dir);
+    let at = throttled_by_default(node(&n, "tiny"));
+    assert_eq!(
+        node(&n, "slow"),
+        (SLOW_CALLS, None),
+        "long calls stay measured"
+    );
+    assert_eq!(node(&n, "work"), (1, None));
+    assert_eq!(node(&n, "main"), (1, None));
+    let marks = profile_marks(&run_dir);
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert_eq!(profile_setting(&run_dir), Some((DEFAULT_CALLS, 1000)));
+    assert_eq!((marks[0].1, marks[0].2), (at, at));
+    let text = report_text(&run_dir);
+    assert!(
+        text.contains(&format!("[throttled at {at} calls]")),
+        "{text}"
+    );
+    assert!(text.contains("throttled regions: 1"), "{text}");
+    assert!(
+        text.contains(&format!("tiny (hot.c:9) in work: throttled at {at} calls")),
+        "{text}"
+    );
+    assert!(
+        text.contains("parent's exclusive time includes them"),
+        "{text}"
+    );
+    let json = report_json(&[run_dir.as_path()]).unwrap_or_else(|e| panic!("{e}"));
+    let whole = only_run(&json).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        whole["throttled"].as_array().map(Vec::len),
+        Some(1),
+        "{whole}"
+    );
+    assert_eq!(whole["throttled"][0]["parents"][1], "work", "{whole}");
+    // `overhead` reads a throttled run as any other (here against a
+    // baseline of the same program measured throughout).
+    let off = tmp.join("run-off");
+    measure(&exe, &off, Some("off"), &[]);
+    let o = run(Command::new(instrument_bin())
+        .arg("overhead")
+        .arg(&off)
+        .arg(&run_dir));
+    assert_eq!(o.code(), Some(0), "{}", o.describe());
+}
+
+#[test]
+fn off_measures_every_call() {
+    let _machine = machine::hold();
+    let tmp = TestDir::new("throttle-off");
+    let exe = build(&tmp, "hot.c", &cc(), "--cflags");
+    let run_dir = tmp.join("run");
+    measure(&exe, &run_dir, Some("off"), &[]);
+    let n = nodes(&run_dir);
+    assert_eq!(node(&n, "tiny"), (TINY_CALLS, None));
+    assert_eq!(node(&n, "slow"), (SLOW_CALLS, None));
+    assert!(profile_marks(&run_dir).is_empty());
+    assert_eq!(profile_setting(&run_dir), None);
+    assert!(!report_text(&run_dir).contains("throttled"));
+}
+
+#[test]
+fn custom_calls_and_ns_are_honoured() {
+    let _machine = machine::hold();
+    let tmp = TestDir::new("throttle-custom");
+    let exe = build(&tmp, "hot.c", &cc(), "--cflags");
+    // 1000 calls, 1 ms: both functions are brief against that.
+    let run_dir = tmp.join("run");
+    measure(&exe, &run_dir, Some("1000,1000000"), &[]);
+    let n = nodes(&run_dir);
+    assert_eq!(node(&n, "tiny"), (1000, Some(1000)));
+    assert_eq!(node(&n, "slow"), (1000, Some(1000)));
+    assert_eq!(node(&n, "work"), (1, None));
+    // 1000 calls, 1 ns: nothing is that brief.
+    let run_dir = tmp.join("run2");
+    measure(&exe, &run_dir, Some("1000,1"), &[]);
+    let n = nodes(&run_dir);
+    assert_eq!(node(&n, "tiny"), (TINY_CALLS, None));
+    assert_eq!(node(&n, "slow"), (SLOW_CALLS, None));
+}
+
+#[test]
+fn bad_values_warn_and_keep_the_default() {
+    let _machine = machine::hold();
+    let tmp = TestDir::new("throttle-bad");
+    let exe = build(&tmp, "hot.c", &cc(), "--cflags");
+    for (i, bad) in ["lots", "100000", "5,x", "0,100"].iter().enumerate() {
+        let run_dir = tmp.join(format!("run{i}"));
+        let r = measure(&exe, &run_dir, Some(bad), &[]);
+        assert!(
+            r.stderr.contains(&format!(
+                "regio: REGIO_THROTTLE `{bad}` is not CALLS,NS (two positive integers"
+            )) && r.stderr.contains("using the default 100000,"),
+            "{}",
+            r.describe()
+        );
+        let n = nodes(&run_dir);
+        throttled_by_default(node(&n, "tiny"));
+    }
+}
+
+#[test]
+fn trace_mode_records_the_moment() {
+    let _machine = machine::hold();
+    let tmp = TestDir::new("throttle-trace");
+    let exe = build(&tmp, "hot.c", &cc(), "--cflags");
+    let run_dir = tmp.join("run");
+    measure(
+        &exe,
+        &run_dir,
+        Some("1000,1000000"),
+        &[("REGIO_MODE", "trace")],
+    );
+    let mut throttled = Vec::new();
+    let mut tiny_enters = 0u64;
+    let marks = profile_marks(&run_dir);
+    let idf = std::fs::read_to_string(run_dir.join("regio.idf.json"))
+        .unwrap_or_else(|e| panic!("regio.idf.json: {e}"));
+    let idf: Value = serde_json::from_str(&idf).unwrap_or_else(|e| panic!("{e}"));
+    let tiny_id = idf["regions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["name"] == "tiny")
+        .and_then(|r| r["id"].as_u64())
+        .unwrap_or_else(|| panic!("no region tiny in {idf}")) as u32;
+    for e in std::fs::read_dir(&run_dir).unwrap_or_else(|e| panic!("{e}")) {
+        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
+        if path.extension().is_some_and(|x| x == "rtrace") {
+            let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{e}"));
+            let file = decode(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            for r in &file.records {
+                match r.event {
+                    Event::Throttled { region } => throttled.push(region),
+                    Event::Enter { region } if region == tiny_id => tiny_enters += 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+    throttled.sort_unstable();
+    let mut want: Vec<u32> = marks.iter().map(|m| m.0 as u32).collect();
+    want.sort_unstable();
+    assert_eq!(throttled, want, "one record per throttled region");
+    assert_eq!(tiny_enters, 1000, "the trace stops where the profile does");
+}
+
+#[test]
+fn fortran_program_is_throttled_too() {
+    let _machine = machine::hold();
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("throttle-fortran");
+    let exe = build(&tmp, "hot.f90", "gfortran", "--fflags");
+    let run_dir = tmp.join("run");
+    measure(&exe, &run_dir, None, &[]);
+    let n = nodes(&run_dir);
+    throttled_by_default(node(&n, "tiny"));
+    assert_eq!(node(&n, "slow"), (SLOW_CALLS, None));
+    let run_dir = tmp.join("run-off");
+    measure(&exe, &run_dir, Some("off"), &[]);
+    let n = nodes(&run_dir);
+    assert_eq!(node(&n, "tiny"), (TINY_CALLS, None));
+    assert_eq!(node(&n, "slow"), (SLOW_CALLS, None));
+}
