@@ -13,11 +13,12 @@
 //! it; an exit of a region entered while masked finds no frame and is
 //! ignored, as any unmatched exit.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::{Mutex, OnceLock};
 
 use regio_idf::filter::Filter;
 use regio_idf::kind::RegionKind;
+use regio_idf::rundir::OBJECT_ID_STRIDE;
 
 use crate::idf;
 use crate::out::warn;
@@ -41,6 +42,13 @@ const MAX_IDS: usize = 1 << 20;
 /// unknown), [`FILTERED`] when the filter file leaves the region out.
 static CLASS: [AtomicU8; MAX_IDS] = [const { AtomicU8::new(0) }; MAX_IDS];
 const FILTERED: u8 = 0x80;
+/// Objects' ids are `base + local id` with bases `OBJECT_ID_STRIDE` apart:
+/// per base slot, where its ids start in `CLASS` (`NO_SLOT`: not loaded).
+const SLOTS: usize = (1u64 << 31) as usize / OBJECT_ID_STRIDE as usize;
+const NO_SLOT: u32 = u32::MAX;
+static SLOT_START: [AtomicU32; SLOTS] = [const { AtomicU32::new(NO_SLOT) }; SLOTS];
+/// Next free index of `CLASS` (under `LOADED`).
+static NEXT_CLASS: AtomicU32 = AtomicU32::new(0);
 
 static MASK: AtomicU64 = AtomicU64::new(ALL);
 /// A mask other than ALL or a filter is in force: probes must look.
@@ -58,7 +66,15 @@ pub fn recorded(region: u32) -> bool {
 
 #[inline(never)]
 fn recorded_slow(region: u32) -> bool {
-    let Some(c) = CLASS.get(region as usize) else {
+    let Some(start) = SLOT_START.get((region / OBJECT_ID_STRIDE) as usize) else {
+        return true;
+    };
+    let start = start.load(Relaxed);
+    if start == NO_SLOT {
+        return true;
+    }
+    let index = start as usize + (region % OBJECT_ID_STRIDE) as usize;
+    let Some(c) = CLASS.get(index) else {
         return true;
     };
     let c = c.load(Relaxed);
@@ -157,11 +173,19 @@ fn load_kinds() {
     let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
     while *loaded < idf::count() {
         let path = String::from_utf8_lossy(idf::get(*loaded)).into_owned();
+        let slot = (idf::base(*loaded) / OBJECT_ID_STRIDE) as usize;
         *loaded += 1;
         match regio_idf::idf::Idf::read(std::path::Path::new(&path)) {
             Ok(idf) => {
+                // The IDF's ids get the next `max id + 1` bytes of CLASS.
+                let len = idf.regions.iter().map(|r| r.id).max().map_or(0, |m| m + 1);
+                let start = NEXT_CLASS.load(Relaxed);
+                NEXT_CLASS.store(start.saturating_add(len), Relaxed);
+                if let Some(s) = SLOT_START.get(slot) {
+                    s.store(start, Relaxed);
+                }
                 for r in &idf.regions {
-                    let Some(slot) = CLASS.get(r.id as usize) else {
+                    let Some(slot) = CLASS.get(start as usize + r.id as usize) else {
                         continue;
                     };
                     let mut c = class_bit(&r.kind);
