@@ -14,6 +14,7 @@ mod c;
 mod fortran;
 mod install;
 mod mpi;
+mod objects;
 mod omp;
 mod omp5;
 mod omp5_fortran;
