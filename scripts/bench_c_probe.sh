@@ -27,6 +27,10 @@
 # (path of the instrument binary) may be set; BASE_LIB_DIR (a directory
 # holding another build's libregio.so and libregio.a) adds the variants
 # `base_shared` and `base_static` built against it, for an A/B of a change.
+# UNBASED=1 adds `unbased_shared` and `unbased_static`: the same
+# instrumented copy with the per-object base (`regio__base + `) taken out of
+# its probes, which is the probe text before region ids were made unique
+# across objects: the A/B of that change against one runtime.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
 # machine cannot blur.
@@ -55,9 +59,10 @@ inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
 finst=$(find "$tmp/inst" -name tiny_f.f90 | head -n 1)
 
 # Builds the instrumented program against the libregio in $2 (shared, or
-# static when $3 is "static") as $1.
+# static when $3 is "static") as $1; $4, if given, is the instrumented C
+# file to build instead of $inst.
 build_regio() {
-    local lib=$2
+    local lib=$2 csrc=${4:-$inst}
     if [ "$3" = static ]; then
         lib=$tmp/static-$1
         mkdir -p "$lib"
@@ -65,7 +70,7 @@ build_regio() {
     fi
     # The flags are word lists: unquoted on purpose.
     # shellcheck disable=SC2046,SC2086
-    $cc $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --cflags) "$inst" \
+    $cc $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --cflags) "$csrc" \
         $(REGIO_LIB_DIR=$lib "$instrument" flags --libs) -o "$tmp/$1"
     if command -v gfortran > /dev/null; then
         # shellcheck disable=SC2046,SC2086
@@ -83,6 +88,12 @@ build_regio regio_static "$release" static
 variants=(regio_shared regio_static regio_shared_disabled regio_static_disabled gcc_cyg_rdtsc2)
 if command -v gfortran > /dev/null; then
     variants+=(fortran_regio_shared fortran_regio_static)
+fi
+if [ "${UNBASED:-0}" = 1 ]; then
+    sed 's/regio__base + //g' "$inst" > "$tmp/unbased_probe_cost.c"
+    build_regio unbased_shared "$release" shared "$tmp/unbased_probe_cost.c"
+    build_regio unbased_static "$release" static "$tmp/unbased_probe_cost.c"
+    variants+=(unbased_shared unbased_static)
 fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
     build_regio base_shared "$BASE_LIB_DIR" shared

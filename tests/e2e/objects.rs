@@ -353,3 +353,102 @@ fn separate_wrapped_builds_with_an_archive_and_a_plugin() {
 fn separate_wrapped_builds_with_a_shared_library_and_a_plugin() {
     check(Instrumented::Wrap, Library::Shared);
 }
+
+/// A Fortran program (its IDF registered without a base, as Fortran does)
+/// and the C library instrumented separately (with a base), overlapping
+/// local ids: both parts' regions are named and counted.
+#[test]
+fn a_fortran_program_with_a_separately_instrumented_c_library() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("objects-fortran");
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let inst = |part: &str| {
+        let out = tmp.join(format!("inst-{part}"));
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(src.join(part))
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", "functions,loops"]),
+        );
+        out
+    };
+    let (lib, fortran) = (inst("lib"), inst("fortran"));
+    let ids = [
+        idf_ids(&lib.join("regio.idf.json")),
+        idf_ids(&fortran.join("regio.idf.json")),
+    ];
+    assert!(
+        ids[0].intersection(&ids[1]).next().is_some(),
+        "the parts' ids do not overlap: the test tests nothing"
+    );
+    let libs = instrument_flags("--libs");
+    let so = tmp.join("libobjlib.so");
+    let mut a: Vec<String> = vec!["-O1".into(), "-fPIC".into(), "-shared".into()];
+    a.extend([s(lib.join("objlib.c")), "-o".into(), s(&so)]);
+    a.extend(libs.clone());
+    build(tmp.path(), &cc(), &a, None);
+    let exe = tmp.join("fmain");
+    let link = |source: &Path, out: &Path, extra: &[String]| {
+        let mut a: Vec<String> = vec!["-O1".into(), s(source)];
+        a.extend([
+            format!("-L{}", s(tmp.path())),
+            "-lobjlib".into(),
+            format!("-Wl,-rpath,{}", s(tmp.path())),
+            "-o".into(),
+            s(out),
+        ]);
+        a.extend(extra.iter().cloned());
+        build(tmp.path(), "gfortran", &a, None);
+    };
+    link(&fortran.join("fmain.f90"), &exe, &libs);
+    let run_dir = tmp.join("run");
+    let got = run_ok(Command::new(&exe).env("REGIO_DIR", &run_dir)).stdout;
+    // 3 x lib_work(4) = 3 x 16, plus f_step(0..2) = -1 + 0 + 1.
+    assert_eq!(got.trim(), "total 48");
+
+    let (named, unnamed) = calls(&run_dir);
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let want = [
+        (
+            "f_step",
+            "fmain.f90",
+            at("fortran", "fmain.f90", "integer function f_step"),
+            3,
+        ),
+        (
+            "lib_work",
+            "objlib.c",
+            at("lib", "objlib.c", "int lib_work"),
+            3,
+        ),
+        (
+            "lib_helper",
+            "objlib.c",
+            at("lib", "objlib.c", "static int lib_helper"),
+            12,
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    if !named
+        .keys()
+        .any(|(n, f, _)| n == "fmain" && f == "fmain.f90")
+    {
+        problems.push("program fmain missing".into());
+    }
+    if !unnamed.is_empty() {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+}
