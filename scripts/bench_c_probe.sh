@@ -28,7 +28,7 @@
 # holding another build's libregio.so and libregio.a) adds the variants
 # `base_shared` and `base_static` built against it, for an A/B of a change.
 # UNBASED=1 adds `unbased_shared` and `unbased_static`: the same
-# instrumented copy with the per-object base (`regio__base + `) taken out of
+# instrumented copy with the per-object base (`regio__base() + `) taken out of
 # its probes, which is the probe text before region ids were made unique
 # across objects: the A/B of that change against one runtime.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
@@ -90,7 +90,7 @@ if command -v gfortran > /dev/null; then
     variants+=(fortran_regio_shared fortran_regio_static)
 fi
 if [ "${UNBASED:-0}" = 1 ]; then
-    sed 's/regio__base + //g' "$inst" > "$tmp/unbased_probe_cost.c"
+    sed 's/regio__base() + //g' "$inst" > "$tmp/unbased_probe_cost.c"
     build_regio unbased_shared "$release" shared "$tmp/unbased_probe_cost.c"
     build_regio unbased_static "$release" static "$tmp/unbased_probe_cost.c"
     variants+=(unbased_shared unbased_static)

@@ -4,15 +4,18 @@
 //!
 //! Region ids are unique per IDF only; objects instrumented separately
 //! (an application and its libraries, a plugin loaded with `dlopen`) have
-//! overlapping ones. So each translation unit keeps a static `regio__base`
-//! that its constructor sets to the base the runtime hands out for the IDF
-//! (`regio_register_object`; the same for every unit of one IDF), and every
-//! probe passes `regio__base + <local id>`. Until the constructor has run
+//! overlapping ones. So each translation unit keeps a static
+//! `regio__base_v` that its constructor sets to the base the runtime hands
+//! out for the IDF (`regio_register_object`; the same for every unit of one
+//! IDF), and every probe passes `regio__base() + <local id>`. The probes
+//! read it through an always-inline function rather than by name: a
+//! variable named inside `#pragma omp parallel default(none)` would have to
+//! be listed in the user's clauses. Until the constructor has run
 //! (a probe called from another object's constructor) the base is
 //! `UNREGISTERED_BASE`, a range the analysis reports as unregistered.
 
-/// The name of the per-unit base every probe adds to its local region id.
-pub(crate) const BASE: &str = "regio__base";
+/// The per-unit base every probe adds to its local region id.
+pub(crate) const BASE: &str = "regio__base()";
 
 /// `regio_idf::rundir::UNREGISTERED_BASE`, the base before registration.
 const UNREGISTERED_BASE: u32 = regio_idf::rundir::UNREGISTERED_BASE;
@@ -103,9 +106,10 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
     p.push_str(&format!(
         "#ifndef REGIO_IDF_REGISTERED\n\
          #define REGIO_IDF_REGISTERED\n\
-         static unsigned int {BASE} __attribute__((unused)) = {UNREGISTERED_BASE:#x}u;\n\
+         static unsigned int regio__base_v = {UNREGISTERED_BASE:#x}u;\n\
+         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__base(void) {{ return regio__base_v; }}\n\
          static void regio__register_idf(void) __attribute__((constructor));\n\
-         static void regio__register_idf(void) {{ {BASE} = regio_register_object(\"{}\"); }}\n\
+         static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); }}\n\
          #endif\n",
         c_string(idf)
     ));
