@@ -221,7 +221,10 @@ mod tests {
         assert!(!first_of_path(1), "same path as registration 0");
         assert!(first_of_path(2));
         let mut buf = [0; 32];
-        assert_eq!(copy_name(0, &mut buf), copy_name_of(b"/x/regio.idf.json", &mut [0; 32]));
+        assert_eq!(
+            copy_name(0, &mut buf),
+            copy_name_of(b"/x/regio.idf.json", &mut [0; 32])
+        );
         for i in 0..MAX_IDFS * 2 {
             register_object(format!("/p{i}").as_bytes());
         }
