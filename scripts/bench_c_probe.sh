@@ -37,6 +37,11 @@
 # the `tiny` line of `instrument report` after a short run of each
 # variant (throttled: "[throttled at ... calls]"; filtered and disabled: no
 # line). OBJDUMP=0 skips that.
+#
+# UNBASED=1 adds `unbased_shared` and `unbased_static`: the same
+# instrumented copy with the per-object base (`regio__base() + `) taken out of
+# its probes, which is the probe text before region ids were made unique
+# across objects: the A/B of that change against one runtime.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
 # machine cannot blur (the throttled variants there with
@@ -66,9 +71,10 @@ inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
 finst=$(find "$tmp/inst" -name tiny_f.f90 | head -n 1)
 
 # Builds the instrumented program against the libregio in $2 (shared, or
-# static when $3 is "static") as $1.
+# static when $3 is "static") as $1; $4, if given, is the instrumented C
+# file to build instead of $inst.
 build_regio() {
-    local lib=$2
+    local lib=$2 csrc=${4:-$inst}
     if [ "$3" = static ]; then
         lib=$tmp/static-$1
         mkdir -p "$lib"
@@ -76,7 +82,7 @@ build_regio() {
     fi
     # The flags are word lists: unquoted on purpose.
     # shellcheck disable=SC2046,SC2086
-    $cc $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --cflags) "$inst" \
+    $cc $cflags $(REGIO_LIB_DIR=$lib "$instrument" flags --cflags) "$csrc" \
         $(REGIO_LIB_DIR=$lib "$instrument" flags --libs) -o "$tmp/$1"
     if command -v gfortran > /dev/null; then
         # shellcheck disable=SC2046,SC2086
@@ -97,6 +103,12 @@ variants=(regio_shared regio_static regio_shared_disabled regio_static_disabled
 printf 'exclude region tiny\n' > "$tmp/tiny.filter"
 if command -v gfortran > /dev/null; then
     variants+=(fortran_regio_shared fortran_regio_static)
+fi
+if [ "${UNBASED:-0}" = 1 ]; then
+    sed 's/regio__base() + //g' "$inst" > "$tmp/unbased_probe_cost.c"
+    build_regio unbased_shared "$release" shared "$tmp/unbased_probe_cost.c"
+    build_regio unbased_static "$release" static "$tmp/unbased_probe_cost.c"
+    variants+=(unbased_shared unbased_static)
 fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
     build_regio base_shared "$BASE_LIB_DIR" shared

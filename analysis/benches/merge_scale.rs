@@ -63,6 +63,7 @@ fn synthetic(rank: u32, size: u32, nodes: u32) -> Profile {
             ticks_per_second: 2.5e9,
         },
         idf: None,
+        idfs: Vec::new(),
         regions: Vec::new(),
         counters: Vec::new(),
         clock_sync: None,

@@ -16,6 +16,7 @@ mod error;
 pub mod export;
 mod load;
 mod merge;
+mod objects;
 pub mod overhead;
 mod regions;
 pub mod render;
@@ -30,6 +31,7 @@ pub use load::{load_run, RunDir};
 pub use merge::{
     merge, Node, ProcessSummary, RankMpi, RankStat, RankSummary, Report, ThreadStat, ThreadSummary,
 };
+pub use objects::ObjectIds;
 pub use regions::RegionInfo;
 pub use render::{render, Format, FormatError};
 pub use units::human_ns;

@@ -11,6 +11,7 @@ use regio_idf::rundir::{
 use regio_idf::{Idf, IDF_FILE_NAME};
 use serde::Deserialize;
 
+use crate::objects::{self, ObjectIds};
 use crate::AnalysisError;
 
 /// One run directory as read from disk.
@@ -26,10 +27,17 @@ pub struct RunDir {
     /// Per process (rank, pid): the descriptor ids it wrote, mapped to the
     /// ids the profiles were renumbered to (traces carry the written ones).
     pub descriptor_ids: BTreeMap<(u32, u32), HashMap<u32, u32>>,
+    /// Per process (rank, pid): how the ids of instrumented objects it
+    /// wrote (`base + local id`) map to the ids of `idf`, which joins every
+    /// IDF of the run (empty for runs whose profiles list no bases).
+    pub object_ids: BTreeMap<(u32, u32), ObjectIds>,
 }
 
 /// Reads every `profile-*.json` in `path` and the IDF: `idf_override`, else
 /// `<path>/regio.idf.json`, else the IDF a profile names (if it still exists).
+/// When the profiles list several IDFs (instrumented objects with bases),
+/// every one is read and joined, and the profiles' ids renumbered to match
+/// (`objects.rs`).
 pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, AnalysisError> {
     let mut files = profile_files(path)?;
     if files.is_empty() {
@@ -45,6 +53,17 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
     profiles.sort_by_key(|p| (p.rank, p.pid));
     let descriptor_ids = unify_descriptor_ids(&mut profiles);
 
+    if objects::has_objects(&profiles) {
+        let joined = objects::join(path, &mut profiles, idf_override)?;
+        return Ok(RunDir {
+            path: path.to_path_buf(),
+            profiles,
+            idf: joined.idf,
+            idf_path: joined.idf_path,
+            descriptor_ids,
+            object_ids: joined.ids,
+        });
+    }
     let idf_path = match idf_override {
         Some(p) => Some(p.to_path_buf()),
         None => {
@@ -70,6 +89,7 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
         idf,
         idf_path,
         descriptor_ids,
+        object_ids: BTreeMap::new(),
     })
 }
 

@@ -638,6 +638,22 @@ pub fn merge(run: &RunDir) -> Report {
             }
         });
     }
+    // Ids an object's probes wrote before its constructor registered its
+    // IDF (called from another object's constructor): no IDF names them.
+    let unregistered = regio_idf::rundir::UNREGISTERED_BASE..regio_idf::rundir::FIRST_DESCRIPTOR_ID;
+    let early: Vec<String> = undescribed
+        .iter()
+        .filter(|id| unregistered.contains(*id))
+        .map(|id| id.to_string())
+        .collect();
+    undescribed.retain(|id| !unregistered.contains(id));
+    if !early.is_empty() {
+        warnings.push(format!(
+            "{} region(s) entered before their object registered its IDF (from another object's constructor), shown as region#<id>: {}",
+            early.len(),
+            early.join(", ")
+        ));
+    }
     if !undescribed.is_empty() {
         let ids: Vec<String> = undescribed.iter().map(|id| id.to_string()).collect();
         let source = match &run.idf_path {

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! RUNDIR/
-//!   regio.idf.json               copy of the IDF the instrumented code registered
+//!   regio.idf.json               copy of the first IDF the instrumented code registered
+//!   regio.idf-<hash>.json        copy of every registered IDF (`Profile::idfs`)
 //!   profile-r<rank>-p<pid>.json  one per process: metadata + every thread's sub-DRG
 //! ```
 //!
@@ -20,6 +21,16 @@ pub const PROFILE_VERSION: u32 = 1;
 
 /// Ids of region descriptors start here (bit 31 set); IDF ids stay below.
 pub const FIRST_DESCRIPTOR_ID: u32 = 1 << 31;
+
+/// Instrumented objects (C translation units) register their IDF at load
+/// time and get a base the runtime hands out: a region's id in the profile
+/// is `base + local id` (its id in that IDF). Bases are multiples of this
+/// stride, so a profile id tells its object's slot (`id / stride`) and its
+/// local id (`id % stride`); an IDF holds fewer ids than this.
+pub const OBJECT_ID_STRIDE: u32 = 1 << 22;
+/// The base of an object whose constructor has not run yet (its probes
+/// ran from another object's constructor): such ids name no IDF.
+pub const UNREGISTERED_BASE: u32 = 511 * OBJECT_ID_STRIDE;
 
 /// File name prefix and suffix of per-process profiles.
 pub const PROFILE_PREFIX: &str = "profile-";
@@ -61,6 +72,13 @@ pub struct Profile {
     pub clock: ClockInfo,
     /// Absolute path of the IDF registered by instrumented code, if any.
     pub idf: Option<String>,
+    /// Every IDF registered in the process with the base its ids were
+    /// given (`OBJECT_ID_STRIDE`); base 0 is an IDF registered without a
+    /// base (Fortran, older instrumented code), whose ids are its own.
+    /// Absent in profiles of older runtimes: then every id below
+    /// `FIRST_DESCRIPTOR_ID` is an id of `idf`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub idfs: Vec<IdfObject>,
     /// Region descriptors registered at run time (Rust macros); regions of
     /// instrumented C/Fortran live in the IDF instead.
     #[serde(default)]
@@ -101,6 +119,17 @@ pub struct ThrottleSetting {
     pub ns: u64,
 }
 // --- end REGIO_THROTTLE ---
+
+/// One registered IDF (`Profile::idfs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdfObject {
+    /// Profile id of the IDF's local id 0.
+    pub base: u32,
+    /// Absolute path the instrumented code registered.
+    pub path: String,
+    /// Name of its copy in the run directory (`regio.idf-<hash>.json`).
+    pub copy: String,
+}
 
 /// The two clock measurements of an MPI rank against rank 0; a local time
 /// `t` is corrected to rank 0's clock by adding the offset interpolated

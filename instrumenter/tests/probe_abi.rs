@@ -154,8 +154,8 @@ fn c_prototypes(text: &str) -> Abi {
             .trim()
             .trim_start_matches("extern")
             .trim();
-        if ret_text.is_empty() {
-            continue; // a call, not a declaration
+        if ret_text.is_empty() || ret_text.contains('=') {
+            continue; // a call (or an assignment of its value), not a declaration
         }
         let params = stmt[open + 1..close].trim();
         let args = if params.is_empty() || params == "void" {
@@ -639,7 +639,7 @@ fn c_prelude_declares_what_the_header_declares() {
         "regio_scope_close",
         "regio_disable",
         "regio_enable",
-        "regio_register_idf",
+        "regio_register_object",
         "regio_mpi_rank",
         "regio_mpi_abort",
         "regio_mpi_finalize",

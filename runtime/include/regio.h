@@ -53,11 +53,17 @@ void regio_disable(void);
 /* Measures again after regio_disable (no effect under REGIO_DISABLE=1). */
 void regio_enable(void);
 
-/* Remembers the absolute path of an IDF (instrumented files call this from
- * a constructor). Up to 16 distinct paths are kept; the first one is copied
- * into the run directory as regio.idf.json whenever the profile is
- * written. */
+/* Remembers the absolute path of an IDF whose region ids are used as they
+ * are (base 0: Fortran main programs and older instrumented C call this).
+ * Only the first such IDF is kept. Every registered IDF is copied into the
+ * run directory as regio.idf-<hash>.json, the first also as
+ * regio.idf.json, whenever the profile is written. */
 void regio_register_idf(const char *abs_path);
+
+/* Registers the IDF of an instrumented object (from its constructor) and
+ * returns the base its probes add to their local region ids: objects of one
+ * IDF share a base, objects of different IDFs never share ids. */
+uint32_t regio_register_object(const char *abs_path);
 
 /* Writes the profile now (reason "flush"); a later write replaces it. */
 void regio_flush(void);

@@ -237,6 +237,17 @@ pub(crate) fn register_idf_bytes(path: &[u8]) {
     }
 }
 
+/// Registers the IDF of an instrumented object and returns the base its
+/// probes add to their local ids (the same for every object of one IDF).
+pub(crate) fn register_object_bytes(path: &[u8]) -> u32 {
+    let alive = lifecycle::ensure_init_fast() != DEAD;
+    let (base, new) = idf::register_object(path);
+    if alive && new {
+        select::idf_registered();
+    }
+    base
+}
+
 /// A region open for the guard's lifetime.
 ///
 /// ```no_run

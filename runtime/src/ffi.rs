@@ -81,6 +81,21 @@ pub unsafe extern "C" fn regio_register_idf(path: *const c_char) {
     }
 }
 
+/// Registers the IDF (absolute path, NUL-terminated) of an instrumented
+/// object from its constructor and returns the base its probes add to
+/// their local ids (`UNREGISTERED_BASE` when the path is unusable or the
+/// table is full).
+///
+/// # Safety
+/// `path` must be null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn regio_register_object(path: *const c_char) -> u32 {
+    if path.is_null() {
+        return regio_idf::rundir::UNREGISTERED_BASE;
+    }
+    api::register_object_bytes(CStr::from_ptr(path).to_bytes())
+}
+
 /// `regio_event("residual", r)`: a user event (see `api::event`).
 ///
 /// # Safety

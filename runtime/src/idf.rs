@@ -1,18 +1,32 @@
-//! IDF paths registered by instrumented code (from constructors), kept in
-//! static storage so the profile writer can read them from a signal handler.
+//! IDFs registered by instrumented code (from constructors) and the base
+//! each was given, kept in static storage so the profile writer can read
+//! them from a signal handler.
+//!
+//! An instrumented C translation unit registers its IDF from a constructor
+//! (`regio_register_object`) and keeps the base it gets in a static
+//! variable its probes add to their local ids; every object of one IDF gets
+//! the same base, objects of other IDFs other bases
+//! (`regio_idf::rundir::OBJECT_ID_STRIDE` apart), so separately
+//! instrumented objects and libraries never share an id. The registration
+//! without a base (`regio_register_idf`: Fortran, older code) keeps base 0,
+//! ids as the IDF has them.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::*};
 
-/// Distinct IDFs remembered; more are ignored (one per instrumented tree is
-/// the normal case, a few when several instrumented libraries are linked).
-pub const MAX_IDFS: usize = 16;
+use regio_idf::rundir::{OBJECT_ID_STRIDE, UNREGISTERED_BASE};
+
+/// Registrations remembered (a path registered with and without a base
+/// counts twice); more are refused (the objects' ids then stay in the
+/// unregistered range, which the analysis reports as such).
+pub const MAX_IDFS: usize = 64;
 /// Longest path kept (Linux PATH_MAX).
 pub const MAX_PATH: usize = 4096;
 
 struct Slots {
     paths: [UnsafeCell<[u8; MAX_PATH]>; MAX_IDFS],
     lens: [AtomicUsize; MAX_IDFS],
+    bases: [AtomicU32; MAX_IDFS],
 }
 
 // SAFETY: slot i is written once, under LOCK, before COUNT publishes it;
@@ -22,38 +36,83 @@ unsafe impl Sync for Slots {}
 static SLOTS: Slots = Slots {
     paths: [const { UnsafeCell::new([0; MAX_PATH]) }; MAX_IDFS],
     lens: [const { AtomicUsize::new(0) }; MAX_IDFS],
+    bases: [const { AtomicU32::new(0) }; MAX_IDFS],
 };
 static COUNT: AtomicUsize = AtomicUsize::new(0);
 static LOCK: AtomicBool = AtomicBool::new(false);
+/// Next base handed out, in strides (slot 0 is base 0, the last slot is
+/// `UNREGISTERED_BASE`).
+static NEXT_SLOT: AtomicU32 = AtomicU32::new(1);
 
-/// Remembers `path` unless it is empty, too long, already known, or the
-/// table is full. Returns whether it was added.
-pub fn register(path: &[u8]) -> bool {
-    if path.is_empty() || path.len() >= MAX_PATH || path.contains(&0) {
-        return false;
-    }
+fn valid(path: &[u8]) -> bool {
+    !path.is_empty() && path.len() < MAX_PATH && !path.contains(&0)
+}
+
+fn with_lock<T>(f: impl FnOnce() -> T) -> T {
     while LOCK
         .compare_exchange_weak(false, true, Acquire, Relaxed)
         .is_err()
     {
         std::hint::spin_loop();
     }
-    let n = COUNT.load(Relaxed);
-    let known = (0..n).any(|i| get(i) == path);
-    let added = !known && n < MAX_IDFS;
-    if added {
-        // SAFETY: slot n is unpublished and we hold LOCK.
-        let slot = unsafe { &mut *SLOTS.paths[n].get() };
-        slot[..path.len()].copy_from_slice(path);
-        slot[path.len()] = 0;
-        SLOTS.lens[n].store(path.len(), Relaxed);
-        COUNT.store(n + 1, Release);
-    }
+    let r = f();
     LOCK.store(false, Release);
-    added
+    r
 }
 
-/// Number of registered paths.
+/// Adds slot `n` (unpublished; LOCK held).
+fn publish(n: usize, path: &[u8], base: u32) {
+    // SAFETY: slot n is unpublished and the caller holds LOCK.
+    let slot = unsafe { &mut *SLOTS.paths[n].get() };
+    slot[..path.len()].copy_from_slice(path);
+    slot[path.len()] = 0;
+    SLOTS.lens[n].store(path.len(), Relaxed);
+    SLOTS.bases[n].store(base, Relaxed);
+    COUNT.store(n + 1, Release);
+}
+
+/// Remembers `path` without a base unless it is empty, too long, an IDF
+/// without a base is already known, or the table is full. Returns whether
+/// it was added.
+pub fn register(path: &[u8]) -> bool {
+    if !valid(path) {
+        return false;
+    }
+    with_lock(|| {
+        let n = COUNT.load(Relaxed);
+        let plain_known = (0..n).any(|i| base(i) == 0);
+        let added = !plain_known && n < MAX_IDFS;
+        if added {
+            publish(n, path, 0);
+        }
+        added
+    })
+}
+
+/// The base of `path`'s ids: the one it already has, else a new one. An
+/// invalid path or a full table gives `UNREGISTERED_BASE`. The second
+/// value says whether the path is new.
+pub fn register_object(path: &[u8]) -> (u32, bool) {
+    if !valid(path) {
+        return (UNREGISTERED_BASE, false);
+    }
+    with_lock(|| {
+        let n = COUNT.load(Relaxed);
+        if let Some(i) = (0..n).find(|&i| base(i) != 0 && get(i) == path) {
+            return (base(i), false);
+        }
+        let k = NEXT_SLOT.load(Relaxed);
+        if n >= MAX_IDFS || k >= UNREGISTERED_BASE / OBJECT_ID_STRIDE {
+            return (UNREGISTERED_BASE, false);
+        }
+        NEXT_SLOT.store(k + 1, Relaxed);
+        let b = k * OBJECT_ID_STRIDE;
+        publish(n, path, b);
+        (b, true)
+    })
+}
+
+/// Number of registrations.
 pub fn count() -> usize {
     COUNT.load(Acquire)
 }
@@ -70,6 +129,43 @@ pub fn get_c(i: usize) -> &'static [u8] {
     let len = SLOTS.lens[i].load(Relaxed);
     // SAFETY: as in `get`; the byte after the path is its NUL.
     unsafe { &(&*SLOTS.paths[i].get())[..=len] }
+}
+
+/// Base of registration `i` (< count()).
+pub fn base(i: usize) -> u32 {
+    SLOTS.bases[i].load(Relaxed)
+}
+
+/// Whether registration `i` is the first of its path (later ones share
+/// the copy in the run directory).
+pub fn first_of_path(i: usize) -> bool {
+    (0..i).all(|j| get(j) != get(i))
+}
+
+/// FNV-1a of a path: the run directory names the copy of an IDF after it
+/// (`regio.idf-<16 hex digits>.json`), so every process of a run names one
+/// IDF alike.
+pub fn path_hash(path: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in path {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// `regio.idf-<hash>.json` for registration `i`, written into `buf`.
+pub fn copy_name(i: usize, buf: &mut [u8; 32]) -> &[u8] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let prefix = b"regio.idf-";
+    let h = path_hash(get(i));
+    buf[..prefix.len()].copy_from_slice(prefix);
+    for d in 0..16 {
+        buf[prefix.len() + d] = HEX[((h >> (60 - 4 * d)) & 0xf) as usize];
+    }
+    let end = prefix.len() + 16;
+    buf[end..end + 5].copy_from_slice(b".json");
+    &buf[..end + 5]
 }
 
 /// Fortran passes CHARACTER arguments blank-padded to their declared length.
@@ -92,18 +188,50 @@ mod tests {
         assert_eq!(trim_fortran(b""), b"");
     }
 
+    #[test]
+    fn copy_names_are_hex_of_the_path_hash() {
+        let mut buf = [0; 32];
+        let name = copy_name_of(b"/x", &mut buf);
+        assert_eq!(name.len(), "regio.idf-0123456789abcdef.json".len());
+        assert!(name.starts_with(b"regio.idf-") && name.ends_with(b".json"));
+    }
+
+    fn copy_name_of<'a>(path: &[u8], buf: &'a mut [u8; 32]) -> &'a [u8] {
+        let h = path_hash(path);
+        let s = format!("regio.idf-{h:016x}.json");
+        buf[..s.len()].copy_from_slice(s.as_bytes());
+        &buf[..s.len()]
+    }
+
     // The table is process-global; this is the only unit test touching it.
     #[test]
-    fn paths_are_kept_once_and_bounded() {
+    fn registrations_get_distinct_bases_and_are_bounded() {
         assert!(register(b"/x/regio.idf.json"));
         assert!(!register(b"/x/regio.idf.json"));
+        assert!(!register(b"/y/regio.idf.json"), "one IDF without a base");
         assert!(!register(b""));
         assert!(!register(&[b'a'; MAX_PATH]));
+        let (a, new_a) = register_object(b"/x/regio.idf.json");
+        let (b, new_b) = register_object(b"/lib/regio.idf.json");
+        assert!(new_a && new_b);
+        assert_eq!(register_object(b"/lib/regio.idf.json"), (b, false));
+        assert_eq!(a, OBJECT_ID_STRIDE);
+        assert_eq!(b, 2 * OBJECT_ID_STRIDE);
+        assert_eq!(register_object(b"").0, UNREGISTERED_BASE);
+        assert!(!first_of_path(1), "same path as registration 0");
+        assert!(first_of_path(2));
+        let mut buf = [0; 32];
+        assert_eq!(
+            copy_name(0, &mut buf),
+            copy_name_of(b"/x/regio.idf.json", &mut [0; 32])
+        );
         for i in 0..MAX_IDFS * 2 {
-            register(format!("/p{i}").as_bytes());
+            register_object(format!("/p{i}").as_bytes());
         }
         assert_eq!(count(), MAX_IDFS);
+        assert_eq!(register_object(b"/one/more").0, UNREGISTERED_BASE);
         assert_eq!(get(0), b"/x/regio.idf.json");
+        assert_eq!(base(0), 0);
         assert_eq!(get_c(0).last(), Some(&0));
     }
 }

@@ -353,7 +353,18 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
             }
         }
     };
-    copy_idf(dir, pid) && ok
+    let mut copied = true;
+    for i in 0..idf::count() {
+        if idf::first_of_path(i) {
+            let mut name = [0; 32];
+            copied &= copy_idf(dir, pid, i, idf::copy_name(i, &mut name));
+        }
+    }
+    // The first IDF also under the name readers of one IDF look for.
+    if idf::count() > 0 {
+        copied &= copy_idf(dir, pid, 0, b"regio.idf.json");
+    }
+    copied && ok
 }
 
 /// Writes every thread's trace buffer up to its last whole record and
@@ -473,6 +484,21 @@ unsafe fn emit(
     } else {
         o.raw(b"null");
     }
+    o.raw(b",\"idfs\":[");
+    for i in 0..idf::count() {
+        if i > 0 {
+            o.raw(b",");
+        }
+        o.raw(b"{\"base\":");
+        o.uint(u64::from(idf::base(i)), W32);
+        o.raw(b",\"path\":");
+        o.string(idf::get(i));
+        o.raw(b",\"copy\":");
+        let mut name = [0; 32];
+        o.string(idf::copy_name(i, &mut name));
+        o.raw(b"}");
+    }
+    o.raw(b"]");
     emit_counter_list(o);
     user_events::write_process(o);
     o.raw(b",\"snapshot\":");
@@ -674,20 +700,17 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
     o.raw(b"}");
 }
 
-/// Copies the first registered IDF to `<dir>/regio.idf.json` (atomically),
-/// unless the run directory holds the same bytes already (every rank of an
-/// MPI job after the first, a rerun into the same `REGIO_DIR`): replacing
-/// an existing file by rename frees its inode, which costs the exiting
-/// process from 0.3 to several ms, far more than reading both files.
-unsafe fn copy_idf(dir: &[u8], pid: u64) -> bool {
-    if idf::count() == 0 {
-        return true;
-    }
-    let src = idf::get_c(0);
+/// Copies registered IDF `i` to `<dir>/<name>` (atomically), unless the
+/// run directory holds the same bytes already (every rank of an MPI job
+/// after the first, a rerun into the same `REGIO_DIR`): replacing an
+/// existing file by rename frees its inode, which costs the exiting process
+/// from 0.3 to several ms, far more than reading both files.
+unsafe fn copy_idf(dir: &[u8], pid: u64, i: usize, name: &[u8]) -> bool {
+    let src = idf::get_c(i);
     let mut fin = Cat::new(&mut *FINAL.0.get());
-    fin.push(dir).push(b"/regio.idf.json");
+    fin.push(dir).push(b"/").push(name);
     let mut tmp = Cat::new(&mut *TEMP.0.get());
-    tmp.push(dir).push(b"/.regio.idf.json.tmp.").num(pid);
+    tmp.push(dir).push(b"/.").push(name).push(b".tmp.").num(pid);
     let (Some(fin), Some(tmp)) = (fin.finish(), tmp.finish()) else {
         return false;
     };

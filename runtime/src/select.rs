@@ -7,10 +7,12 @@
 //! reasons it is not recorded now: left out by the filter file, by the
 //! event mask, or throttled (`throttle`). The probe asks [`recorded`]: one
 //! relaxed load of the region's byte, whatever is selected, so a throttled
-//! region costs every other region nothing. IDF ids and Rust descriptor ids
-//! (bit 31 set) share the table: the index is the id rotated left by one
-//! bit (IDF ids at even, descriptors at odd slots). Ids beyond the table
-//! are always recorded.
+//! region costs every other region nothing. Ids are `base + local id`
+//! (bases `OBJECT_ID_STRIDE` apart: one per registered object, 0 for IDFs
+//! registered without one, and the Rust descriptor ids from bit 31): each
+//! base has `PER_OBJECT` class bytes, so the index is computed from the id
+//! alone ([`slot`]), with no table of bases to load. Local ids beyond
+//! `PER_OBJECT` and unknown bases are always recorded.
 //!
 //! A region that stops being recorded while a frame of it is open still
 //! closes that frame at its own exit when the frame is the innermost one
@@ -23,8 +25,11 @@ use std::sync::{Mutex, OnceLock};
 use regio_idf::filter::Filter;
 use regio_idf::kind::RegionKind;
 
+use regio_idf::rundir::OBJECT_ID_STRIDE;
+
 use crate::idf;
 use crate::out::warn;
+use crate::region::FIRST_DESCRIPTOR_ID;
 
 /// Event classes, the bits of the mask (`REGIO_EVENTS` words).
 pub const FUNCTIONS: u64 = 1 << 0;
@@ -39,13 +44,18 @@ pub const USER: u64 = 1 << 6;
 pub const MESSAGES: u64 = 1 << 7;
 pub const ALL: u64 = (1 << 8) - 1;
 
-/// IDF ids below this, and descriptor ids below FIRST_DESCRIPTOR_ID + this,
-/// have a class byte; larger ids are always recorded.
-const MAX_IDS: usize = 1 << 20;
+/// Local ids below this (per base) have a class byte; larger ones are
+/// always recorded.
+const PER_OBJECT: u32 = 1 << 17;
+/// Bases with class bytes: base 0 and the `idf::MAX_IDFS` object bases
+/// after it; the descriptor ids take the block after those.
+const OBJECTS: u32 = idf::MAX_IDFS as u32 + 1;
+const DESCRIPTOR_BASE: u32 = FIRST_DESCRIPTOR_ID / OBJECT_ID_STRIDE;
+const CLASS_LEN: usize = ((OBJECTS + 1) * PER_OBJECT) as usize;
 /// Class byte: bit index + 1 of the region's class in [`CLASS_BITS`] (0:
 /// unknown), plus the reasons not to record it ([`SKIP`]). Slot of an id:
-/// [`slot`].
-static CLASS: [AtomicU8; 2 * MAX_IDS] = [const { AtomicU8::new(0) }; 2 * MAX_IDS];
+/// [`slot`]. (Zeroed static memory: pages never touched cost nothing.)
+static CLASS: [AtomicU8; CLASS_LEN] = [const { AtomicU8::new(0) }; CLASS_LEN];
 const CLASS_BITS: u8 = 0x0f;
 /// The filter file leaves the region out.
 const FILTERED: u8 = 0x80;
@@ -59,19 +69,28 @@ static MASK: AtomicU64 = AtomicU64::new(ALL);
 /// A mask other than ALL or a filter is or was in force: region kinds are
 /// needed (IDFs registered later are read too).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
-/// Highest IDF id whose kind was read (MASKED bits are recomputed up to
-/// it when the mask changes).
+/// Highest `CLASS` index whose kind was read (MASKED bits are recomputed
+/// up to it when the mask changes).
 static MAX_LOADED: AtomicU32 = AtomicU32::new(0);
 static FILTER: OnceLock<Filter> = OnceLock::new();
 /// IDFs (by `idf` slot) whose regions are in `CLASS`; the lock serialises
 /// loading (registration and `set_events` are not on the probe path).
 static LOADED: Mutex<usize> = Mutex::new(0);
 
-/// The `CLASS` index of a region id: IDF ids (bit 31 clear) at even
-/// slots, descriptor ids at odd ones.
+/// The `CLASS` index of a region id (`usize::MAX`, beyond the table, for
+/// ids without a class byte).
 #[inline(always)]
 fn slot(region: u32) -> usize {
-    region.rotate_left(1) as usize
+    let local = region % OBJECT_ID_STRIDE;
+    let object = match region / OBJECT_ID_STRIDE {
+        DESCRIPTOR_BASE => OBJECTS,
+        o if o < OBJECTS => o,
+        _ => return usize::MAX,
+    };
+    if local >= PER_OBJECT {
+        return usize::MAX;
+    }
+    (object * PER_OBJECT + local) as usize
 }
 
 /// Whether region `region` is recorded now.
@@ -180,10 +199,8 @@ fn set_mask_bits(m: u64) {
         ACTIVE.store(true, Release);
     }
     let _loading = LOADED.lock().unwrap_or_else(|p| p.into_inner());
-    for id in 0..=MAX_LOADED.load(Relaxed) {
-        if let Some(c) = CLASS.get(slot(id)) {
-            mark_masked(c, m);
-        }
+    for c in CLASS.iter().take(MAX_LOADED.load(Relaxed) as usize + 1) {
+        mark_masked(c, m);
     }
 }
 
@@ -211,15 +228,14 @@ fn load_kinds() {
     let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
     while *loaded < idf::count() {
         let path = String::from_utf8_lossy(idf::get(*loaded)).into_owned();
+        let base = idf::base(*loaded);
         *loaded += 1;
         match regio_idf::idf::Idf::read(std::path::Path::new(&path)) {
             Ok(idf) => {
                 let mask = MASK.load(Relaxed);
                 for r in &idf.regions {
-                    if r.id as usize >= MAX_IDS {
-                        continue;
-                    }
-                    let Some(c) = CLASS.get(slot(r.id)) else {
+                    let at = slot(base.saturating_add(r.id));
+                    let Some(c) = CLASS.get(at) else {
                         continue;
                     };
                     // Keep a throttle bit a region may already carry.
@@ -233,7 +249,7 @@ fn load_kinds() {
                     }
                     c.fetch_or(bits, Relaxed);
                     mark_masked(c, mask);
-                    MAX_LOADED.fetch_max(r.id, Relaxed);
+                    MAX_LOADED.fetch_max(at as u32, Relaxed);
                 }
             }
             Err(e) => warn(
@@ -276,10 +292,12 @@ mod tests {
 
     #[test]
     fn throttling_marks_one_id_of_either_range() {
-        // Ids no other test uses: the last slot of each range.
-        let idf = MAX_IDS as u32 - 1;
-        let desc = crate::region::FIRST_DESCRIPTOR_ID + MAX_IDS as u32 - 1;
-        for id in [idf, desc] {
+        // Ids no other test uses: the last slot of base 0, of an object's
+        // base and of the descriptors.
+        let idf = PER_OBJECT - 1;
+        let object = 3 * OBJECT_ID_STRIDE + PER_OBJECT - 1;
+        let desc = FIRST_DESCRIPTOR_ID + PER_OBJECT - 1;
+        for id in [idf, object, desc] {
             assert!(recorded(id) && !throttled(id));
             assert!(throttle(id), "first time");
             assert!(!throttle(id), "once only");
@@ -287,12 +305,17 @@ mod tests {
             unthrottle(id);
             assert!(recorded(id));
         }
-        // The two ranges do not share slots.
+        // The ranges do not share slots.
         assert_ne!(slot(idf), slot(desc));
-        assert_ne!(slot(1), slot(crate::region::FIRST_DESCRIPTOR_ID + 1));
-        // Beyond the table: always recorded, never throttled.
-        assert!(!throttle(MAX_IDS as u32));
-        assert!(recorded(MAX_IDS as u32));
+        assert_ne!(slot(1), slot(FIRST_DESCRIPTOR_ID + 1));
+        assert_ne!(slot(1), slot(OBJECT_ID_STRIDE + 1));
+        assert!(slot(object) < CLASS_LEN && slot(desc) < CLASS_LEN);
+        // Beyond the table (a local id past PER_OBJECT, the unregistered
+        // base): always recorded, never throttled.
+        for id in [PER_OBJECT, regio_idf::rundir::UNREGISTERED_BASE + 1] {
+            assert!(!throttle(id));
+            assert!(recorded(id));
+        }
     }
 
     #[test]

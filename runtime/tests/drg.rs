@@ -377,7 +377,15 @@ fn idf() {
     let padded = format!("{path}      ");
     // SAFETY: pointer and length describe `padded`.
     unsafe { regio::regio_register_idf_(padded.as_ptr().cast(), padded.len()) };
+    // Two objects of another IDF (a library's units): one base for both,
+    // its ids written as base + local id.
+    let lib = std::ffi::CString::new(format!("{dir}/lib/regio.idf.json")).unwrap();
+    // SAFETY: valid NUL-terminated string.
+    let base = unsafe { regio::regio_register_object(lib.as_ptr()) };
+    // SAFETY: as above.
+    assert_eq!(unsafe { regio::regio_register_object(lib.as_ptr()) }, base);
     let _g = regio::Guard::new(1);
+    let _h = regio::Guard::new(base + 1);
 }
 
 #[test]
@@ -385,6 +393,8 @@ fn registered_idf_is_copied_into_the_run_directory() {
     let src = tempfile::tempdir().unwrap();
     let content = "{\"version\":1,\"regions\":[\"with \\\"quotes\\\"\"]}\n";
     std::fs::write(src.path().join("regio.idf.json"), content).unwrap();
+    std::fs::create_dir(src.path().join("lib")).unwrap();
+    std::fs::write(src.path().join("lib/regio.idf.json"), "{\"lib\":1}\n").unwrap();
     let src_dir = src.path().to_str().unwrap();
     let r = run(ENTRY, "idf", &[("REGIO_TEST_IDF_DIR", src_dir)]);
     assert!(r.status.success(), "{}", r.stderr);
@@ -393,10 +403,22 @@ fn registered_idf_is_copied_into_the_run_directory() {
     assert_eq!(p.idf.as_deref(), Some(expected.as_str()));
     let copied = std::fs::read_to_string(r.dir.join("regio.idf.json")).unwrap();
     assert_eq!(copied, content);
+    // Every registration with its base and the name of its copy.
+    let bases: Vec<(u32, &str)> = p.idfs.iter().map(|o| (o.base, o.path.as_str())).collect();
+    let lib = format!("{src_dir}/lib/regio.idf.json");
+    let stride = regio_idf::rundir::OBJECT_ID_STRIDE;
+    assert_eq!(bases, [(0, expected.as_str()), (stride, lib.as_str())]);
+    for (o, want) in p.idfs.iter().zip([content, "{\"lib\":1}\n"]) {
+        let copy = std::fs::read_to_string(r.dir.join(&o.copy)).unwrap();
+        assert_eq!(copy, want, "{}", o.copy);
+    }
+    let t = &p.threads[0];
+    let lib_node = t.nodes.iter().find(|n| n.region == stride + 1);
+    assert_eq!(lib_node.map(|n| n.calls), Some(1), "{:?}", t.nodes);
     assert_eq!(
         common::list(&r.dir).len(),
-        2,
-        "profile and IDF only: {:?}",
+        4,
+        "profile, regio.idf.json and the two copies only: {:?}",
         common::list(&r.dir)
     );
 }

@@ -177,7 +177,10 @@ fn assert_counts_match(run_dir: &Path, files: &BTreeMap<String, TraceFile>) -> B
     let mut problems = Vec::new();
     let mut joins = BTreeMap::new();
     for (region, &c) in &calls {
-        if kinds.get(region).map(String::as_str) == Some("omp_join") {
+        // The profile (and the trace) write C ids as base + local id; the
+        // program has one IDF, whose local ids the kinds are keyed by.
+        let local = region % regio_idf::rundir::OBJECT_ID_STRIDE;
+        if kinds.get(&local).map(String::as_str) == Some("omp_join") {
             joins.insert(*region, c);
         }
         let e = enters.get(region).copied().unwrap_or(0);

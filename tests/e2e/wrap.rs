@@ -355,6 +355,77 @@ fn an_mpi_program_builds_with_wrapped_mpicc() {
     );
 }
 
+/// `instrument wrap mpif90`: the Fortran MPI program (`use mpi`) built
+/// wrapped runs under mpirun as the plain build does, and its MPI regions
+/// are in the profile at the Fortran file.
+#[test]
+fn an_mpi_fortran_program_builds_with_wrapped_mpif90() {
+    if !(require_tool("mpif90", "libopenmpi-dev")
+        && require_tool("mpirun", "openmpi-bin")
+        && require_tool("gfortran", "gfortran"))
+    {
+        return;
+    }
+    let tmp = TestDir::new("wrap-mpif90");
+    std::fs::copy(testdata().join("mpi/comm.f90"), tmp.join("comm.f90")).expect("copy comm.f90");
+    let build = |out: &str, wrap: bool| {
+        let mut c = match wrap {
+            true => {
+                let mut c = Command::new(instrument_bin());
+                c.args(["wrap", "mpif90"])
+                    .env("REGIO_WRAP_REGIONS", "mpi,functions");
+                c
+            }
+            false => Command::new("mpif90"),
+        };
+        run_ok(
+            c.current_dir(tmp.path())
+                .args(["-O1", "comm.f90", "-o", out]),
+        );
+    };
+    build("plain", false);
+    build("wrapped", true);
+    let mpirun = |exe: &str| {
+        run_ok(
+            Command::new("mpirun")
+                .current_dir(tmp.path())
+                .env_remove("LD_LIBRARY_PATH")
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .args(["--oversubscribe", "-np", "2"])
+                .arg(tmp.join(exe)),
+        )
+        .stdout
+    };
+    let plain = mpirun("plain");
+    assert!(!plain.trim().is_empty(), "the plain build printed nothing");
+    assert_eq!(mpirun("wrapped"), plain);
+    let got = nodes(&run_dir_in(tmp.path()));
+    let kinds: BTreeSet<&str> = got.iter().map(|(_, k, _, _)| k.as_str()).collect();
+    for k in [
+        "mpi_sendrecv",
+        "mpi_isend",
+        "mpi_irecv",
+        "mpi_waitall",
+        "mpi_barrier",
+        "mpi_allreduce",
+        "mpi_bcast",
+    ] {
+        assert!(kinds.contains(k), "no {k} in {kinds:?}");
+    }
+    let spin = line_of(tmp.path(), "comm.f90", "subroutine spin(ms)");
+    assert!(
+        got.iter()
+            .any(|(n, k, f, l)| n == "spin" && k == "function" && f == "comm.f90" && *l == spin),
+        "no function spin at comm.f90:{spin}: {got:#?}"
+    );
+    assert!(
+        got.iter()
+            .all(|(_, k, f, _)| !k.starts_with("mpi_") || f == "comm.f90"),
+        "{got:#?}"
+    );
+}
+
 #[test]
 fn a_source_with_a_directive_error_is_compiled_as_written() {
     let tmp = TestDir::new("wrap-bad");

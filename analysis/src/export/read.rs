@@ -69,6 +69,7 @@ fn run_without_profiles(dir: &Path, idf_override: Option<&Path>) -> Result<RunDi
         idf,
         idf_path,
         descriptor_ids: BTreeMap::new(),
+        object_ids: BTreeMap::new(),
     })
 }
 
@@ -341,11 +342,12 @@ fn build(
             .get_mut(&(rank, pid))
             .expect("every process has a map");
         let remap = run.descriptor_ids.get(&(rank, pid));
+        let objects = run.object_ids.get(&(rank, pid));
         let region = |id: u32| -> u32 {
             if id >= FIRST_DESCRIPTOR_ID {
                 remap.and_then(|m| m.get(&id)).copied().unwrap_or(id)
             } else {
-                id
+                objects.map_or(id, |m| m.map(id))
             }
         };
         let strings = f.trace.strings();

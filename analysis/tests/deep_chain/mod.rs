@@ -78,6 +78,7 @@ pub fn write_chain(dir: &Path, depth: u32) {
             ticks_per_second: 1e9,
         },
         idf: None,
+        idfs: Vec::new(),
         regions: Vec::new(),
         counters: Vec::new(),
         clock_sync: None,

@@ -47,16 +47,11 @@ use crate::frontend::{FrontendResult, Instrumented, SourceInput};
 /// The prelude at offset `at`, first of all edits there: the probe
 /// declarations the `regions` need (MPI, OpenMP), the IDF registration,
 /// and a `#line` naming `line_name`.
-fn prelude_edit(
-    at: usize,
-    line_name: &str,
-    register: Option<&str>,
-    regions: &[regio_idf::Region],
-) -> Edit {
+fn prelude_edit(at: usize, line_name: &str, idf_path: &str, regions: &[regio_idf::Region]) -> Edit {
     let has = |f: fn(&regio_idf::RegionKind) -> bool| regions.iter().any(|r| f(&r.kind));
     let mpi = has(|k| matches!(k, regio_idf::RegionKind::Mpi(_)));
     let omp = has(regio_idf::RegionKind::is_omp);
-    Edit::insert(at, prelude::prelude(line_name, register, mpi, omp)).with_order(i64::MIN)
+    Edit::insert(at, prelude::prelude(line_name, idf_path, mpi, omp)).with_order(i64::MIN)
 }
 
 /// The first line of a header that only C++ has at the start of a line
@@ -161,16 +156,10 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
             warnings,
         });
     }
-    let is_header = input
-        .rel_path
-        .rsplit('.')
-        .next()
-        .is_some_and(|ext| ext.eq_ignore_ascii_case("h"));
-    let register = (!is_header && !out.regions.is_empty()).then_some(input.idf_path);
     // A byte-order mark must stay the first thing in the file.
     let at = if src.starts_with('\u{feff}') { 3 } else { 0 };
     let mut edits = out.edits;
-    edits.push(prelude_edit(at, file, register, &out.regions));
+    edits.push(prelude_edit(at, file, input.idf_path, &out.regions));
     let text =
         edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {

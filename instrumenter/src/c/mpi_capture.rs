@@ -13,6 +13,8 @@
 
 use tree_sitter::Node;
 
+use crate::c::prelude::BASE;
+
 use crate::mpi_routines::{self, Capture, Msg, MsgKind, Spelling};
 
 /// Probe text around one MPI call: `before` (a statement, `;`-ended)
@@ -103,7 +105,7 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                     _ => "(const void *)0".into(),
                 };
                 calls.push(format!(
-                    "regio_mpi_msg({id}u, {}, {}, {status})",
+                    "regio_mpi_msg({BASE} + {id}u, {}, {}, {status})",
                     m.kind.code(),
                     msg_args(m)?
                 ));
@@ -122,7 +124,7 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
             Some(CaptureText {
                 before: String::new(),
                 record: format!(
-                    "regio_mpi_post({id}u, {kind}, {}, (__UINT64_TYPE__)(__UINTPTR_TYPE__)*({}))",
+                    "regio_mpi_post({BASE} + {id}u, {kind}, {}, (__UINT64_TYPE__)(__UINTPTR_TYPE__)*({}))",
                     msg_args(&msg)?,
                     arg(request)?
                 ),
@@ -154,7 +156,7 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                     "regio_mpi_reqs({n}, (const void *)({reqs}), (int)sizeof *({reqs})); "
                 ),
                 record: format!(
-                    "regio_mpi_done({id}u, {n}, (const void *)({reqs}), (int)sizeof *({reqs}), {all}, {statuses})"
+                    "regio_mpi_done({BASE} + {id}u, {n}, (const void *)({reqs}), (int)sizeof *({reqs}), {all}, {statuses})"
                 ),
             })
         }

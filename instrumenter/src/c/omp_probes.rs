@@ -14,6 +14,7 @@
 use std::fmt::Write as _;
 
 use crate::c::omp::{self, Directive};
+use crate::c::prelude::BASE;
 use crate::c::probes;
 use crate::omp_constructs::{Atom, Lang, Place, Presence, Probes, Role, Row, Slot, SlotIds};
 
@@ -114,15 +115,15 @@ fn text(a: Atom, ids: &SlotIds) -> String {
         Atom::Enter(s) => probes::enter(id(s)),
         Atom::Exit(s) => probes::exit(id(s)),
         Atom::Fork(s) => format!(
-            "__UINT64_TYPE__ {} = regio_omp_fork({}u);",
+            "__UINT64_TYPE__ {} = regio_omp_fork({BASE} + {}u);",
             team(ids),
             id(s)
         ),
         Atom::Join(_) => format!("regio_omp_join({});", team(ids)),
-        Atom::Begin(s) => format!("regio_omp_begin({}, {}u);", team(ids), id(s)),
-        Atom::End(s) => format!("regio_omp_end({}, {}u);", team(ids), id(s)),
-        Atom::TeamsBegin(s) => format!("regio_omp_teams_begin({}u);", id(s)),
-        Atom::TeamsEnd(s) => format!("regio_omp_teams_end({}u);", id(s)),
+        Atom::Begin(s) => format!("regio_omp_begin({}, {BASE} + {}u);", team(ids), id(s)),
+        Atom::End(s) => format!("regio_omp_end({}, {BASE} + {}u);", team(ids), id(s)),
+        Atom::TeamsBegin(s) => format!("regio_omp_teams_begin({BASE} + {}u);", id(s)),
+        Atom::TeamsEnd(s) => format!("regio_omp_teams_end({BASE} + {}u);", id(s)),
         Atom::Barrier(s) => format!(
             "{} _Pragma(\"omp barrier\") {}",
             probes::enter(id(s)),

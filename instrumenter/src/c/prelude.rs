@@ -1,6 +1,24 @@
 //! Text put before the first line of an instrumented file: declarations of
 //! the probes (so no header has to be found), the IDF registration, and a
 //! `#line` that hands line numbering back to the original file.
+//!
+//! Region ids are unique per IDF only; objects instrumented separately
+//! (an application and its libraries, a plugin loaded with `dlopen`) have
+//! overlapping ones. So each translation unit keeps a static
+//! `regio__base_v` that its constructor sets to the base the runtime hands
+//! out for the IDF (`regio_register_object`; the same for every unit of one
+//! IDF), and every probe passes `regio__base() + <local id>`. The probes
+//! read it through an always-inline function rather than by name: a
+//! variable named inside `#pragma omp parallel default(none)` would have to
+//! be listed in the user's clauses. Until the constructor has run
+//! (a probe called from another object's constructor) the base is
+//! `UNREGISTERED_BASE`, a range the analysis reports as unregistered.
+
+/// The per-unit base every probe adds to its local region id.
+pub(crate) const BASE: &str = "regio__base()";
+
+/// `regio_idf::rundir::UNREGISTERED_BASE`, the base before registration.
+const UNREGISTERED_BASE: u32 = regio_idf::rundir::UNREGISTERED_BASE;
 
 /// A C string literal body for `s` (paths may hold `\` and `"`).
 pub(crate) fn c_string(s: &str) -> String {
@@ -53,16 +71,11 @@ const OMP_DECLARATIONS: &str = "#ifndef REGIO_OMP_DECLARED\n\
      #endif\n\
      #endif\n";
 
-/// The prelude. `register_idf` is the IDF path to register at start-up
-/// (only in `.c` files that have regions: a header's copy would be
-/// compiled into every file that includes it); `mpi` adds what MPI call
-/// regions use.
-pub(crate) fn prelude(
-    display_path: &str,
-    register_idf: Option<&str>,
-    mpi: bool,
-    omp: bool,
-) -> String {
+/// The prelude. `idf` is the IDF path the unit registers at load time (a
+/// header's prelude registers too: a unit that includes it without regions
+/// of its own still needs the base; the first prelude of a unit wins);
+/// `mpi` adds what MPI call regions use.
+pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> String {
     let mut p = String::from(
         "#ifndef REGIO_PROBES_DECLARED\n\
          #define REGIO_PROBES_DECLARED\n\
@@ -76,7 +89,7 @@ pub(crate) fn prelude(
          extern void regio_scope_close(const unsigned int *);\n\
          extern void regio_disable(void);\n\
          extern void regio_enable(void);\n\
-         extern void regio_register_idf(const char *);\n\
+         extern unsigned int regio_register_object(const char *);\n\
          #ifdef __cplusplus\n\
          }\n\
          #endif\n\
@@ -88,18 +101,18 @@ pub(crate) fn prelude(
     if omp {
         p.push_str(OMP_DECLARATIONS);
     }
-    if let Some(idf) = register_idf {
-        // One registration per translation unit, also when a .c file
-        // includes another instrumented .c file.
-        p.push_str(&format!(
-            "#ifndef REGIO_IDF_REGISTERED\n\
-             #define REGIO_IDF_REGISTERED\n\
-             static void regio__register_idf(void) __attribute__((constructor));\n\
-             static void regio__register_idf(void) {{ regio_register_idf(\"{}\"); }}\n\
-             #endif\n",
-            c_string(idf)
-        ));
-    }
+    // One base and one registration per translation unit, also when a
+    // .c file includes another instrumented file.
+    p.push_str(&format!(
+        "#ifndef REGIO_IDF_REGISTERED\n\
+         #define REGIO_IDF_REGISTERED\n\
+         static unsigned int regio__base_v = {UNREGISTERED_BASE:#x}u;\n\
+         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__base(void) {{ return regio__base_v; }}\n\
+         static void regio__register_idf(void) __attribute__((constructor));\n\
+         static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); }}\n\
+         #endif\n",
+        c_string(idf)
+    ));
     p.push_str(&format!("#line 1 \"{}\"\n", c_string(display_path)));
     p
 }

@@ -1,0 +1,2 @@
+/* The library's interface (not instrumented: no regions). */
+int lib_work(int n);

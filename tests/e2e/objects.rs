@@ -1,0 +1,454 @@
+//! Region ids unique across objects (SPEC.md "Compiler wrapper": "Region
+//! ids are unique across every object and library linked into one program,
+//! however they were instrumented"). An application, a library and a plugin
+//! loaded with `dlopen` (`testdata/objects/`) are instrumented separately,
+//! so their local region ids overlap, and linked with the library as an
+//! archive or as a shared library, instrumented by three `instrument` calls
+//! or three wrapped builds with build directories of their own. The report
+//! must name every region with its file and line and count its calls; the
+//! probes `app_early` runs from a constructor before the application's IDF
+//! is registered are counted under ids of no IDF.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::report::{only_run, report_json, visit};
+use crate::common::{
+    copy_tree, instrument_bin, instrument_flags, require_tool, run_ok, testdata, TestDir,
+};
+
+/// How the three parts are instrumented.
+#[derive(Clone, Copy, Debug)]
+enum Instrumented {
+    /// `instrument SRC --out OUT` per part.
+    Tree,
+    /// `instrument wrap cc ...` per part, each with its own REGIO_WRAP_DIR.
+    Wrap,
+}
+
+/// How the library is linked into the application.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Library {
+    Archive,
+    Shared,
+}
+
+fn cc() -> String {
+    crate::common::cc()
+}
+
+/// The 1-based line of `file` that holds `text`.
+fn line_of(file: &Path, text: &str) -> u64 {
+    let src = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    src.lines()
+        .position(|l| l.contains(text))
+        .map(|i| i as u64 + 1)
+        .unwrap_or_else(|| panic!("{} has no line with `{text}`", file.display()))
+}
+
+/// Runs `cmd` (a compiler or `instrument wrap` command) in `dir`.
+fn build(dir: &Path, program: &str, args: &[String], wrap_dir: Option<&Path>) {
+    let mut c = match wrap_dir {
+        Some(w) => {
+            let mut c = Command::new(instrument_bin());
+            c.env("REGIO_WRAP_DIR", w).arg("wrap").arg(program);
+            c
+        }
+        None => Command::new(program),
+    };
+    run_ok(c.current_dir(dir).args(args));
+}
+
+fn s(x: impl AsRef<Path>) -> String {
+    x.as_ref().display().to_string()
+}
+
+/// Builds `app` (and `libobjlib.*`, `plugin.so`) in `tmp/<label>` from the
+/// parts in `src`, plain or measured: returns the program and the plugin.
+fn build_all(
+    tmp: &TestDir,
+    label: &str,
+    how: Option<Instrumented>,
+    lib: Library,
+) -> (PathBuf, PathBuf) {
+    let src = tmp.join("src");
+    let out = tmp.join(label);
+    std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+    // Where each part's sources are compiled from, and whether the
+    // compiler is wrapped (with the part's own build directory).
+    let part = |name: &str| -> (PathBuf, Option<PathBuf>) {
+        match how {
+            None => (src.join(name), None),
+            Some(Instrumented::Tree) => {
+                let inst = out.join(format!("inst-{name}"));
+                run_ok(
+                    Command::new(instrument_bin())
+                        .arg(src.join(name))
+                        .arg("--out")
+                        .arg(&inst)
+                        .args(["--regions", "functions,loops"]),
+                );
+                (inst, None)
+            }
+            Some(Instrumented::Wrap) => {
+                let w = out.join(format!("wrapdir-{name}"));
+                std::fs::create_dir_all(&w).unwrap_or_else(|e| panic!("{e}"));
+                (src.join(name), Some(w))
+            }
+        }
+    };
+    let cflags: Vec<String> = if matches!(how, Some(Instrumented::Tree)) {
+        instrument_flags("--cflags")
+    } else {
+        Vec::new()
+    };
+    let libs: Vec<String> = if matches!(how, Some(Instrumented::Tree)) {
+        instrument_flags("--libs")
+    } else {
+        Vec::new()
+    };
+    let (lib_dir, lib_wrap) = part("lib");
+    let (plugin_dir, plugin_wrap) = part("plugin");
+    let (app_dir, app_wrap) = part("app");
+    let c = cc();
+
+    // The library.
+    let lib_src = s(lib_dir.join("objlib.c"));
+    match lib {
+        Library::Archive => {
+            let obj = s(out.join("objlib.o"));
+            let mut a = cflags.clone();
+            a.extend(["-O1".into(), "-c".into(), lib_src, "-o".into(), obj.clone()]);
+            build(&lib_dir, &c, &a, lib_wrap.as_deref());
+            run_ok(Command::new("ar").args(["rcs", &s(out.join("libobjlib.a")), &obj]));
+        }
+        Library::Shared => {
+            let mut a = cflags.clone();
+            a.extend([
+                "-O1".into(),
+                "-fPIC".into(),
+                "-shared".into(),
+                lib_src,
+                "-o".into(),
+                s(out.join("libobjlib.so")),
+            ]);
+            a.extend(libs.clone());
+            build(&lib_dir, &c, &a, lib_wrap.as_deref());
+        }
+    }
+
+    // The plugin.
+    let plugin = out.join("plugin.so");
+    let mut a = cflags.clone();
+    a.extend([
+        "-O1".into(),
+        "-fPIC".into(),
+        "-shared".into(),
+        s(plugin_dir.join("plugin.c")),
+        "-o".into(),
+        s(&plugin),
+    ]);
+    a.extend(libs.clone());
+    build(&plugin_dir, &c, &a, plugin_wrap.as_deref());
+
+    // The application.
+    let app = out.join("app");
+    let mut a = cflags;
+    a.extend([
+        "-O1".into(),
+        format!("-I{}", s(src.join("lib"))),
+        s(app_dir.join("app.c")),
+        format!("-L{}", s(&out)),
+        "-lobjlib".into(),
+        format!("-Wl,-rpath,{}", s(&out)),
+        "-ldl".into(),
+        "-o".into(),
+        s(&app),
+    ]);
+    a.extend(libs);
+    build(&app_dir, &c, &a, app_wrap.as_deref());
+    (app, plugin)
+}
+
+/// Calls per (name, file name, line) over the run's DRG, and the calls of
+/// regions no IDF describes, by id.
+type Calls = BTreeMap<(String, String, u64), u64>;
+
+fn calls(run_dir: &Path) -> (Calls, BTreeMap<u64, u64>) {
+    let report = report_json(&[run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let mut named = Calls::new();
+    let mut unnamed = BTreeMap::new();
+    visit(run, &mut |n: &Value, _| {
+        let name = n["name"].as_str().unwrap_or("").to_string();
+        let c = n["calls"].as_u64().unwrap_or(0);
+        if let Some(id) = name.strip_prefix("region#") {
+            let id: u64 = id.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
+            *unnamed.entry(id).or_default() += c;
+            return;
+        }
+        let file = n["file"].as_str().unwrap_or("");
+        let file = Path::new(file)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let line = n["line"].as_u64().unwrap_or(0);
+        *named.entry((name, file, line)).or_default() += c;
+    });
+    (named, unnamed)
+}
+
+/// Local ids of an IDF.
+fn idf_ids(idf: &Path) -> BTreeSet<u32> {
+    let idf = regio_idf::Idf::read(idf).unwrap_or_else(|e| panic!("{e}"));
+    idf.regions.iter().map(|r| r.id).collect()
+}
+
+fn check(how: Instrumented, lib: Library) {
+    if !require_tool("ar", "binutils") {
+        return;
+    }
+    let tmp = TestDir::new(&format!("objects-{how:?}-{lib:?}").to_lowercase());
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+
+    let (plain, plain_plugin) = build_all(&tmp, "plain", None, lib);
+    let want_out = run_ok(Command::new(&plain).arg(&plain_plugin)).stdout;
+    let (app, plugin) = build_all(&tmp, "measured", Some(how), lib);
+    let run_dir = tmp.join("run");
+    let got_out = run_ok(Command::new(&app).env("REGIO_DIR", &run_dir).arg(&plugin)).stdout;
+    assert_eq!(got_out, want_out, "the measured program's output differs");
+
+    // The parts were instrumented separately: their local ids overlap.
+    let idfs: Vec<PathBuf> = match how {
+        Instrumented::Tree => ["app", "lib", "plugin"]
+            .iter()
+            .map(|p| tmp.join(format!("measured/inst-{p}/regio.idf.json")))
+            .collect(),
+        Instrumented::Wrap => ["app", "lib", "plugin"]
+            .iter()
+            .map(|p| tmp.join(format!("measured/wrapdir-{p}/regio.idf.json")))
+            .collect(),
+    };
+    let ids: Vec<BTreeSet<u32>> = idfs.iter().map(|p| idf_ids(p)).collect();
+    for (i, a) in ids.iter().enumerate() {
+        for b in &ids[i + 1..] {
+            assert!(
+                a.intersection(b).next().is_some(),
+                "the parts' ids do not overlap ({a:?} / {b:?}): the test tests nothing"
+            );
+        }
+    }
+    let copies = std::fs::read_dir(&run_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with("regio.idf-") && n.ends_with(".json")
+        })
+        .count();
+    assert_eq!(copies, 3, "one IDF copy per part in the run directory");
+
+    let (named, unnamed) = calls(&run_dir);
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let want = [
+        ("main", "app.c", at("app", "app.c", "int main("), 1),
+        (
+            "app_step",
+            "app.c",
+            at("app", "app.c", "static int app_step"),
+            3,
+        ),
+        (
+            "lib_work",
+            "objlib.c",
+            at("lib", "objlib.c", "int lib_work"),
+            3,
+        ),
+        (
+            "lib_helper",
+            "objlib.c",
+            at("lib", "objlib.c", "static int lib_helper"),
+            12,
+        ),
+        (
+            "plugin_run",
+            "plugin.c",
+            at("plugin", "plugin.c", "int plugin_run"),
+            2,
+        ),
+        (
+            "plugin_inner",
+            "plugin.c",
+            at("plugin", "plugin.c", "static int plugin_inner"),
+            7,
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    // Every named region belongs to the file it names (no id of one part
+    // was read as another part's).
+    for (name, file, _) in named.keys() {
+        let expected = match name.split('_').next() {
+            Some("app") | Some("main") => "app.c",
+            Some("lib") => "objlib.c",
+            Some("plugin") => "plugin.c",
+            _ => continue, // loops: named after their line
+        };
+        if file != expected {
+            problems.push(format!("{name} named in {file}"));
+        }
+    }
+    // app_early and its call of app_step, before the application's
+    // constructor registered its IDF: counted, under ids of no IDF.
+    let unregistered = u64::from(regio_idf::rundir::UNREGISTERED_BASE);
+    let early: u64 = unnamed
+        .iter()
+        .filter(|(&id, _)| id >= unregistered)
+        .map(|(_, c)| c)
+        .sum();
+    if early != 2 {
+        problems.push(format!(
+            "expected 2 calls before registration (app_early, app_step), got {unnamed:?}"
+        ));
+    }
+    if unnamed.keys().any(|&id| id < unregistered) {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+
+    // The score reads the run through the same mapping.
+    let score = run_ok(Command::new(instrument_bin()).arg("score").arg(&run_dir)).stdout;
+    for name in ["lib_helper", "plugin_inner", "app_step"] {
+        assert!(score.contains(name), "score lacks {name}:\n{score}");
+    }
+}
+
+#[test]
+fn separately_instrumented_trees_with_an_archive_and_a_plugin() {
+    check(Instrumented::Tree, Library::Archive);
+}
+
+#[test]
+fn separately_instrumented_trees_with_a_shared_library_and_a_plugin() {
+    check(Instrumented::Tree, Library::Shared);
+}
+
+#[test]
+fn separate_wrapped_builds_with_an_archive_and_a_plugin() {
+    check(Instrumented::Wrap, Library::Archive);
+}
+
+#[test]
+fn separate_wrapped_builds_with_a_shared_library_and_a_plugin() {
+    check(Instrumented::Wrap, Library::Shared);
+}
+
+/// A Fortran program (its IDF registered without a base, as Fortran does)
+/// and the C library instrumented separately (with a base), overlapping
+/// local ids: both parts' regions are named and counted.
+#[test]
+fn a_fortran_program_with_a_separately_instrumented_c_library() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("objects-fortran");
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let inst = |part: &str| {
+        let out = tmp.join(format!("inst-{part}"));
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(src.join(part))
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", "functions,loops"]),
+        );
+        out
+    };
+    let (lib, fortran) = (inst("lib"), inst("fortran"));
+    let ids = [
+        idf_ids(&lib.join("regio.idf.json")),
+        idf_ids(&fortran.join("regio.idf.json")),
+    ];
+    assert!(
+        ids[0].intersection(&ids[1]).next().is_some(),
+        "the parts' ids do not overlap: the test tests nothing"
+    );
+    let libs = instrument_flags("--libs");
+    let so = tmp.join("libobjlib.so");
+    let mut a: Vec<String> = vec!["-O1".into(), "-fPIC".into(), "-shared".into()];
+    a.extend([s(lib.join("objlib.c")), "-o".into(), s(&so)]);
+    a.extend(libs.clone());
+    build(tmp.path(), &cc(), &a, None);
+    let exe = tmp.join("fmain");
+    let link = |source: &Path, out: &Path, extra: &[String]| {
+        let mut a: Vec<String> = vec!["-O1".into(), s(source)];
+        a.extend([
+            format!("-L{}", s(tmp.path())),
+            "-lobjlib".into(),
+            format!("-Wl,-rpath,{}", s(tmp.path())),
+            "-o".into(),
+            s(out),
+        ]);
+        a.extend(extra.iter().cloned());
+        build(tmp.path(), "gfortran", &a, None);
+    };
+    link(&fortran.join("fmain.f90"), &exe, &libs);
+    let run_dir = tmp.join("run");
+    let got = run_ok(Command::new(&exe).env("REGIO_DIR", &run_dir)).stdout;
+    // 3 x lib_work(4) = 3 x 16, plus f_step(0..2) = -1 + 0 + 1.
+    assert_eq!(got.trim(), "total 48");
+
+    let (named, unnamed) = calls(&run_dir);
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let want = [
+        (
+            "f_step",
+            "fmain.f90",
+            at("fortran", "fmain.f90", "integer function f_step"),
+            3,
+        ),
+        (
+            "lib_work",
+            "objlib.c",
+            at("lib", "objlib.c", "int lib_work"),
+            3,
+        ),
+        (
+            "lib_helper",
+            "objlib.c",
+            at("lib", "objlib.c", "static int lib_helper"),
+            12,
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    if !named
+        .keys()
+        .any(|(n, f, _)| n == "fmain" && f == "fmain.f90")
+    {
+        problems.push("program fmain missing".into());
+    }
+    if !unnamed.is_empty() {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+}
