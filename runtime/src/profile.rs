@@ -30,8 +30,8 @@ use crate::registry;
 use crate::select;
 use crate::sys;
 use crate::thread::ThreadState;
-use crate::user_events;
 use crate::throttle;
+use crate::user_events;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
