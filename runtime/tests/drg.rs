@@ -454,7 +454,20 @@ fn idf_copy_is_rewritten_only_when_the_idf_changed() {
     assert_ne!(same_length, first);
     run_into("{\"version\":1,\"regions\":[\"bb\"]}\n");
     let names = common::list(&run_dir);
-    assert_eq!(names.len(), 5, "four profiles and the IDF: {names:?}");
+    // regio.idf.json and the per-object copy of the one registered path.
+    assert_eq!(
+        names.len(),
+        6,
+        "four profiles, the IDF and its object copy: {names:?}"
+    );
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| n.starts_with("regio.idf-") && n.ends_with(".json"))
+            .count(),
+        1,
+        "{names:?}"
+    );
     assert!(!names.iter().any(|n| n.starts_with('.')), "{names:?}");
 }
 
