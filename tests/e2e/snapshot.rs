@@ -100,14 +100,16 @@ fn profile(run_dir: &Path) -> Option<Value> {
     found
 }
 
-/// Calls of region `id` over the profile's threads and nodes.
+/// Calls of IDF region `id` over the profile's threads and nodes (C ids
+/// in profiles are the object's base + the IDF id).
 fn calls(p: &Value, id: u64) -> u64 {
+    let stride = u64::from(regio_idf::rundir::OBJECT_ID_STRIDE);
     p["threads"]
         .as_array()
         .into_iter()
         .flatten()
         .flat_map(|t| t["nodes"].as_array().into_iter().flatten())
-        .filter(|n| n["region"] == id)
+        .filter(|n| n["region"].as_u64().map(|r| r % stride) == Some(id))
         .filter_map(|n| n["calls"].as_u64())
         .sum()
 }

@@ -311,7 +311,12 @@ fn trace_mode_records_the_moment() {
             for r in &file.records {
                 match r.event {
                     Event::Throttled { region } => throttled.push(region),
-                    Event::Enter { region } if region == tiny_id => tiny_enters += 1,
+                    // C ids in traces are the object's base + the IDF id.
+                    Event::Enter { region }
+                        if region % regio_idf::rundir::OBJECT_ID_STRIDE == tiny_id =>
+                    {
+                        tiny_enters += 1
+                    }
                     _ => {}
                 }
             }

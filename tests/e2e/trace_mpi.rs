@@ -33,8 +33,8 @@ use serde_json::Value;
 
 use crate::common::report::{only_run, report_json};
 use crate::common::{
-    compile, find_on_path, instrument_bin, instrument_flags, machine, require_tool, run, run_ok,
-    testdata, TestDir,
+    compile, find_on_path, instrument_bin, instrument_flags, machine, python_with_otf2,
+    require_tool, run, run_ok, testdata, TestDir,
 };
 
 struct Mpi {
@@ -326,7 +326,54 @@ fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<String>)> {
         }
     }
     assert_eq!(sends, recvs, "OTF2 sends and receives per message kind");
-    Some((sends.values().sum(), ops))
+    let total: u64 = sends.values().sum();
+    if let Some(python) = python_with_otf2() {
+        let (enters, matched) = python_read_back(python, &out.join("traces.otf2"));
+        assert!(enters > 0, "no Enter events through the Python bindings");
+        assert_eq!(
+            matched, total,
+            "messages matched through the Python bindings"
+        );
+    }
+    Some((total, ops))
+}
+
+/// The archive read with the OTF2 Python bindings: every location's
+/// enters and leaves nest, and every send has its receive with the same
+/// sender, receiver (world ranks, through the communicator's group),
+/// communicator and tag. Returns (enters, messages).
+fn python_read_back(python: &str, anchor: &Path) -> (u64, u64) {
+    let script = r#"
+import sys, collections, otf2
+from otf2.events import Enter, Leave, MpiSend, MpiIsend, MpiRecv, MpiIrecv
+stacks = collections.defaultdict(list)
+sends, recvs = collections.Counter(), collections.Counter()
+enters = 0
+with otf2.reader.open(sys.argv[1]) as trace:
+    for loc, ev in trace.events:
+        rank = loc.group.name
+        if isinstance(ev, Enter):
+            enters += 1
+            stacks[loc].append(ev.region.name)
+        elif isinstance(ev, Leave):
+            assert stacks[loc] and stacks[loc].pop() == ev.region.name, (loc.name, ev.region.name)
+        elif isinstance(ev, (MpiSend, MpiIsend)):
+            # Peers are ranks in the communicator: name them by world rank.
+            peer = ev.communicator.location(ev.receiver).group.name
+            sends[(rank, peer, ev.communicator.name, ev.msg_tag)] += 1
+        elif isinstance(ev, (MpiRecv, MpiIrecv)):
+            peer = ev.communicator.location(ev.sender).group.name
+            recvs[(peer, rank, ev.communicator.name, ev.msg_tag)] += 1
+assert all(not s for s in stacks.values()), {l.name: s for l, s in stacks.items() if s}
+assert sends == recvs, (sends, recvs)
+print(enters, sum(sends.values()))
+"#;
+    let out = run_ok(Command::new(python).arg("-c").arg(script).arg(anchor));
+    let mut numbers = out
+        .stdout
+        .split_whitespace()
+        .map(|w| w.parse::<u64>().unwrap_or(0));
+    (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0))
 }
 
 fn check_c_program(mpi: &Mpi) {

@@ -79,6 +79,26 @@ pub fn require_tool(tool: &str, package: &str) -> bool {
     false
 }
 
+/// A Python interpreter that imports the OTF2 bindings (Debian's
+/// python3-otf2 installs them for the system interpreter, which may not be
+/// the first `python3` on PATH); None (SKIPPED, or a panic under
+/// REGIO_REQUIRE_TOOLCHAINS=1) without one.
+pub fn python_with_otf2() -> Option<&'static str> {
+    let found = ["python3", "/usr/bin/python3"].into_iter().find(|python| {
+        std::process::Command::new(python)
+            .args(["-c", "import otf2"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        if std::env::var("REGIO_REQUIRE_TOOLCHAINS").as_deref() == Ok("1") {
+            panic!("no python3 imports otf2 (install python3-otf2); REGIO_REQUIRE_TOOLCHAINS=1");
+        }
+        println!("SKIPPED: needs python3-otf2");
+    }
+    found
+}
+
 pub fn find_on_path(tool: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
