@@ -261,7 +261,11 @@ fn check_program(mpi: &Mpi, file: &str, expect: Expect, spin_ms: Option<f64>) {
             for rank in 0..np.saturating_sub(1) {
                 let want = f64::from(np - 1 - rank) * d * 1e6;
                 let got = waits.get(&rank).copied().unwrap_or(0) as f64;
-                if (got - want).abs() > 0.2 * want {
+                // 20 %, but at least 30 ms: with 4 ranks busy on 2 cores, the
+                // last rank's spin can end a scheduler slice late (22 ms
+                // seen on a clean CI run, with the runtime of before as
+                // well as now).
+                if (got - want).abs() > (0.2 * want).max(30e6) {
                     problems.push(format!(
                         "{file} np {np} rank {rank}: barrier wait {:.1} ms, built-in {:.1} ms",
                         got / 1e6,

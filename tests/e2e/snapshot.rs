@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::{
-    cc, compile, instrument_bin, instrument_flags, run, run_ok, testdata, TestDir,
+    cc, compile, instrument_bin, instrument_flags, instrument_testdata, run, run_ok, TestDir,
 };
 
 const PERIOD: &str = "0.2";
@@ -30,21 +30,7 @@ const PERIOD: &str = "0.2";
 /// Instruments and builds testdata/events/snapshot.c; returns the binary
 /// and the IDF.
 fn build(tmp: &TestDir) -> (PathBuf, PathBuf) {
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::copy(
-        testdata().join("events").join("snapshot.c"),
-        src.join("snapshot.c"),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let inst = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&inst)
-            .args(["--regions", "functions"]),
-    );
+    let inst = instrument_testdata(tmp, "events", "snapshot.c", "functions");
     let mut flags: Vec<String> = vec!["-O1".into(), "-pthread".into()];
     flags.extend(instrument_flags("--cflags"));
     let exe = tmp.join("prog");

@@ -26,8 +26,8 @@ use serde_json::Value;
 use crate::common::machine;
 use crate::common::report::{only_run, report_json, u64_field, visit};
 use crate::common::{
-    cc, compile, instrument_bin, instrument_flags, require_tool, run, run_ok, testdata, Run,
-    TestDir,
+    cc, compile, instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok,
+    testdata, Run, TestDir,
 };
 
 const TINY_CALLS: u64 = 1_000_000;
@@ -37,18 +37,7 @@ const DEFAULT_CALLS: u64 = 100_000;
 /// Instruments `testdata/throttle/<file>` with `--regions functions` and
 /// builds it with `compiler` and the `instrument flags` of `lang_flags`.
 fn build(tmp: &TestDir, file: &str, compiler: &str, lang_flags: &str) -> PathBuf {
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::copy(testdata().join("throttle").join(file), src.join(file))
-        .unwrap_or_else(|e| panic!("{file}: {e}"));
-    let inst = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&inst)
-            .args(["--regions", "functions"]),
-    );
+    let inst = instrument_testdata(tmp, "throttle", file, "functions");
     let mut flags: Vec<String> = vec!["-O2".into(), "-g".into()];
     flags.extend(instrument_flags(lang_flags));
     let exe = tmp.join("prog");

@@ -26,23 +26,13 @@ use regio_trace_format::{decode, Event, TraceFile};
 use serde_json::Value;
 
 use crate::common::{
-    cc, compile, instrument_bin, instrument_flags, require_tool, run, run_ok, testdata, TestDir,
+    cc, compile, instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok,
+    TestDir,
 };
 
 /// Instruments `testdata/<dir>/<file>` with `regions` and builds it.
 fn build(tmp: &TestDir, dir: &str, file: &str, regions: &str, extra: &[&str]) -> PathBuf {
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::copy(testdata().join(dir).join(file), src.join(file))
-        .unwrap_or_else(|e| panic!("{file}: {e}"));
-    let inst = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&inst)
-            .args(["--regions", regions]),
-    );
+    let inst = instrument_testdata(tmp, dir, file, regions);
     let mut flags: Vec<String> = vec!["-O1".into(), "-g".into()];
     flags.extend(extra.iter().map(|s| s.to_string()));
     flags.extend(instrument_flags("--cflags"));

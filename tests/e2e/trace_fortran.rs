@@ -14,7 +14,7 @@ use regio_trace_format::{decode, Event, TraceFile};
 use serde_json::Value;
 
 use crate::common::{
-    instrument_bin, instrument_flags, require_tool, run, run_ok, testdata, TestDir,
+    instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok, TestDir,
 };
 
 /// The run directory's trace files, decoded.
@@ -62,21 +62,7 @@ fn fortran_program_trace_nests_and_exports() {
         return;
     }
     let tmp = TestDir::new("trace-fortran");
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::copy(
-        testdata().join("events").join("trace.f90"),
-        src.join("trace.f90"),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let inst = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&inst)
-            .args(["--regions", "functions"]),
-    );
+    let inst = instrument_testdata(&tmp, "events", "trace.f90", "functions");
     let exe = tmp.join("prog");
     run_ok(
         Command::new("gfortran")

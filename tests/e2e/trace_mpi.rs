@@ -33,8 +33,8 @@ use serde_json::Value;
 
 use crate::common::report::{only_run, report_json};
 use crate::common::{
-    compile, find_on_path, instrument_bin, instrument_flags, machine, python_with_otf2,
-    require_tool, run, run_ok, testdata, TestDir,
+    compile, find_on_path, instrument_bin, instrument_flags, instrument_testdata, machine,
+    python_with_otf2, require_tool, run, run_ok, TestDir,
 };
 
 struct Mpi {
@@ -95,18 +95,7 @@ const RANKS: u32 = 4;
 /// builds it with the implementation's compiler wrapper.
 fn build(mpi: &Mpi, file: &str, tmp: &TestDir) -> PathBuf {
     let fortran = !file.ends_with(".c");
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::copy(testdata().join("trace").join(file), src.join(file))
-        .unwrap_or_else(|e| panic!("{file}: {e}"));
-    let inst = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&inst)
-            .args(["--regions", "mpi,functions"]),
-    );
+    let inst = instrument_testdata(tmp, "trace", file, "mpi,functions");
     let mut flags = vec!["-O1".to_string()];
     if !fortran {
         flags.extend(instrument_flags("--cflags"));

@@ -12,23 +12,13 @@ use serde_json::{json, Value};
 
 use crate::common::report::{only_run, report_json, visit};
 use crate::common::{
-    cc, compile, instrument_bin, instrument_flags, require_tool, run, run_ok, testdata, TestDir,
+    cc, compile, instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok,
+    TestDir,
 };
 
 /// Instruments `testdata/events/<file>` (functions) into `tmp/inst`.
 fn instrument(tmp: &TestDir, file: &str) -> PathBuf {
-    let src = tmp.join("src");
-    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::copy(testdata().join("events").join(file), src.join(file))
-        .unwrap_or_else(|e| panic!("{file}: {e}"));
-    let inst = tmp.join("inst");
-    run_ok(
-        Command::new(instrument_bin())
-            .arg(&src)
-            .arg("--out")
-            .arg(&inst)
-            .args(["--regions", "functions"]),
-    );
+    let inst = instrument_testdata(tmp, "events", file, "functions");
     inst.join(file)
 }
 

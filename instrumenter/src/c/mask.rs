@@ -665,7 +665,7 @@ fn implicit_int_head(src: &[u8], at: usize) -> bool {
 }
 
 /// The first byte at or after `i` that is not a blank or in a comment.
-fn skip_blanks(src: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_blanks(src: &[u8], mut i: usize) -> usize {
     loop {
         while i < src.len() && src[i].is_ascii_whitespace() {
             i += 1;

@@ -98,7 +98,9 @@ pub(crate) fn second_reading(
         .iter()
         .map(|p| plan::HiddenOmp {
             line: p.clone(),
-            statement: next_code(masked.as_bytes(), p.end),
+            // The first byte of code after the directive (hidden lines are
+            // blanks in the masked text).
+            statement: super::mask::skip_blanks(masked.as_bytes(), p.end),
         })
         .collect();
     // From each hidden directive to the statement it governs no probe may
@@ -458,34 +460,6 @@ fn balanced_probes(t: &str) -> bool {
 /// construct's text (an edit replacing the whole line).
 fn rendered(edits: &[Edit], at: usize) -> bool {
     edits.iter().any(|e| e.offset == at && e.replace_len > 0)
-}
-
-/// The first byte of code at or after `from` in the masked text: past
-/// blanks (hidden lines are blanks there) and comments.
-fn next_code(masked: &[u8], from: usize) -> usize {
-    let mut at = from;
-    loop {
-        while at < masked.len() && masked[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        if masked[at..].starts_with(b"/*") {
-            match find_forward(&masked[at + 2..], b"*/") {
-                Some(p) => at += 2 + p + 2,
-                None => return masked.len(),
-            }
-        } else if masked[at..].starts_with(b"//") {
-            match masked[at..].iter().position(|&b| b == b'\n') {
-                Some(p) => at += p,
-                None => return masked.len(),
-            }
-        } else {
-            return at;
-        }
-    }
-}
-
-fn find_forward(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// A loop whose body is a conditional group (`for (...)` then `#ifdef`

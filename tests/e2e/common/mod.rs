@@ -99,6 +99,24 @@ pub fn python_with_otf2() -> Option<&'static str> {
     found
 }
 
+/// Copies `testdata/<dir>/<file>` into `tmp/src` and instruments that tree
+/// with `--regions regions` into `tmp/inst`; returns `tmp/inst`.
+pub fn instrument_testdata(tmp: &TestDir, dir: &str, file: &str, regions: &str) -> PathBuf {
+    let src = tmp.join("src");
+    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(testdata().join(dir).join(file), src.join(file))
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+    let inst = tmp.join("inst");
+    run_ok(
+        std::process::Command::new(instrument_bin())
+            .arg(&src)
+            .arg("--out")
+            .arg(&inst)
+            .args(["--regions", regions]),
+    );
+    inst
+}
+
 pub fn find_on_path(tool: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
