@@ -302,7 +302,7 @@ fn shape_macro_words_and_macro_arguments() {
         "shapes/macro_words",
         &["macro_words.c"],
         &[],
-        4,
+        5,
         loops,
     ));
 }

@@ -151,6 +151,41 @@ impl Lexed {
     }
 }
 
+/// Whether `range` of `src` can hold no function body: every `{` outside
+/// braces opens a `struct`/`union`/`enum` body or an initializer (`= {`),
+/// or there is none (`static SQLITE_WSD struct S {...} s = {...};`, a
+/// prototype). Such a unit the parser cannot read loses nothing measured.
+pub(crate) fn declares_data_only(src: &str, range: Range<usize>) -> bool {
+    let src = src.as_bytes();
+    let lexed = lex(src, range);
+    let toks = &lexed.toks;
+    let word = |j: usize| std::str::from_utf8(&src[toks[j].1.clone()]).unwrap_or("");
+    let tag = |j: usize| matches!(word(j), "struct" | "union" | "enum");
+    let mut depth = 0usize;
+    for (i, (t, r)) in toks.iter().enumerate() {
+        if *t != Tok::Punct {
+            continue;
+        }
+        match src[r.start] {
+            b'{' if depth == 0 => {
+                let data = lexed.prev_code(i).is_some_and(|p| {
+                    src[toks[p].1.start] == b'='
+                        || tag(p)
+                        || (toks[p].0 == Tok::Ident && lexed.prev_code(p).is_some_and(tag))
+                });
+                if !data {
+                    return false;
+                }
+                depth += 1;
+            }
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
+}
+
 fn is_code(t: Tok) -> bool {
     !matches!(t, Tok::Space { .. } | Tok::Comment | Tok::Directive)
 }
@@ -463,10 +498,25 @@ fn rewrite(
                             continue;
                         }
                     }
+                    // `offsetof(T, m.a[2])`, `va_arg(ap, T)`: the grammar
+                    // follows neither every designator nor a type as an
+                    // argument, and an empty `offsetof()` is an error too;
+                    // the parser reads the value `0` in their place.
+                    "va_arg" | "offsetof" => {
+                        let open = lexed.next_code(i);
+                        if let Some(o) = open.filter(|&o| src[toks[o].1.start] == b'(') {
+                            if let Some(close) = lexed.closing(src, o) {
+                                blank(bytes, r.start..toks[close].1.end);
+                                bytes[r.start] = b'0';
+                                i = close + 1;
+                                continue;
+                            }
+                        }
+                    }
                     // A function-like macro the tree defines: its
                     // arguments may be types (`cast(int *, p)`), operators
                     // or statements; the parser reads an empty call.
-                    _ if macros.contains(w) || matches!(w, "va_arg" | "offsetof") => {
+                    _ if macros.contains(w) => {
                         let open = lexed.next_code(i);
                         if let Some(o) = open.filter(|&o| src[toks[o].1.start] == b'(') {
                             if let Some(close) = lexed.closing(src, o) {
@@ -475,6 +525,7 @@ fn rewrite(
                                 }
                                 if !at_file_scope {
                                     statement_macro(bytes, &lexed, src, i);
+                                    expression_prefix_macro(bytes, &lexed, src, close);
                                 }
                                 i = close + 1;
                                 continue;
@@ -862,6 +913,26 @@ fn statement_macro(bytes: &mut [u8], lexed: &Lexed, src: &[u8], i: usize) {
     }
 }
 
+/// `TESTONLY( rc = ) f(x);`: a macro use that expands to the start of an
+/// expression, followed on its line by a name or `(` with no operator
+/// between. A `+` in the blank after its `)` makes one expression for the
+/// parser, so the statement starts where the original's does and nothing
+/// is placed between the macro and what it prefixes.
+fn expression_prefix_macro(bytes: &mut [u8], lexed: &Lexed, src: &[u8], close: usize) {
+    let toks = &lexed.toks;
+    let Some(next) = lexed.next_code(close) else {
+        return;
+    };
+    let word = std::str::from_utf8(&src[toks[next].1.clone()]).unwrap_or("");
+    let operand = (toks[next].0 == Tok::Ident && !KEYWORDS.contains(&word))
+        || src[toks[next].1.start] == b'(';
+    let at = toks[close].1.end;
+    if operand && !lexed.line_end_between(close, next) && matches!(src.get(at), Some(b' ' | b'\t'))
+    {
+        bytes[at] = b'+';
+    }
+}
+
 /// `long_na\<newline>me`: the parts of a word split by a line splice are
 /// joined for the parser, the splice moved after the word as blanks.
 fn join_spliced_words(bytes: &mut [u8], lexed: &Lexed, src: &[u8]) {
@@ -982,5 +1053,37 @@ mod tests {
     fn spliced_words_are_joined() {
         let s = rewritten("int long_na\\\nme = 4;");
         assert!(s.starts_with("int long_name   = 4;"));
+    }
+
+    #[test]
+    fn offsetof_and_va_arg_read_as_a_value() {
+        let s = rewritten("int f(void) { g(db, offsetof(mod, x.y[2])); return va_arg(ap, int); }");
+        assert!(s.contains("g(db, 0                    );"), "{s}");
+        assert!(s.contains("return 0              ;"), "{s}");
+    }
+
+    #[test]
+    fn a_macro_prefixing_an_expression_joins_it() {
+        let s = rewritten(
+            "int f(void) { int rc; cast( rc = ) g(1);\n  cast(a, b);\n  x = cast(a) + 1; }",
+        );
+        assert!(s.contains("cast(      )+g(1);"), "{s}");
+        assert!(s.contains("cast(    );"), "{s}");
+        assert!(s.contains("x = cast( ) + 1;"), "{s}");
+    }
+
+    #[test]
+    fn data_declarations_hold_no_body() {
+        let only_data = |t: &str| declares_data_only(t, 0..t.len());
+        assert!(only_data(
+            "static SQLITE_WSD struct S {\n  int n[9];\n} s = { {0,}, {0,} };"
+        ));
+        assert!(only_data("SQLITE_API int sqlite3_open(const char *);"));
+        assert!(only_data("enum { A, B } e = A;"));
+        assert!(!only_data(
+            "SQLITE_PRIVATE int f(int op){ return s.n[op]; }"
+        ));
+        assert!(!only_data("f(x) int x; { return x; }"));
+        assert!(!only_data("void f(void) NORETURN { for (;;); }"));
     }
 }

@@ -29,6 +29,14 @@ fn holds_a_body(src: &str, range: Range<usize>) -> bool {
     })
 }
 
+/// Whether the unit `u` could have held measured code: it is named as a
+/// function (and is not a data declaration the parser misread as one) or
+/// holds a body-like block.
+fn could_hold_code(src: &str, u: &Unit) -> bool {
+    (u.function.is_some() && !super::mask::declares_data_only(src, u.range.clone()))
+        || holds_a_body(src, u.range.clone())
+}
+
 fn only_blanks_and_comments(text: Option<&str>) -> bool {
     let Some(mut t) = text else {
         return false;
@@ -204,16 +212,14 @@ impl Unreadable {
     /// units with a block after `)` or `;` (a function body after a head
     /// the parser misread, K&R parameter declarations included).
     fn lost<'a>(&'a self, src: &'a str) -> impl Iterator<Item = &'a Unit> + 'a {
-        self.units
-            .iter()
-            .filter(move |u| u.function.is_some() || holds_a_body(src, u.range.clone()))
+        self.units.iter().filter(move |u| could_hold_code(src, u))
     }
 
     /// Whether the unit at `range` could hold measured code (see `lost`).
     pub(crate) fn could_hold_code(&self, src: &str, range: &Range<usize>) -> bool {
-        self.units.iter().any(|u| {
-            u.range == *range && (u.function.is_some() || holds_a_body(src, range.clone()))
-        })
+        self.units
+            .iter()
+            .any(|u| u.range == *range && could_hold_code(src, u))
     }
 
     /// One `not measured` warning per unit that could have held measured

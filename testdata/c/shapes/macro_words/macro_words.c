@@ -1,8 +1,11 @@
 /* Macros as storage-class, attribute and qualifier words (`local`,
  * `ZEXPORT`, `FAR`, `API` as zlib, Lua and SQLite write them), macros
  * with a type or a statement as argument, and a statement-like macro
- * without `;`. */
+ * without `;`, a macro that expands to the start of an expression
+ * (SQLite's `TESTONLY( rc = ) f(x);`), `offsetof` in a function whose head
+ * starts with a macro word, and a macro word before `struct`. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define local static
@@ -16,7 +19,18 @@
         s                                                                    \
     }
 
+#define SQLITE_WSD
+#define TESTONLY(X) X
+
 static int bad;
+
+struct conf {
+    int a;
+    int b[4];
+};
+static SQLITE_WSD struct stat_type {
+    int now[3];
+} stat_v = { {0,} };
 
 local int helper(int x) { return x + 1; }
 
@@ -26,6 +40,14 @@ int ZEXPORT deflate_like(int x)
     TRACE(("at %d\n", x))
     CHECK(return -1;);
     return helper(x) + (p == 0);
+}
+
+local int member_at(void)
+{
+    int rc = 0;
+    TESTONLY( rc = ) helper((int)offsetof(struct conf, b[2]));
+    stat_v.now[0] = rc;
+    return rc;
 }
 
 API int top(int n);
@@ -44,7 +66,7 @@ static int sum(int n, ...)
 
 int main(void)
 {
-    int r = deflate_like(1) + top(2) + sum(3, 1, 2, 3);
+    int r = deflate_like(1) + top(2) + sum(3, 1, 2, 3) + (member_at() == 13);
     printf("r = %d\n", r);
     return r % 7;
 }
