@@ -297,7 +297,7 @@ fn shape_knr_and_implicit_int() {
 
 #[test]
 fn shape_macro_words_and_macro_arguments() {
-    let loops: &[(&str, u64)] = &[("sum_args", 1)];
+    let loops: &[(&str, u64)] = &[("sum_args", 1), ("each_macro", 1)];
     check_program(&shape(
         "shapes/macro_words",
         &["macro_words.c"],

@@ -214,10 +214,58 @@ pub fn function_like_macros(text: &str) -> HashSet<String> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
         if end > 0 && rest[end..].starts_with('(') {
-            names.insert(rest[..end].to_string());
+            let name = &rest[..end];
+            names.insert(name.to_string());
+            let word = expansion_word(&rest[end..]);
+            let key = |w: &str| format!("{name} as {w}");
+            // Two definitions in one text that disagree: neither is kept.
+            let other = CONTROL_WORDS
+                .iter()
+                .find(|w| Some(**w) != word && names.contains(&key(w)));
+            match (word, other) {
+                (_, Some(w)) => {
+                    names.remove(&key(w));
+                    names.insert(format!("{name} as ?"));
+                }
+                (Some(w), None) if !names.contains(&format!("{name} as ?")) => {
+                    names.insert(key(w));
+                }
+                _ => {}
+            }
         }
     }
     names
+}
+
+/// What a macro's expansion starts a statement with, as recorded in the
+/// set [`function_like_macros`] returns (`"NAME as WORD"`: a key no name
+/// can be): a control word, or `label` (`case l:`, `L_##l:`).
+const CONTROL_WORDS: &[&str] = &["switch", "for", "while", "if", "label"];
+
+/// The [`CONTROL_WORDS`] entry of a definition's `(params) body`.
+fn expansion_word(params_and_body: &str) -> Option<&'static str> {
+    let close = params_and_body.find(')')?;
+    let body = params_and_body[close + 1..].trim();
+    let body = body.strip_suffix('\\').unwrap_or(body).trim_end();
+    let first = body
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    if let Some(w) = CONTROL_WORDS[..4].iter().find(|w| **w == first) {
+        return Some(w);
+    }
+    let label = matches!(first, "case" | "default")
+        || (body.ends_with(':') && !body.ends_with("::") && !body.contains('?'));
+    label.then_some("label")
+}
+
+/// The statement word a function-like `name` expands to the start of
+/// ([`function_like_macros`]), if its definitions in the tree agree.
+pub(crate) fn control_macro(macros: &HashSet<String>, name: &str) -> Option<&'static str> {
+    CONTROL_WORDS
+        .iter()
+        .find(|w| macros.contains(&format!("{name} as {w}")))
+        .copied()
 }
 
 /// Which calls the user asked for, and which names are macros.

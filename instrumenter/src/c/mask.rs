@@ -513,6 +513,15 @@ fn rewrite(
                             }
                         }
                     }
+                    // `vmcase(OP_MOVE) {`: read as what it starts
+                    // (control_macro_as_written).
+                    _ if !at_file_scope && super::calls::control_macro(macros, w).is_some() => {
+                        if let Some(close) = control_macro_as_written(bytes, &lexed, src, i, macros)
+                        {
+                            i = close + 1;
+                            continue;
+                        }
+                    }
                     // A function-like macro the tree defines: its
                     // arguments may be types (`cast(int *, p)`), operators
                     // or statements; the parser reads an empty call.
@@ -911,6 +920,42 @@ fn statement_macro(bytes: &mut [u8], lexed: &Lexed, src: &[u8], i: usize) {
         }
         _ => {}
     }
+}
+
+/// `vmcase(OP_MOVE) {` (`case l:`), `vmdispatch(op) {` (`switch (o)`),
+/// `FOREACH(x) {`: a macro use that starts a statement is read as what it
+/// starts ([`super::calls::control_macro`]), so the block after it and the
+/// `break`s inside mean what they do. Returns the token index of its `)`.
+fn control_macro_as_written(
+    bytes: &mut [u8],
+    lexed: &Lexed,
+    src: &[u8],
+    i: usize,
+    macros: &HashSet<String>,
+) -> Option<usize> {
+    let toks = &lexed.toks;
+    let word = std::str::from_utf8(&src[toks[i].1.clone()]).unwrap_or("");
+    let text: &[u8] = match super::calls::control_macro(macros, word)? {
+        "label" => b"_:",
+        "switch" => b"switch(0)",
+        "if" => b"if(1)",
+        _ => b"for(;;)",
+    };
+    let open = lexed
+        .next_code(i)
+        .filter(|&o| src[toks[o].1.start] == b'(')?;
+    let close = lexed.closing(src, open)?;
+    let span = toks[i].1.start..toks[close].1.end;
+    if span.len() < text.len() {
+        return None;
+    }
+    for b in &mut bytes[span.clone()] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
+    bytes[span.start..span.start + text.len()].copy_from_slice(text);
+    Some(close)
 }
 
 /// `TESTONLY( rc = ) f(x);`: a macro use that expands to the start of an

@@ -21,3 +21,20 @@ fn function_like_macros_are_those_defined_with_parameters() {
     names.sort();
     assert_eq!(names, vec!["array_new", "twice"]);
 }
+
+#[test]
+fn macros_that_start_a_statement_are_known_by_what_they_start() {
+    let src =
+        "#define vmcase(l) case l:\n#define jump(l)  L_##l:\n#define vmdispatch(o)\tswitch(o)\n\
+               #define each(x) for (x = 0; x < 9; x++)\n#define pick(a) ((a) ? 1 : 0)\n\
+               #define two(o) switch (o)\n#define two(o) goto *t[o];\n";
+    let macros = function_like_macros(src);
+    let word = |n: &str| super::calls::control_macro(&macros, n);
+    assert_eq!(word("vmcase"), Some("label"));
+    assert_eq!(word("jump"), Some("label"));
+    assert_eq!(word("vmdispatch"), Some("switch"));
+    assert_eq!(word("each"), Some("for"));
+    assert_eq!(word("pick"), None);
+    assert_eq!(word("two"), None, "definitions that disagree");
+    assert!(macros.contains("two"));
+}

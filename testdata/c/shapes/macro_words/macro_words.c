@@ -21,6 +21,10 @@
 
 #define SQLITE_WSD
 #define TESTONLY(X) X
+#define vmdispatch(o) switch (o)
+#define vmcase(l) case l:
+#define vmbreak break
+#define each(i, n) for (i = 0; i < n; i++)
 
 static int bad;
 
@@ -50,6 +54,26 @@ local int member_at(void)
     return rc;
 }
 
+local int dispatch(int op)
+{
+    int r = 0, i;
+    vmdispatch(op) {
+        vmcase(1) {
+            r = helper(r);
+            vmbreak;
+        }
+        vmcase(2) {
+            each(i, 4) { /* @loop each_macro */
+                if (i == 2)
+                    break;
+                r = helper(r);
+            }
+            vmbreak;
+        }
+    }
+    return r;
+}
+
 API int top(int n);
 API int top(int n) { return n; }
 
@@ -66,7 +90,8 @@ static int sum(int n, ...)
 
 int main(void)
 {
-    int r = deflate_like(1) + top(2) + sum(3, 1, 2, 3) + (member_at() == 13);
+    int r = deflate_like(1) + top(2) + sum(3, 1, 2, 3) + (member_at() == 13)
+            + dispatch(2) * 10 + dispatch(1);
     printf("r = %d\n", r);
     return r % 7;
 }
