@@ -308,6 +308,15 @@ fn shape_macro_words_and_macro_arguments() {
 }
 
 #[test]
+fn shape_interpreter_loop_of_macros_is_no_nest_of_functions() {
+    // 1000 runs: the loop is entered once per run and left by `return`
+    // from inside a macro-made case; a probe pair per case block would
+    // have left 4000 frames open.
+    let loops: &[(&str, u64)] = &[("vm_loop", 1000), ("runs", 1)];
+    check_program(&shape("shapes/dispatch", &["dispatch.c"], &[], 5, loops));
+}
+
+#[test]
 fn shape_functions_after_an_unreadable_place_are_read_one_by_one() {
     let files: &[&str] = &["swallowed.c"];
     let loops: &[(&str, u64)] = &[("set_mode", 1)];

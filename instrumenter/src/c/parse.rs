@@ -6,7 +6,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use crate::diag::Diagnostic;
 
-use super::syntax::{function_name, innermost_function, preorder, text};
+use super::syntax::{function_name, outermost_function, preorder, text};
 
 /// NUL bytes mean a binary file, whatever its name says.
 pub(crate) fn binary_file(display_path: &str) -> Diagnostic {
@@ -145,7 +145,9 @@ pub(crate) fn parse_text(
 fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
     let mut found: Vec<SyntaxError> = Vec::new();
     stray_blocks(root, &mut found);
+    misread_nested_definitions(root, src, &mut found);
     if !root.has_error() {
+        found.sort_by_key(|e| e.start);
         return found;
     }
     preorder(root, |n, ancestors| {
@@ -172,6 +174,39 @@ fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
     });
     found.sort_by_key(|e| e.start);
     found
+}
+
+/// `vmcase(OP_MOVE) {`, `vmdispatch (op) {` inside a function (macros
+/// that expand to a case label or a `switch`, then a block): tree-sitter
+/// reads the macro use and the block as a nested function definition. Its
+/// probes would be wrong (a "function" left by `goto` or `break`), so the
+/// enclosing function is a unit the second reading reads again. A real
+/// GNU nested function is rare; its enclosing function is then left as
+/// written (measure less, never wrongly).
+fn misread_nested_definitions(root: Node<'_>, src: &str, found: &mut Vec<SyntaxError>) {
+    preorder(root, |n, ancestors| {
+        if n.kind() != "function_definition" {
+            return true;
+        }
+        let Some(outer) = outermost_function(ancestors) else {
+            return true;
+        };
+        let head = n
+            .child_by_field_name("declarator")
+            .map_or("", |d| text(d, src));
+        let shown: String = head.split_whitespace().collect::<Vec<_>>().join(" ");
+        let shown: String = shown.chars().take(30).collect();
+        found.push(SyntaxError {
+            start: n.start_byte(),
+            what: format!(
+                "the C parser read `{shown}` and the block after it as a nested function"
+            ),
+            unit: outer.byte_range(),
+            function: Some(function_name(outer, src)),
+            loose: false,
+        });
+        false
+    });
 }
 
 /// A block at file scope is the body of a function whose head the parser
@@ -235,7 +270,7 @@ fn is_group(kind: &str) -> bool {
 /// The innermost function definition around `n`; outside functions the
 /// outermost item that is not the file or an `#if` group, else `n`.
 fn enclosing_unit<'t>(n: Node<'t>, ancestors: &[Node<'t>]) -> Node<'t> {
-    if let Some(f) = innermost_function(ancestors) {
+    if let Some(f) = outermost_function(ancestors) {
         return f;
     }
     ancestors

@@ -88,6 +88,16 @@ pub(crate) fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, &[Nod
     }
 }
 
+/// The outermost function definition among `ancestors` (outermost first):
+/// the real one when the parser misread a block inside it as a nested
+/// definition.
+pub(crate) fn outermost_function<'t>(ancestors: &[Node<'t>]) -> Option<Node<'t>> {
+    ancestors
+        .iter()
+        .find(|a| a.kind() == "function_definition")
+        .copied()
+}
+
 /// The innermost function definition among `ancestors` (outermost first).
 pub(crate) fn innermost_function<'t>(ancestors: &[Node<'t>]) -> Option<Node<'t>> {
     ancestors
