@@ -452,3 +452,63 @@ fn a_fortran_program_with_a_separately_instrumented_c_library() {
     }
     assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
 }
+
+/// A wrapped compile whose regions would take the build's ids to the
+/// limit of one IDF (2^22, the runtime's base stride) fails with an error
+/// naming the build's IDF and the count, writes no object and leaves the
+/// IDF as it was. The build's IDF is synthetic: one region of another
+/// file already holds the last id below the limit.
+#[test]
+fn a_wrapped_build_past_the_id_limit_is_refused() {
+    let tmp = TestDir::new("objects-id-limit");
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let wrap_dir = tmp.join("wrapdir");
+    std::fs::create_dir_all(&wrap_dir).unwrap_or_else(|e| panic!("{e}"));
+    let last = regio_idf::rundir::OBJECT_ID_STRIDE - 1;
+    let mut idf = regio_instrumenter::build_idf::empty();
+    regio_instrumenter::build_idf::merge(
+        &mut idf,
+        regio_idf::SourceFile {
+            path: "other.c".into(),
+            original: "other.c".into(),
+            hash: "sha256:0".into(),
+            lines: 3,
+            max_line_len: 20,
+        },
+        vec![regio_idf::Region {
+            id: last,
+            kind: regio_idf::RegionKind::Function,
+            name: "other".into(),
+            file: "other.c".into(),
+            unit: "other".into(),
+            start: regio_idf::Pos::new(1, 1),
+            end: regio_idf::Pos::new(3, 1),
+            parent: None,
+            aux: Default::default(),
+        }],
+    );
+    let idf_file = std::fs::canonicalize(&wrap_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .join("regio.idf.json");
+    std::fs::write(&idf_file, idf.to_json()).unwrap_or_else(|e| panic!("{e}"));
+    let obj = tmp.join("objlib.o");
+    let lib = src.join("lib");
+    let r = crate::common::run(
+        Command::new(instrument_bin())
+            .env("REGIO_WRAP_DIR", &wrap_dir)
+            .current_dir(&lib)
+            .args(["wrap", &cc(), "-c", "objlib.c", "-o"])
+            .arg(&obj),
+    );
+    assert!(!r.status.success(), "{}", r.describe());
+    let want = format!("{}: error: ", idf_file.display());
+    assert!(
+        r.stderr.contains(&want) && r.stderr.contains("regions need ids up to"),
+        "{}",
+        r.describe()
+    );
+    assert!(!obj.exists(), "an object was written");
+    let after = std::fs::read_to_string(&idf_file).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(after, idf.to_json(), "the build's IDF changed");
+}

@@ -342,6 +342,10 @@ fn instrument_sources(opts: &driver::Options, parsed: &Parsed, temp: &Path) -> R
                 .join("; ")
         )
     })?;
+    // Past the limit nothing is written: the compile fails, the build's
+    // IDF stays as it was.
+    build_idf::check_id_limit(&idf, &idf_text, build_idf::LOCAL_ID_LIMIT)
+        .map_err(anyhow::Error::msg)?;
     driver::write_atomically(&idf_path, idf.to_json().as_bytes())?;
     Ok(copies)
 }
