@@ -193,10 +193,7 @@ impl RunIdfs {
                     .or_insert_with(|| o.path.clone());
             }
         }
-        let first_registered = lists
-            .iter()
-            .find_map(|l| l.first())
-            .map(|o| o.copy.clone());
+        let first_registered = lists.iter().find_map(|l| l.first()).map(|o| o.copy.clone());
 
         let mut offsets: HashMap<String, u32> = HashMap::new();
         let mut joined: Option<Idf> = None;
@@ -298,7 +295,11 @@ mod tests {
         assert_eq!(
             got,
             [
-                (OBJECT_ID_STRIDE, "regio.idf-00000000000000aa.json", "/a/regio.idf.json"),
+                (
+                    OBJECT_ID_STRIDE,
+                    "regio.idf-00000000000000aa.json",
+                    "/a/regio.idf.json"
+                ),
                 (
                     2 * OBJECT_ID_STRIDE,
                     "regio.idf-00000000000000bb.json",

@@ -1343,7 +1343,7 @@ pub fn run_with_progress(
         )
     })?;
     crate::build_idf::check_id_limit(&idf, &idf_path_text, id_limit())
-        .map_err(DriverError::TooManyIds)?;
+        .map_err(|e| DriverError::TooManyIds(e.0))?;
     staging.write(IDF_FILE_NAME, idf.to_json().as_bytes())?;
     progress(Progress::Done);
     staging.commit(&removed)?;

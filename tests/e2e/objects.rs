@@ -512,3 +512,152 @@ fn a_wrapped_build_past_the_id_limit_is_refused() {
     let after = std::fs::read_to_string(&idf_file).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(after, idf.to_json(), "the build's IDF changed");
 }
+
+/// A traced program of two separately instrumented parts (overlapping
+/// local ids, both registered with a base) killed with SIGKILL writes no
+/// profile, so no `idfs` table: `instrument export` maps its ids with the
+/// registrations the runtime recorded in the run directory when they
+/// happened, and names every region without `--idf`.
+#[test]
+fn a_sigkilled_trace_of_two_objects_is_exported_with_region_names() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let tmp = TestDir::new("objects-killed");
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let inst = |part: &str| {
+        let out = tmp.join(format!("inst-{part}"));
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(src.join(part))
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", "functions"]),
+        );
+        out
+    };
+    let (lib, main) = (inst("lib"), inst("killed"));
+    let ids = [
+        idf_ids(&lib.join("regio.idf.json")),
+        idf_ids(&main.join("regio.idf.json")),
+    ];
+    assert!(
+        ids[0].intersection(&ids[1]).next().is_some(),
+        "the parts' ids do not overlap: the test tests nothing"
+    );
+    let cflags = instrument_flags("--cflags");
+    let libs = instrument_flags("--libs");
+    let obj = tmp.join("objlib.o");
+    let mut a = cflags.clone();
+    a.extend([
+        "-O1".into(),
+        "-c".into(),
+        s(lib.join("objlib.c")),
+        "-o".into(),
+    ]);
+    a.push(s(&obj));
+    build(tmp.path(), &cc(), &a, None);
+    let exe = tmp.join("killed");
+    let mut a = cflags;
+    a.extend([
+        "-O1".into(),
+        format!("-I{}", s(src.join("lib"))),
+        s(main.join("killed_main.c")),
+        s(&obj),
+        "-o".into(),
+        s(&exe),
+    ]);
+    a.extend(libs);
+    build(tmp.path(), &cc(), &a, None);
+
+    let run_dir = tmp.join("run");
+    let mut cmd = Command::new(&exe);
+    cmd.env_remove("REGIO_EVENTS")
+        .env_remove("REGIO_FILTER")
+        .env("REGIO_MODE", "trace")
+        .env("REGIO_TRACE_BUFFER", "64K")
+        .env("REGIO_DIR", &run_dir)
+        .stdout(Stdio::piped());
+    crate::common::cmd::measure_everything(&mut cmd);
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        BufReader::new(out)
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(line.trim(), "ready");
+    child.kill().unwrap_or_else(|e| panic!("{e}"));
+    let _ = child.wait();
+    let names: Vec<String> = std::fs::read_dir(&run_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.starts_with("profile-")),
+        "a profile was written: {names:?}"
+    );
+    let recorded: Vec<&String> = names
+        .iter()
+        .filter(|n| n.starts_with(regio_idf::rundir::OBJECTS_PREFIX))
+        .collect();
+    assert_eq!(recorded.len(), 1, "{names:?}");
+    let text = std::fs::read_to_string(run_dir.join(recorded[0])).unwrap_or_else(|e| panic!("{e}"));
+    let bases: BTreeSet<u32> = text
+        .lines()
+        .filter_map(|l| l.split(' ').next()?.parse().ok())
+        .collect();
+    assert_eq!(bases.len(), 2, "two IDFs, each with a base: {text}");
+    assert!(bases.iter().all(|&b| b > 0), "{text}");
+
+    // The trace files hold at least the first flushed blocks (64K holds
+    // ~20000 records): enough to have entered every region.
+    let export = |dir: &Path| -> BTreeMap<String, u64> {
+        let out = tmp.join("t.json");
+        run_ok(
+            Command::new(instrument_bin())
+                .args(["export", "--format", "perfetto"])
+                .arg(dir)
+                .arg("--out")
+                .arg(&out),
+        );
+        let json = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}"));
+        let v: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        let mut entered: BTreeMap<String, u64> = BTreeMap::new();
+        for e in v["traceEvents"].as_array().into_iter().flatten() {
+            if e["ph"] == "B" {
+                let name = e["name"].as_str().unwrap_or("").to_string();
+                *entered.entry(name).or_default() += 1;
+            }
+        }
+        entered
+    };
+    let entered = export(&run_dir);
+    let unnamed: Vec<&String> = entered.keys().filter(|n| n.contains("region#")).collect();
+    assert!(unnamed.is_empty(), "unnamed: {entered:?}");
+    for want in ["main", "killed_step", "lib_work", "lib_helper"] {
+        assert!(
+            entered
+                .keys()
+                .any(|n| n == want || n.starts_with(&format!("{want} "))),
+            "{want} missing: {entered:?}"
+        );
+    }
+    // Without the recorded registrations the same traces name nothing:
+    // the names above came from them.
+    std::fs::remove_file(run_dir.join(recorded[0])).unwrap_or_else(|e| panic!("{e}"));
+    let bare = export(&run_dir);
+    assert!(
+        bare.keys().all(|n| n.contains("region#")),
+        "named without the registrations: {bare:?}"
+    );
+    assert_eq!(
+        bare.values().sum::<u64>(),
+        entered.values().sum::<u64>(),
+        "the same events"
+    );
+}
