@@ -228,6 +228,27 @@ pub unsafe extern "C" fn regio_register_idf_(path: *const c_char, len: usize) {
     }
 }
 
+/// Fortran `if (regio_b == 0) call regio_register_base(regio_b, path)`:
+/// the per-object registration for Fortran, which has no constructors.
+/// Sets `*base` (the IDF's base, as `regio_register_object` returns it)
+/// when it is still 0, so the caller's variable (a COMMON block named
+/// after the IDF) is set once and read by every probe as `regio_b + id`.
+/// Two threads may both find 0 and both call: the runtime gives one path
+/// one base, so both store the same value. `len` is the hidden length;
+/// trailing blanks are trimmed.
+///
+/// # Safety
+/// `base` must be null or point to a writable `u32`; `path` null or
+/// `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn regio_register_base_(base: *mut u32, path: *const c_char, len: usize) {
+    if base.is_null() || path.is_null() || *base != 0 {
+        return;
+    }
+    let s = std::slice::from_raw_parts(path.cast::<u8>(), len);
+    *base = api::register_object_bytes(idf::trim_fortran(s));
+}
+
 /// The calling thread's state if the runtime is measuring, registering the
 /// thread if needed.
 fn measuring_thread() -> Option<&'static ThreadState> {
