@@ -403,6 +403,26 @@ pub unsafe extern "C" fn regio_tnl_(id: *const i32, lock: *mut c_void) -> i32 {
     lock_test(id, lock, &TEST)
 }
 
+thread_local! {
+    /// The base of the IDF whose lock-test wrapper runs next on this
+    /// thread (`regio_tl_base_`); 0 for code instrumented without bases.
+    static LOCK_TEST_BASE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Fortran `call regio_tl_base(regio_b)`, before a statement with lock
+/// tests: their wrappers (`regio_tl(ID, lock)`, written in place of
+/// `omp_test_lock(` and no longer than it) pass the local id, and this
+/// base is added to it.
+///
+/// # Safety
+/// `base` must be null or readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_tl_base_(base: *const u32) {
+    if !base.is_null() {
+        LOCK_TEST_BASE.with(|b| b.set(*base));
+    }
+}
+
 unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy) -> i32 {
     let Some(f) = test.get() else {
         return 0;
@@ -411,7 +431,11 @@ unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy) -> i32 {
     // SAFETY: libgomp's Fortran lock tests take the lock argument's address
     // and return INTEGER(4)/LOGICAL(4).
     let test = std::mem::transmute::<usize, Test>(f);
-    let region = if id.is_null() { None } else { Some(*id as u32) };
+    let region = if id.is_null() {
+        None
+    } else {
+        Some((*id as u32).wrapping_add(LOCK_TEST_BASE.with(|b| b.get())))
+    };
     if let Some(r) = region {
         api::enter(r);
     }

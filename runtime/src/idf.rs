@@ -252,11 +252,21 @@ pub fn record_in_run_dir(run_dir: &[u8], try_only: bool) {
     }
 }
 
+/// The run directory of a tracing process (set at start-up by
+/// `lifecycle`, which knows the configuration; this module does not).
+static TRACE_RUN_DIR: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+/// Start-up of a process in trace mode: registrations are recorded in
+/// `run_dir` from now on.
+pub fn trace_into(run_dir: &[u8]) {
+    let _ = TRACE_RUN_DIR.set(run_dir.to_vec());
+}
+
 /// [`record_in_run_dir`] when the process traces (profile runs list their
 /// IDFs in the profile, written however the run ends but SIGKILL).
 pub fn record_if_tracing(try_only: bool) {
-    if let Some(cfg) = crate::config::config().filter(|c| c.mode == "trace") {
-        record_in_run_dir(&cfg.run_dir, try_only);
+    if let Some(dir) = TRACE_RUN_DIR.get() {
+        record_in_run_dir(dir, try_only);
     }
 }
 

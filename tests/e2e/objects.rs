@@ -661,3 +661,207 @@ fn a_sigkilled_trace_of_two_objects_is_exported_with_region_names() {
         "the same events"
     );
 }
+
+/// Which program uses the separately instrumented Fortran library.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FortranMain {
+    /// `fprog/fprog.f90`, a Fortran program (instrumented on its own).
+    Fortran,
+    /// `cmain/cmain.c`, a C program: no Fortran main program registers
+    /// anything, the library's procedures register its IDF themselves.
+    C,
+}
+
+/// Two Fortran parts instrumented separately (a library of a fixed-form
+/// file and a free-form module, and a program; their local ids overlap),
+/// or the library with a C program, linked with the library as an
+/// archive or a shared library: every region is named with its file and
+/// line and counted, nothing is left as `region#<id>`.
+fn check_fortran(main: FortranMain, lib: Library) {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new(&format!("objects-fortran-{main:?}-{lib:?}").to_lowercase());
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let inst = |part: &str| {
+        let out = tmp.join(format!("inst-{part}"));
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(src.join(part))
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", "functions"]),
+        );
+        out
+    };
+    let main_part = match main {
+        FortranMain::Fortran => "fprog",
+        FortranMain::C => "cmain",
+    };
+    let (flib, prog) = (inst("flib"), inst(main_part));
+    let ids = [
+        idf_ids(&flib.join("regio.idf.json")),
+        idf_ids(&prog.join("regio.idf.json")),
+    ];
+    assert!(
+        ids[0].intersection(&ids[1]).next().is_some(),
+        "the parts' ids do not overlap: the test tests nothing"
+    );
+    let libs = instrument_flags("--libs");
+    let mods = tmp.join("mod");
+    std::fs::create_dir_all(&mods).unwrap_or_else(|e| panic!("{e}"));
+    let sources = [s(flib.join("flmod.f90")), s(flib.join("flib.f"))];
+    let dir = tmp.path();
+    match lib {
+        Library::Archive => {
+            let mut objs = Vec::new();
+            for (k, source) in sources.iter().enumerate() {
+                let obj = s(tmp.join(format!("flib{k}.o")));
+                let a: Vec<String> = vec![
+                    "-O1".into(),
+                    "-c".into(),
+                    format!("-J{}", s(&mods)),
+                    source.clone(),
+                    "-o".into(),
+                    obj.clone(),
+                ];
+                build(dir, "gfortran", &a, None);
+                objs.push(obj);
+            }
+            let mut a = vec!["rcs".to_string(), s(tmp.join("libflib.a"))];
+            a.extend(objs);
+            run_ok(Command::new("ar").args(&a));
+        }
+        Library::Shared => {
+            let mut a: Vec<String> = vec![
+                "-O1".into(),
+                "-fPIC".into(),
+                "-shared".into(),
+                format!("-J{}", s(&mods)),
+            ];
+            a.extend(sources.iter().cloned());
+            a.extend(["-o".into(), s(tmp.join("libflib.so"))]);
+            a.extend(libs.clone());
+            build(dir, "gfortran", &a, None);
+        }
+    }
+    let exe = tmp.join("prog");
+    let link_lib = [
+        format!("-L{}", s(dir)),
+        "-lflib".into(),
+        format!("-Wl,-rpath,{}", s(dir)),
+        "-o".into(),
+        s(&exe),
+    ];
+    match main {
+        FortranMain::Fortran => {
+            let mut a: Vec<String> = vec![
+                "-O1".into(),
+                format!("-I{}", s(&mods)),
+                s(prog.join("fprog.f90")),
+            ];
+            a.extend(link_lib.iter().cloned());
+            a.extend(libs.iter().cloned());
+            build(dir, "gfortran", &a, None);
+        }
+        FortranMain::C => {
+            let mut a = instrument_flags("--cflags");
+            a.extend(["-O1".into(), s(prog.join("cmain.c"))]);
+            a.extend(link_lib.iter().cloned());
+            a.push("-lgfortran".into());
+            a.extend(libs.iter().cloned());
+            build(dir, &cc(), &a, None);
+        }
+    }
+    let run_dir = tmp.join("run");
+    let got = run_ok(Command::new(&exe).env("REGIO_DIR", &run_dir)).stdout;
+    // flwork(4) = 2 * (1 + 2 + 3 + 4) = 20, three times; the Fortran
+    // program adds fp_step(1..3) = 0 + 3 + 8.
+    let want_total = match main {
+        FortranMain::Fortran => "total 71",
+        FortranMain::C => "total 60",
+    };
+    assert_eq!(got.trim(), want_total);
+
+    let (named, unnamed) = calls(&run_dir);
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let mut want = vec![
+        (
+            "FLWORK",
+            "flib.f",
+            at("flib", "flib.f", "INTEGER FUNCTION FLWORK"),
+            3,
+        ),
+        (
+            "FLHELP",
+            "flib.f",
+            at("flib", "flib.f", "INTEGER FUNCTION FLHELP"),
+            12,
+        ),
+    ];
+    match main {
+        FortranMain::Fortran => want.extend([
+            (
+                "fprog",
+                "fprog.f90",
+                at("fprog", "fprog.f90", "program fprog"),
+                1,
+            ),
+            (
+                "fp_step",
+                "fprog.f90",
+                at("fprog", "fprog.f90", "integer function fp_step"),
+                3,
+            ),
+            (
+                "flsquare",
+                "flmod.f90",
+                at("flib", "flmod.f90", "integer function flsquare"),
+                3,
+            ),
+        ]),
+        FortranMain::C => {
+            want.push(("main", "cmain.c", at("cmain", "cmain.c", "int main"), 1));
+        }
+    }
+    let mut problems = Vec::new();
+    for (name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    if !unnamed.is_empty() {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    // Two IDFs registered, each with a base of its own.
+    let copies = std::fs::read_dir(&run_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("regio.idf-"))
+        .count();
+    if copies != 2 {
+        problems.push(format!(
+            "{copies} IDF copies in the run directory, expected 2"
+        ));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+}
+
+#[test]
+fn two_separately_instrumented_fortran_trees_with_an_archive() {
+    check_fortran(FortranMain::Fortran, Library::Archive);
+}
+
+#[test]
+fn two_separately_instrumented_fortran_trees_with_a_shared_library() {
+    check_fortran(FortranMain::Fortran, Library::Shared);
+}
+
+#[test]
+fn a_separately_instrumented_fortran_library_with_a_c_main() {
+    check_fortran(FortranMain::C, Library::Shared);
+}

@@ -875,11 +875,15 @@ impl Planner<'_> {
     }
 }
 
-/// `firstprivate(regio__team<P>)`: the parallel region's team token.
+/// `firstprivate(regio__team<P>, regio_b)`: the parallel region's team
+/// token, and the IDF's base the probes inside add (a COMMON variable: with
+/// `default(none)` it must be listed, with `default(private)` it would be
+/// undefined inside).
 fn team_clause(ids: &SlotIds) -> String {
     format!(
-        "firstprivate(regio__team{})",
-        ids.get(Slot::Main).unwrap_or(0)
+        "firstprivate(regio__team{}, {})",
+        ids.get(Slot::Main).unwrap_or(0),
+        super::probes::BASE
     )
 }
 
