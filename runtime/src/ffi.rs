@@ -238,15 +238,17 @@ pub unsafe extern "C" fn regio_register_idf_(path: *const c_char, len: usize) {
 /// trailing blanks are trimmed.
 ///
 /// # Safety
-/// `base` must be null or point to a writable `u32`; `path` null or
+/// `base` must be null or point to a writable default INTEGER; `path` null or
 /// `len` readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn regio_register_base_(base: *mut u32, path: *const c_char, len: usize) {
+pub unsafe extern "C" fn regio_register_base_(base: *mut i32, path: *const c_char, len: usize) {
     if base.is_null() || path.is_null() || *base != 0 {
         return;
     }
     let s = std::slice::from_raw_parts(path.cast::<u8>(), len);
-    *base = api::register_object_bytes(idf::trim_fortran(s));
+    // Bases are below 2^31 (`UNREGISTERED_BASE` is the largest): a
+    // default INTEGER holds them.
+    *base = api::register_object_bytes(idf::trim_fortran(s)) as i32;
 }
 
 /// The calling thread's state if the runtime is measuring, registering the
@@ -417,9 +419,9 @@ thread_local! {
 /// # Safety
 /// `base` must be null or readable.
 #[no_mangle]
-pub unsafe extern "C" fn regio_tl_base_(base: *const u32) {
+pub unsafe extern "C" fn regio_tl_base_(base: *const i32) {
     if !base.is_null() {
-        LOCK_TEST_BASE.with(|b| b.set(*base));
+        LOCK_TEST_BASE.with(|b| b.set(*base as u32));
     }
 }
 
