@@ -94,6 +94,7 @@ impl<'a> Planner<'a> {
                     .after
                     .insert(0, Probe::new(Op::Register(path.clone())));
             }
+            self.base_clauses(u);
             let mut decl = vec![Probe::new(Op::External(used))];
             decl.push(Probe::new(Op::DeclareBase));
             decl.push(Probe::new(Op::BaseCommon(path)));
