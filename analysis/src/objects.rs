@@ -14,7 +14,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use regio_idf::rundir::{Profile, FIRST_DESCRIPTOR_ID, OBJECT_ID_STRIDE};
+use regio_idf::rundir::{
+    IdfObject, Profile, FIRST_DESCRIPTOR_ID, OBJECTS_PREFIX, OBJECTS_SUFFIX, OBJECT_ID_STRIDE,
+};
 use regio_idf::Idf;
 
 use crate::AnalysisError;
@@ -66,65 +68,11 @@ pub(crate) fn join(
     profiles: &mut [Profile],
     idf_override: Option<&Path>,
 ) -> Result<Joined, AnalysisError> {
-    // Copy name -> path registered, over every process.
-    let mut copies: BTreeMap<String, String> = BTreeMap::new();
-    for p in profiles.iter() {
-        for o in &p.idfs {
-            copies
-                .entry(o.copy.clone())
-                .or_insert_with(|| o.path.clone());
-        }
-    }
-    let first_registered = profiles
-        .iter()
-        .find_map(|p| p.idfs.first())
-        .map(|o| o.copy.clone());
-
-    let mut offsets: HashMap<String, u32> = HashMap::new();
-    let mut joined: Option<Idf> = None;
-    let mut idf_path = None;
-    let mut next = 0u32;
-    for (copy, registered) in &copies {
-        let local = dir.join(copy);
-        let source = match idf_override {
-            Some(o) if first_registered.as_deref() == Some(copy.as_str()) => o.to_path_buf(),
-            _ if local.is_file() => local,
-            _ => PathBuf::from(registered),
-        };
-        if !source.is_file() {
-            continue; // its regions are shown by number, with a warning
-        }
-        let idf = Idf::read(&source)?;
-        let size = idf.regions.iter().map(|r| r.id).max().map_or(0, |m| m + 1);
-        offsets.insert(copy.clone(), next);
-        joined = Some(match joined {
-            None => {
-                idf_path = Some(source);
-                shifted(idf, next)
-            }
-            Some(mut all) => {
-                let more = shifted(idf, next);
-                all.header.files.extend(more.header.files);
-                all.regions.extend(more.regions);
-                all
-            }
-        });
-        next = next.saturating_add(size);
-    }
-    let top = dir.join(regio_idf::IDF_FILE_NAME);
-    if joined.is_some() && top.is_file() && idf_override.is_none() {
-        idf_path = Some(top);
-    }
-
+    let lists: Vec<&[IdfObject]> = profiles.iter().map(|p| p.idfs.as_slice()).collect();
+    let run = RunIdfs::read(dir, &lists, idf_override)?;
     let mut ids = BTreeMap::new();
     for p in profiles.iter_mut() {
-        let map = ObjectIds {
-            offsets: p
-                .idfs
-                .iter()
-                .filter_map(|o| offsets.get(&o.copy).map(|&off| (o.base, off)))
-                .collect(),
-        };
+        let map = run.ids_of(&p.idfs);
         for t in &mut p.threads {
             for n in &mut t.nodes {
                 n.region = map.map(n.region);
@@ -133,10 +81,171 @@ pub(crate) fn join(
         ids.insert((p.rank, p.pid), map);
     }
     Ok(Joined {
-        idf: joined,
-        idf_path,
+        idf: run.idf,
+        idf_path: run.idf_path,
         ids,
     })
+}
+
+/// A run without profiles (a trace cut by SIGKILL): the registrations
+/// each process recorded when they happened (`regio.objects-p<pid>.txt`),
+/// for the processes `keys` (rank, pid) of its trace files. None when no
+/// process recorded any.
+pub(crate) fn join_recorded(
+    dir: &Path,
+    keys: &[(u32, u32)],
+    idf_override: Option<&Path>,
+) -> Result<Option<Joined>, AnalysisError> {
+    let recorded = read_recorded(dir)?;
+    if recorded.is_empty() {
+        return Ok(None);
+    }
+    let lists: Vec<&[IdfObject]> = keys
+        .iter()
+        .filter_map(|(_, pid)| recorded.get(pid).map(Vec::as_slice))
+        .collect();
+    let run = RunIdfs::read(dir, &lists, idf_override)?;
+    let ids = keys
+        .iter()
+        .filter_map(|&(rank, pid)| Some(((rank, pid), run.ids_of(recorded.get(&pid)?))))
+        .collect();
+    Ok(Some(Joined {
+        idf: run.idf,
+        idf_path: run.idf_path,
+        ids,
+    }))
+}
+
+/// Every `regio.objects-p<pid>.txt` of `dir`: pid -> its registrations in
+/// order (a line repeated, e.g. by two threads registering at once, counts
+/// once; a line that does not parse is skipped).
+fn read_recorded(dir: &Path) -> Result<BTreeMap<u32, Vec<IdfObject>>, AnalysisError> {
+    let mut out = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(out);
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(OBJECTS_PREFIX))
+            .and_then(|n| n.strip_suffix(OBJECTS_SUFFIX))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(entry.path()).map_err(|source| AnalysisError::Io {
+            path: entry.path().display().to_string(),
+            source,
+        })?;
+        out.insert(pid, parse_recorded(&text));
+    }
+    Ok(out)
+}
+
+/// The lines `<base> <copy name> <path>` of one objects file.
+fn parse_recorded(text: &str) -> Vec<IdfObject> {
+    let mut list: Vec<IdfObject> = Vec::new();
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ' ');
+        let (Some(base), Some(copy), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let Ok(base) = base.parse::<u32>() else {
+            continue;
+        };
+        let o = IdfObject {
+            base,
+            path: path.to_string(),
+            copy: copy.to_string(),
+        };
+        if !list.contains(&o) {
+            list.push(o);
+        }
+    }
+    list
+}
+
+/// The IDFs of a run joined into one, each at its run-wide offset.
+struct RunIdfs {
+    idf: Option<Idf>,
+    idf_path: Option<PathBuf>,
+    /// Copy name -> run-wide offset.
+    offsets: HashMap<String, u32>,
+}
+
+impl RunIdfs {
+    /// Reads every IDF the processes' registration `lists` name (the copy
+    /// in `dir`, else the path registered; `idf_override` replaces the
+    /// first list's first IDF) and gives each an offset in copy-name order.
+    fn read(
+        dir: &Path,
+        lists: &[&[IdfObject]],
+        idf_override: Option<&Path>,
+    ) -> Result<RunIdfs, AnalysisError> {
+        // Copy name -> path registered, over every process.
+        let mut copies: BTreeMap<String, String> = BTreeMap::new();
+        for list in lists {
+            for o in list.iter() {
+                copies
+                    .entry(o.copy.clone())
+                    .or_insert_with(|| o.path.clone());
+            }
+        }
+        let first_registered = lists.iter().find_map(|l| l.first()).map(|o| o.copy.clone());
+
+        let mut offsets: HashMap<String, u32> = HashMap::new();
+        let mut joined: Option<Idf> = None;
+        let mut idf_path = None;
+        let mut next = 0u32;
+        for (copy, registered) in &copies {
+            let local = dir.join(copy);
+            let source = match idf_override {
+                Some(o) if first_registered.as_deref() == Some(copy.as_str()) => o.to_path_buf(),
+                _ if local.is_file() => local,
+                _ => PathBuf::from(registered),
+            };
+            if !source.is_file() {
+                continue; // its regions are shown by number, with a warning
+            }
+            let idf = Idf::read(&source)?;
+            let size = idf.regions.iter().map(|r| r.id).max().map_or(0, |m| m + 1);
+            offsets.insert(copy.clone(), next);
+            joined = Some(match joined {
+                None => {
+                    idf_path = Some(source);
+                    shifted(idf, next)
+                }
+                Some(mut all) => {
+                    let more = shifted(idf, next);
+                    all.header.files.extend(more.header.files);
+                    all.regions.extend(more.regions);
+                    all
+                }
+            });
+            next = next.saturating_add(size);
+        }
+        let top = dir.join(regio_idf::IDF_FILE_NAME);
+        if joined.is_some() && top.is_file() && idf_override.is_none() {
+            idf_path = Some(top);
+        }
+        Ok(RunIdfs {
+            idf: joined,
+            idf_path,
+            offsets,
+        })
+    }
+
+    /// The renumbering of a process that registered `list`.
+    fn ids_of(&self, list: &[IdfObject]) -> ObjectIds {
+        ObjectIds {
+            offsets: list
+                .iter()
+                .filter_map(|o| self.offsets.get(&o.copy).map(|&off| (o.base, off)))
+                .collect(),
+        }
+    }
 }
 
 /// `idf` with every id and parent moved up by `offset`.
@@ -169,5 +278,34 @@ mod tests {
         let unregistered = regio_idf::rundir::UNREGISTERED_BASE + 3;
         assert_eq!(map.map(unregistered), unregistered);
         assert_eq!(map.map(FIRST_DESCRIPTOR_ID + 1), FIRST_DESCRIPTOR_ID + 1);
+    }
+
+    #[test]
+    fn recorded_registrations_parse_once_each_and_skip_bad_lines() {
+        let text = "4194304 regio.idf-00000000000000aa.json /a/regio.idf.json\n\
+                    8388608 regio.idf-00000000000000bb.json /b b/regio.idf.json\n\
+                    4194304 regio.idf-00000000000000aa.json /a/regio.idf.json\n\
+                    junk\n\
+                    x regio.idf-0.json /c\n";
+        let list = parse_recorded(text);
+        let got: Vec<_> = list
+            .iter()
+            .map(|o| (o.base, o.copy.as_str(), o.path.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    OBJECT_ID_STRIDE,
+                    "regio.idf-00000000000000aa.json",
+                    "/a/regio.idf.json"
+                ),
+                (
+                    2 * OBJECT_ID_STRIDE,
+                    "regio.idf-00000000000000bb.json",
+                    "/b b/regio.idf.json"
+                ),
+            ]
+        );
     }
 }

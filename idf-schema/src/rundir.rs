@@ -31,6 +31,12 @@ pub const OBJECT_ID_STRIDE: u32 = 1 << 22;
 /// The base of an object whose constructor has not run yet (its probes
 /// ran from another object's constructor): such ids name no IDF.
 pub const UNREGISTERED_BASE: u32 = 511 * OBJECT_ID_STRIDE;
+/// Trace mode: each process appends every IDF registration, when it
+/// happens, to `regio.objects-p<pid>.txt` in the run directory, one line
+/// `<base> <copy name> <path>`, so a trace cut by SIGKILL (no profile, no
+/// `idfs`) can still be mapped to its IDFs.
+pub const OBJECTS_PREFIX: &str = "regio.objects-p";
+pub const OBJECTS_SUFFIX: &str = ".txt";
 
 /// File name prefix and suffix of per-process profiles.
 pub const PROFILE_PREFIX: &str = "profile-";

@@ -8,7 +8,38 @@
 //! caller holds a lock around read, allocate, instrument, merge and write.
 
 use regio_idf::idf::FORMAT_VERSION;
+use regio_idf::rundir::OBJECT_ID_STRIDE;
 use regio_idf::{Header, Idf, Region, SourceFile};
+
+/// Every local id of one IDF must stay below this: the runtime adds each
+/// IDF's base in steps of it (`regio_register_object`), so a larger id
+/// would be read as a region of the next object.
+pub const LOCAL_ID_LIMIT: u32 = OBJECT_ID_STRIDE;
+
+/// An IDF whose ids reach the limit: the message names the IDF, its region
+/// count and its largest id. `instrument wrap` fails the command on it
+/// (where other instrumentation errors compile the source as written: an
+/// IDF past the limit would stay so for every later command of the build).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct IdLimitError(pub String);
+
+/// The error for an IDF (written to `idf_path`) whose ids reach `limit`.
+/// Tree mode and `instrument wrap` check before they write anything.
+pub fn check_id_limit(idf: &Idf, idf_path: &str, limit: u32) -> Result<(), IdLimitError> {
+    let Some(largest) = idf.regions.iter().map(|r| r.id).max() else {
+        return Ok(());
+    };
+    if largest < limit {
+        return Ok(());
+    }
+    Err(IdLimitError(format!(
+        "{idf_path}: error: {} regions need ids up to {largest}, but the ids of one IDF must stay \
+         below {limit} (the runtime gives each IDF a base in steps of {limit}); \
+         instrument the sources in parts, each with its own IDF (separate trees or build directories)",
+        idf.regions.len()
+    )))
+}
 
 /// An IDF without files or regions, the start of a build.
 pub fn empty() -> Idf {
@@ -95,6 +126,32 @@ mod tests {
                 aux: Default::default(),
             })
             .collect()
+    }
+
+    #[test]
+    fn ids_at_or_above_the_limit_are_refused_naming_the_idf_and_the_count() {
+        let mut idf = empty();
+        assert!(check_id_limit(&idf, "b/regio.idf.json", 4).is_ok());
+        merge(&mut idf, file("a.c"), regions("a.c", 1, 3));
+        assert!(check_id_limit(&idf, "b/regio.idf.json", 4).is_ok());
+        merge(&mut idf, file("b.c"), regions("b.c", 4, 2));
+        let err = check_id_limit(&idf, "b/regio.idf.json", 4)
+            .expect_err("ids 4 and 5")
+            .0;
+        assert!(
+            err.starts_with("b/regio.idf.json: error: 5 regions need ids up to 5"),
+            "{err}"
+        );
+        assert!(err.contains("below 4"), "{err}");
+        // The real limit, with a synthetic IDF whose last id is on it.
+        let mut big = empty();
+        merge(&mut big, file("a.c"), regions("a.c", LOCAL_ID_LIMIT - 1, 1));
+        assert!(check_id_limit(&big, "i", LOCAL_ID_LIMIT).is_ok());
+        merge(&mut big, file("b.c"), regions("b.c", LOCAL_ID_LIMIT, 1));
+        let err = check_id_limit(&big, "i", LOCAL_ID_LIMIT)
+            .expect_err("2^22")
+            .0;
+        assert!(err.contains("2 regions need ids up to 4194304"), "{err}");
     }
 
     #[test]

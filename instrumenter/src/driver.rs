@@ -300,6 +300,9 @@ pub enum DriverError {
     },
     #[error("internal error: the IDF we built is invalid: {0}")]
     InvalidIdf(String),
+    /// More local ids than one IDF may hold (`build_idf::check_id_limit`).
+    #[error("{0}")]
+    TooManyIds(String),
 }
 
 fn io_err<'a>(
@@ -964,6 +967,23 @@ fn fail_point(_rel: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Test hook: a lower limit on one IDF's ids than
+    /// `build_idf::LOCAL_ID_LIMIT` (a test cannot write 4M regions).
+    static ID_LIMIT: std::cell::Cell<u32> = const { std::cell::Cell::new(crate::build_idf::LOCAL_ID_LIMIT) };
+}
+
+#[cfg(test)]
+fn id_limit() -> u32 {
+    ID_LIMIT.with(|l| l.get())
+}
+
+#[cfg(not(test))]
+fn id_limit() -> u32 {
+    crate::build_idf::LOCAL_ID_LIMIT
+}
+
 /// One source file to instrument on its own: what [`run`] does for each
 /// file of a tree, and what `instrument wrap` does for each source of a
 /// compiler command.
@@ -1322,6 +1342,8 @@ pub fn run_with_progress(
                 .join("; "),
         )
     })?;
+    crate::build_idf::check_id_limit(&idf, &idf_path_text, id_limit())
+        .map_err(|e| DriverError::TooManyIds(e.0))?;
     staging.write(IDF_FILE_NAME, idf.to_json().as_bytes())?;
     progress(Progress::Done);
     staging.commit(&removed)?;
@@ -1451,6 +1473,34 @@ mod tests {
         FAIL_STAGING.with(|f| *f.borrow_mut() = None);
         assert!(err.is_err());
         assert!(snapshot(&fresh).is_empty());
+    }
+
+    /// A tree whose ids would reach the limit of one IDF (lowered here to
+    /// 3: ids 1..=3) is refused naming the IDF and the count, and `--out`
+    /// keeps what the earlier run left.
+    #[test]
+    fn a_tree_past_the_id_limit_is_refused_and_nothing_is_written() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, out) = (t.path().join("src"), t.path().join("out"));
+        fs::create_dir_all(&src).unwrap();
+        fs::write(src.join("a.c"), "int a(void){return 1;}\n").unwrap();
+        fs::write(src.join("b.c"), "int b(void){return 1;}\n").unwrap();
+        ID_LIMIT.with(|l| l.set(3));
+        let first = run(&options(&src, &out));
+        fs::write(src.join("c.c"), "int c(void){return 1;}\n").unwrap();
+        let before = snapshot(&out);
+        let err = run(&options(&src, &out)).expect_err("ids 1..=3 reach the limit");
+        ID_LIMIT.with(|l| l.set(crate::build_idf::LOCAL_ID_LIMIT));
+        first.expect("two regions fit");
+        let text = err.to_string();
+        let idf = fs::canonicalize(&out).unwrap().join(IDF_FILE_NAME);
+        let idf = idf.display().to_string();
+        assert!(
+            text.starts_with(&format!("{idf}: error: 3 regions need ids up to 3")),
+            "{text}"
+        );
+        assert_eq!(snapshot(&out), before, "the earlier output is untouched");
+        assert!(!out.join("c.c").exists());
     }
 
     /// A failed file leaves no output, also none from an earlier run; the

@@ -519,6 +519,14 @@ fn fortran_calls(text: &str, fixed: bool) -> (BTreeMap<String, FCall>, BTreeSet<
                             FArg::Str
                         } else if a.chars().all(|c| c.is_ascii_digit()) {
                             FArg::Ref("i32".into()) // default INTEGER
+                        } else if let Some(t) = a
+                            .split_once(" + ")
+                            .filter(|(_, n)| n.chars().all(|c| c.is_ascii_digit()))
+                            .and_then(|(v, _)| types.get(v))
+                        {
+                            // `regio_b + 12`: the base plus a local id, a
+                            // temporary of the variable's type.
+                            FArg::Ref(t.clone())
                         } else if let Some(t) = types.get(a) {
                             FArg::Ref(t.clone())
                         } else {
@@ -704,7 +712,8 @@ fn fortran_calls_match_the_header_twins() {
     );
     // The programs make the front end write every probe it has.
     for name in [
-        "regio_register_idf",
+        "regio_register_base",
+        "regio_tl_base",
         "regio_enter",
         "regio_exit",
         "regio_disable",

@@ -200,6 +200,12 @@ void regio_mpi_done_(const int32_t *id, const int32_t *n, const int32_t *reqs, c
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */
 void regio_register_idf_(const char *path, size_t len);
+/* if (regio_b == 0) call regio_register_base(regio_b, path): sets the
+ * base (as regio_register_object returns it) when it is still 0. */
+void regio_register_base_(int32_t *base, const char *path, size_t len);
+/* call regio_tl_base(regio_b): before a statement whose lock tests call
+ * regio_tl/regio_tnl with local ids; the base is added to them. */
+void regio_tl_base_(const int32_t *base);
 /* call regio_set_events(list) */
 void regio_set_events_(const char *list, size_t len);
 /* call regio_event(name, value) with REAL(8) value */

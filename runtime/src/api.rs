@@ -234,6 +234,7 @@ pub fn register_idf(path: &str) {
 pub(crate) fn register_idf_bytes(path: &[u8]) {
     if lifecycle::ensure_init_fast() != DEAD && idf::register(path) {
         select::idf_registered();
+        idf::record_if_tracing(false);
     }
 }
 
@@ -244,6 +245,7 @@ pub(crate) fn register_object_bytes(path: &[u8]) -> u32 {
     let (base, new) = idf::register_object(path);
     if alive && new {
         select::idf_registered();
+        idf::record_if_tracing(false);
     }
     base
 }

@@ -228,6 +228,29 @@ pub unsafe extern "C" fn regio_register_idf_(path: *const c_char, len: usize) {
     }
 }
 
+/// Fortran `if (regio_b == 0) call regio_register_base(regio_b, path)`:
+/// the per-object registration for Fortran, which has no constructors.
+/// Sets `*base` (the IDF's base, as `regio_register_object` returns it)
+/// when it is still 0, so the caller's variable (a COMMON block named
+/// after the IDF) is set once and read by every probe as `regio_b + id`.
+/// Two threads may both find 0 and both call: the runtime gives one path
+/// one base, so both store the same value. `len` is the hidden length;
+/// trailing blanks are trimmed.
+///
+/// # Safety
+/// `base` must be null or point to a writable default INTEGER; `path` null or
+/// `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn regio_register_base_(base: *mut i32, path: *const c_char, len: usize) {
+    if base.is_null() || path.is_null() || *base != 0 {
+        return;
+    }
+    let s = std::slice::from_raw_parts(path.cast::<u8>(), len);
+    // Bases are below 2^31 (`UNREGISTERED_BASE` is the largest): a
+    // default INTEGER holds them.
+    *base = api::register_object_bytes(idf::trim_fortran(s)) as i32;
+}
+
 /// The calling thread's state if the runtime is measuring, registering the
 /// thread if needed.
 fn measuring_thread() -> Option<&'static ThreadState> {
@@ -382,6 +405,26 @@ pub unsafe extern "C" fn regio_tnl_(id: *const i32, lock: *mut c_void) -> i32 {
     lock_test(id, lock, &TEST)
 }
 
+thread_local! {
+    /// The base of the IDF whose lock-test wrapper runs next on this
+    /// thread (`regio_tl_base_`); 0 for code instrumented without bases.
+    static LOCK_TEST_BASE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Fortran `call regio_tl_base(regio_b)`, before a statement with lock
+/// tests: their wrappers (`regio_tl(ID, lock)`, written in place of
+/// `omp_test_lock(` and no longer than it) pass the local id, and this
+/// base is added to it.
+///
+/// # Safety
+/// `base` must be null or readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_tl_base_(base: *const i32) {
+    if !base.is_null() {
+        LOCK_TEST_BASE.with(|b| b.set(*base as u32));
+    }
+}
+
 unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy) -> i32 {
     let Some(f) = test.get() else {
         return 0;
@@ -390,7 +433,11 @@ unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy) -> i32 {
     // SAFETY: libgomp's Fortran lock tests take the lock argument's address
     // and return INTEGER(4)/LOGICAL(4).
     let test = std::mem::transmute::<usize, Test>(f);
-    let region = if id.is_null() { None } else { Some(*id as u32) };
+    let region = if id.is_null() {
+        None
+    } else {
+        Some((*id as u32).wrapping_add(LOCK_TEST_BASE.with(|b| b.get())))
+    };
     if let Some(r) = region {
         api::enter(r);
     }

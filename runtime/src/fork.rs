@@ -35,6 +35,8 @@ pub fn install() {
 /// allocation, only stores into the copied state.
 extern "C" fn restart_in_child() {
     FORKED.store(true, Relaxed);
+    // The child's trace files carry its pid: its registrations file too.
+    crate::idf::record_if_tracing(true);
     let now = clock::ticks();
     let me = registry::current();
     let mut t = registry::head();

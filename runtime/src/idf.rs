@@ -12,9 +12,12 @@
 //! ids as the IDF has them.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
-use regio_idf::rundir::{OBJECT_ID_STRIDE, UNREGISTERED_BASE};
+use regio_idf::rundir::{OBJECTS_PREFIX, OBJECTS_SUFFIX, OBJECT_ID_STRIDE, UNREGISTERED_BASE};
+
+use crate::out::Cat;
+use crate::sys;
 
 /// Registrations remembered (a path registered with and without a base
 /// counts twice); more are refused (the objects' ids then stay in the
@@ -166,6 +169,105 @@ pub fn copy_name(i: usize, buf: &mut [u8; 32]) -> &[u8] {
     let end = prefix.len() + 16;
     buf[end..end + 5].copy_from_slice(b".json");
     &buf[..end + 5]
+}
+
+/// Registrations already appended to this process's objects file, and
+/// the pid that file is named after (a forked child starts its own).
+static RECORDED: AtomicUsize = AtomicUsize::new(0);
+static RECORDED_PID: AtomicU64 = AtomicU64::new(0);
+
+/// Trace mode: appends the registrations not yet recorded to
+/// `RUNDIR/regio.objects-p<pid>.txt` (`<base> <copy name> <path>` per
+/// line), so a run killed before it wrote a profile still tells which
+/// IDF each base belongs to. Registration is not on the probe path: a few
+/// system calls here are fine. No allocation and no lock but the table's
+/// own (`try_only`: the fork child handler, which must not wait for a
+/// lock a vanished thread may hold, skips instead).
+pub fn record_in_run_dir(run_dir: &[u8], try_only: bool) {
+    let write = || {
+        let pid = sys::getpid();
+        if RECORDED_PID.load(Relaxed) != pid {
+            RECORDED_PID.store(pid, Relaxed);
+            RECORDED.store(0, Relaxed);
+        }
+        let (from, to) = (RECORDED.load(Relaxed), COUNT.load(Acquire));
+        if from >= to {
+            return;
+        }
+        let mut dir_buf = [0u8; MAX_PATH];
+        let mut dir = Cat::new(&mut dir_buf);
+        dir.push(run_dir);
+        let Some(dir) = dir.finish() else { return };
+        if sys::mkdir_p(dir).is_err() {
+            return;
+        }
+        let mut path_buf = [0u8; MAX_PATH];
+        let mut path = Cat::new(&mut path_buf);
+        path.push(run_dir)
+            .push(b"/")
+            .push(OBJECTS_PREFIX.as_bytes())
+            .num(pid)
+            .push(OBJECTS_SUFFIX.as_bytes());
+        let Some(path) = path.finish() else { return };
+        // SAFETY: `path` is NUL-terminated.
+        let fd = unsafe {
+            libc::open(
+                path.as_ptr().cast(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND | libc::O_CLOEXEC,
+                0o644 as libc::c_uint,
+            )
+        };
+        if fd < 0 {
+            return;
+        }
+        for i in from..to {
+            let mut line_buf = [0u8; MAX_PATH + 64];
+            let mut name = [0u8; 32];
+            let mut line = Cat::new(&mut line_buf);
+            line.num(u64::from(base(i)))
+                .push(b" ")
+                .push(copy_name(i, &mut name))
+                .push(b" ")
+                .push(get(i))
+                .push(b"\n");
+            // A path with a line break cannot be told apart: not recorded.
+            if get(i).contains(&b'\n') {
+                continue;
+            }
+            if let Some(l) = line.finish() {
+                // One write per line: O_APPEND keeps lines whole.
+                let _ = sys::write_all(fd, &l[..l.len() - 1]);
+            }
+        }
+        let _ = sys::close(fd);
+        RECORDED.store(to, Relaxed);
+    };
+    if try_only {
+        if LOCK.compare_exchange(false, true, Acquire, Relaxed).is_ok() {
+            write();
+            LOCK.store(false, Release);
+        }
+    } else {
+        with_lock(write);
+    }
+}
+
+/// The run directory of a tracing process (set at start-up by
+/// `lifecycle`, which knows the configuration; this module does not).
+static TRACE_RUN_DIR: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+/// Start-up of a process in trace mode: registrations are recorded in
+/// `run_dir` from now on.
+pub fn trace_into(run_dir: &[u8]) {
+    let _ = TRACE_RUN_DIR.set(run_dir.to_vec());
+}
+
+/// [`record_in_run_dir`] when the process traces (profile runs list their
+/// IDFs in the profile, written however the run ends but SIGKILL).
+pub fn record_if_tracing(try_only: bool) {
+    if let Some(dir) = TRACE_RUN_DIR.get() {
+        record_in_run_dir(dir, try_only);
+    }
 }
 
 /// Fortran passes CHARACTER arguments blank-padded to their declared length.

@@ -17,6 +17,7 @@ use crate::clock;
 use crate::config;
 use crate::counters;
 use crate::fork;
+use crate::idf;
 use crate::out::warn;
 use crate::peers;
 use crate::profile::{self, Reason};
@@ -94,6 +95,7 @@ fn start() -> u8 {
             cfg.size,
             cfg.start_unix_ns,
         );
+        idf::trace_into(&cfg.run_dir);
     }
     // SAFETY: registering a plain extern "C" function.
     if unsafe { libc::atexit(at_exit) } != 0 {

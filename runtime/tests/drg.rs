@@ -384,6 +384,17 @@ fn idf() {
     let base = unsafe { regio::regio_register_object(lib.as_ptr()) };
     // SAFETY: as above.
     assert_eq!(unsafe { regio::regio_register_object(lib.as_ptr()) }, base);
+    // The Fortran twin: sets a base still 0 (blank-padded path), leaves a
+    // set one alone.
+    let padded = format!("{dir}/lib/regio.idf.json   ");
+    let mut fbase = 0i32;
+    // SAFETY: `fbase` is writable; pointer and length describe `padded`.
+    unsafe { regio::regio_register_base_(&mut fbase, padded.as_ptr().cast(), padded.len()) };
+    assert_eq!(fbase as u32, base);
+    let mut set = 7i32;
+    // SAFETY: as above.
+    unsafe { regio::regio_register_base_(&mut set, padded.as_ptr().cast(), padded.len()) };
+    assert_eq!(set, 7);
     let _g = regio::Guard::new(1);
     let _h = regio::Guard::new(base + 1);
 }

@@ -452,3 +452,416 @@ fn a_fortran_program_with_a_separately_instrumented_c_library() {
     }
     assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
 }
+
+/// A wrapped compile whose regions would take the build's ids to the
+/// limit of one IDF (2^22, the runtime's base stride) fails with an error
+/// naming the build's IDF and the count, writes no object and leaves the
+/// IDF as it was. The build's IDF is synthetic: one region of another
+/// file already holds the last id below the limit.
+#[test]
+fn a_wrapped_build_past_the_id_limit_is_refused() {
+    let tmp = TestDir::new("objects-id-limit");
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let wrap_dir = tmp.join("wrapdir");
+    std::fs::create_dir_all(&wrap_dir).unwrap_or_else(|e| panic!("{e}"));
+    let last = regio_idf::rundir::OBJECT_ID_STRIDE - 1;
+    let mut idf = regio_instrumenter::build_idf::empty();
+    regio_instrumenter::build_idf::merge(
+        &mut idf,
+        regio_idf::SourceFile {
+            path: "other.c".into(),
+            original: "other.c".into(),
+            hash: "sha256:0".into(),
+            lines: 3,
+            max_line_len: 20,
+        },
+        vec![regio_idf::Region {
+            id: last,
+            kind: regio_idf::RegionKind::Function,
+            name: "other".into(),
+            file: "other.c".into(),
+            unit: "other".into(),
+            start: regio_idf::Pos::new(1, 1),
+            end: regio_idf::Pos::new(3, 1),
+            parent: None,
+            aux: Default::default(),
+        }],
+    );
+    let idf_file = std::fs::canonicalize(&wrap_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .join("regio.idf.json");
+    std::fs::write(&idf_file, idf.to_json()).unwrap_or_else(|e| panic!("{e}"));
+    let obj = tmp.join("objlib.o");
+    let lib = src.join("lib");
+    let r = crate::common::run(
+        Command::new(instrument_bin())
+            .env("REGIO_WRAP_DIR", &wrap_dir)
+            .current_dir(&lib)
+            .args(["wrap", &cc(), "-c", "objlib.c", "-o"])
+            .arg(&obj),
+    );
+    assert!(!r.status.success(), "{}", r.describe());
+    let want = format!("{}: error: ", idf_file.display());
+    assert!(
+        r.stderr.contains(&want) && r.stderr.contains("regions need ids up to"),
+        "{}",
+        r.describe()
+    );
+    assert!(!obj.exists(), "an object was written");
+    let after = std::fs::read_to_string(&idf_file).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(after, idf.to_json(), "the build's IDF changed");
+}
+
+/// A traced program of two separately instrumented parts (overlapping
+/// local ids, both registered with a base) killed with SIGKILL writes no
+/// profile, so no `idfs` table: `instrument export` maps its ids with the
+/// registrations the runtime recorded in the run directory when they
+/// happened, and names every region without `--idf`.
+#[test]
+fn a_sigkilled_trace_of_two_objects_is_exported_with_region_names() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let tmp = TestDir::new("objects-killed");
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let inst = |part: &str| {
+        let out = tmp.join(format!("inst-{part}"));
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(src.join(part))
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", "functions"]),
+        );
+        out
+    };
+    let (lib, main) = (inst("lib"), inst("killed"));
+    let ids = [
+        idf_ids(&lib.join("regio.idf.json")),
+        idf_ids(&main.join("regio.idf.json")),
+    ];
+    assert!(
+        ids[0].intersection(&ids[1]).next().is_some(),
+        "the parts' ids do not overlap: the test tests nothing"
+    );
+    let cflags = instrument_flags("--cflags");
+    let libs = instrument_flags("--libs");
+    let obj = tmp.join("objlib.o");
+    let mut a = cflags.clone();
+    a.extend([
+        "-O1".into(),
+        "-c".into(),
+        s(lib.join("objlib.c")),
+        "-o".into(),
+    ]);
+    a.push(s(&obj));
+    build(tmp.path(), &cc(), &a, None);
+    let exe = tmp.join("killed");
+    let mut a = cflags;
+    a.extend([
+        "-O1".into(),
+        format!("-I{}", s(src.join("lib"))),
+        s(main.join("killed_main.c")),
+        s(&obj),
+        "-o".into(),
+        s(&exe),
+    ]);
+    a.extend(libs);
+    build(tmp.path(), &cc(), &a, None);
+
+    let run_dir = tmp.join("run");
+    let mut cmd = Command::new(&exe);
+    cmd.env_remove("REGIO_EVENTS")
+        .env_remove("REGIO_FILTER")
+        .env("REGIO_MODE", "trace")
+        .env("REGIO_TRACE_BUFFER", "64K")
+        .env("REGIO_DIR", &run_dir)
+        .stdout(Stdio::piped());
+    crate::common::cmd::measure_everything(&mut cmd);
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        BufReader::new(out)
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(line.trim(), "ready");
+    child.kill().unwrap_or_else(|e| panic!("{e}"));
+    let _ = child.wait();
+    let names: Vec<String> = std::fs::read_dir(&run_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.starts_with("profile-")),
+        "a profile was written: {names:?}"
+    );
+    let recorded: Vec<&String> = names
+        .iter()
+        .filter(|n| n.starts_with(regio_idf::rundir::OBJECTS_PREFIX))
+        .collect();
+    assert_eq!(recorded.len(), 1, "{names:?}");
+    let text = std::fs::read_to_string(run_dir.join(recorded[0])).unwrap_or_else(|e| panic!("{e}"));
+    let bases: BTreeSet<u32> = text
+        .lines()
+        .filter_map(|l| l.split(' ').next()?.parse().ok())
+        .collect();
+    assert_eq!(bases.len(), 2, "two IDFs, each with a base: {text}");
+    assert!(bases.iter().all(|&b| b > 0), "{text}");
+
+    // The trace files hold at least the first flushed blocks (64K holds
+    // ~20000 records): enough to have entered every region.
+    let export = |dir: &Path| -> BTreeMap<String, u64> {
+        let out = tmp.join("t.json");
+        run_ok(
+            Command::new(instrument_bin())
+                .args(["export", "--format", "perfetto"])
+                .arg(dir)
+                .arg("--out")
+                .arg(&out),
+        );
+        let json = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}"));
+        let v: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+        let mut entered: BTreeMap<String, u64> = BTreeMap::new();
+        for e in v["traceEvents"].as_array().into_iter().flatten() {
+            if e["ph"] == "B" {
+                let name = e["name"].as_str().unwrap_or("").to_string();
+                *entered.entry(name).or_default() += 1;
+            }
+        }
+        entered
+    };
+    let entered = export(&run_dir);
+    let unnamed: Vec<&String> = entered.keys().filter(|n| n.contains("region#")).collect();
+    assert!(unnamed.is_empty(), "unnamed: {entered:?}");
+    for want in ["main", "killed_step", "lib_work", "lib_helper"] {
+        assert!(
+            entered
+                .keys()
+                .any(|n| n == want || n.starts_with(&format!("{want} "))),
+            "{want} missing: {entered:?}"
+        );
+    }
+    // Without the recorded registrations the same traces name nothing:
+    // the names above came from them.
+    std::fs::remove_file(run_dir.join(recorded[0])).unwrap_or_else(|e| panic!("{e}"));
+    let bare = export(&run_dir);
+    assert!(
+        bare.keys().all(|n| n.contains("region#")),
+        "named without the registrations: {bare:?}"
+    );
+    assert_eq!(
+        bare.values().sum::<u64>(),
+        entered.values().sum::<u64>(),
+        "the same events"
+    );
+}
+
+/// Which program uses the separately instrumented Fortran library.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FortranMain {
+    /// `fprog/fprog.f90`, a Fortran program (instrumented on its own).
+    Fortran,
+    /// `cmain/cmain.c`, a C program: no Fortran main program registers
+    /// anything, the library's procedures register its IDF themselves.
+    C,
+}
+
+/// Two Fortran parts instrumented separately (a library of a fixed-form
+/// file and a free-form module, and a program; their local ids overlap),
+/// or the library with a C program, linked with the library as an
+/// archive or a shared library: every region is named with its file and
+/// line and counted, nothing is left as `region#<id>`.
+fn check_fortran(main: FortranMain, lib: Library) {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new(&format!("objects-fortran-{main:?}-{lib:?}").to_lowercase());
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let inst = |part: &str| {
+        let out = tmp.join(format!("inst-{part}"));
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(src.join(part))
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", "functions"]),
+        );
+        out
+    };
+    let main_part = match main {
+        FortranMain::Fortran => "fprog",
+        FortranMain::C => "cmain",
+    };
+    let (flib, prog) = (inst("flib"), inst(main_part));
+    let ids = [
+        idf_ids(&flib.join("regio.idf.json")),
+        idf_ids(&prog.join("regio.idf.json")),
+    ];
+    assert!(
+        ids[0].intersection(&ids[1]).next().is_some(),
+        "the parts' ids do not overlap: the test tests nothing"
+    );
+    let libs = instrument_flags("--libs");
+    let mods = tmp.join("mod");
+    std::fs::create_dir_all(&mods).unwrap_or_else(|e| panic!("{e}"));
+    let sources = [s(flib.join("flmod.f90")), s(flib.join("flib.f"))];
+    let dir = tmp.path();
+    match lib {
+        Library::Archive => {
+            let mut objs = Vec::new();
+            for (k, source) in sources.iter().enumerate() {
+                let obj = s(tmp.join(format!("flib{k}.o")));
+                let a: Vec<String> = vec![
+                    "-O1".into(),
+                    "-c".into(),
+                    format!("-J{}", s(&mods)),
+                    source.clone(),
+                    "-o".into(),
+                    obj.clone(),
+                ];
+                build(dir, "gfortran", &a, None);
+                objs.push(obj);
+            }
+            let mut a = vec!["rcs".to_string(), s(tmp.join("libflib.a"))];
+            a.extend(objs);
+            run_ok(Command::new("ar").args(&a));
+        }
+        Library::Shared => {
+            let mut a: Vec<String> = vec![
+                "-O1".into(),
+                "-fPIC".into(),
+                "-shared".into(),
+                format!("-J{}", s(&mods)),
+            ];
+            a.extend(sources.iter().cloned());
+            a.extend(["-o".into(), s(tmp.join("libflib.so"))]);
+            a.extend(libs.clone());
+            build(dir, "gfortran", &a, None);
+        }
+    }
+    let exe = tmp.join("prog");
+    let link_lib = [
+        format!("-L{}", s(dir)),
+        "-lflib".into(),
+        format!("-Wl,-rpath,{}", s(dir)),
+        "-o".into(),
+        s(&exe),
+    ];
+    match main {
+        FortranMain::Fortran => {
+            let mut a: Vec<String> = vec![
+                "-O1".into(),
+                format!("-I{}", s(&mods)),
+                s(prog.join("fprog.f90")),
+            ];
+            a.extend(link_lib.iter().cloned());
+            a.extend(libs.iter().cloned());
+            build(dir, "gfortran", &a, None);
+        }
+        FortranMain::C => {
+            let mut a = instrument_flags("--cflags");
+            a.extend(["-O1".into(), s(prog.join("cmain.c"))]);
+            a.extend(link_lib.iter().cloned());
+            a.push("-lgfortran".into());
+            a.extend(libs.iter().cloned());
+            build(dir, &cc(), &a, None);
+        }
+    }
+    let run_dir = tmp.join("run");
+    let got = run_ok(Command::new(&exe).env("REGIO_DIR", &run_dir)).stdout;
+    // flwork(4) = 2 * (1 + 2 + 3 + 4) = 20, three times; the Fortran
+    // program adds fp_step(1..3) = 0 + 3 + 8.
+    let want_total = match main {
+        FortranMain::Fortran => "total 71",
+        FortranMain::C => "total 60",
+    };
+    assert_eq!(got.trim(), want_total);
+
+    let (named, unnamed) = calls(&run_dir);
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let mut want = vec![
+        (
+            "FLWORK",
+            "flib.f",
+            at("flib", "flib.f", "INTEGER FUNCTION FLWORK"),
+            3,
+        ),
+        (
+            "FLHELP",
+            "flib.f",
+            at("flib", "flib.f", "INTEGER FUNCTION FLHELP"),
+            12,
+        ),
+    ];
+    match main {
+        FortranMain::Fortran => want.extend([
+            (
+                "fprog",
+                "fprog.f90",
+                at("fprog", "fprog.f90", "program fprog"),
+                1,
+            ),
+            (
+                "fp_step",
+                "fprog.f90",
+                at("fprog", "fprog.f90", "integer function fp_step"),
+                3,
+            ),
+            (
+                "flsquare",
+                "flmod.f90",
+                at("flib", "flmod.f90", "integer function flsquare"),
+                3,
+            ),
+        ]),
+        FortranMain::C => {
+            want.push(("main", "cmain.c", at("cmain", "cmain.c", "int main"), 1));
+        }
+    }
+    let mut problems = Vec::new();
+    for (name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    if !unnamed.is_empty() {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    // Two IDFs registered, each with a base of its own.
+    let copies = std::fs::read_dir(&run_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("regio.idf-"))
+        .count();
+    if copies != 2 {
+        problems.push(format!(
+            "{copies} IDF copies in the run directory, expected 2"
+        ));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+}
+
+#[test]
+fn two_separately_instrumented_fortran_trees_with_an_archive() {
+    check_fortran(FortranMain::Fortran, Library::Archive);
+}
+
+#[test]
+fn two_separately_instrumented_fortran_trees_with_a_shared_library() {
+    check_fortran(FortranMain::Fortran, Library::Shared);
+}
+
+#[test]
+fn a_separately_instrumented_fortran_library_with_a_c_main() {
+    check_fortran(FortranMain::C, Library::Shared);
+}

@@ -103,7 +103,10 @@ fn fortran_program_trace_nests_and_exports() {
             Event::Enter { region } => {
                 open.push(region);
                 max_depth = max_depth.max(open.len());
-                let name = names.get(&region).cloned().unwrap_or_default();
+                // Fortran ids carry their object's base: the IDF has the
+                // local id.
+                let local = region % regio_idf::rundir::OBJECT_ID_STRIDE;
+                let name = names.get(&local).cloned().unwrap_or_default();
                 *enters.entry(name).or_default() += 1;
             }
             Event::Exit { region } => {

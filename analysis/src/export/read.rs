@@ -40,21 +40,45 @@ pub fn load_trace_with(
 ) -> Result<Trace, ExportError> {
     let mut notes = Vec::new();
     let run = match load_run(dir, idf_override) {
-        Ok(run) => run,
+        Ok(run) => Some(run),
         Err(AnalysisError::NoProfiles { .. }) => {
             notes.push(format!(
                 "{}: no profile: regions of Rust macros are shown by number",
                 dir.display()
             ));
-            run_without_profiles(dir, idf_override)?
+            None
         }
         Err(e) => return Err(e.into()),
     };
     let files = read_files(dir, &mut notes)?;
+    let run = match run {
+        Some(run) => run,
+        None => {
+            let keys: Vec<(u32, u32)> = files.iter().map(|f| (f.key.0, f.key.1)).collect();
+            run_without_profiles(dir, &keys, idf_override)?
+        }
+    };
     build(&run, files, notes, clocks)
 }
 
-fn run_without_profiles(dir: &Path, idf_override: Option<&Path>) -> Result<RunDir, ExportError> {
+/// The IDFs of a run without profiles: those its processes recorded as
+/// they registered them (`objects::join_recorded`), else `idf_override`
+/// or the run directory's IDF, ids as they are.
+fn run_without_profiles(
+    dir: &Path,
+    keys: &[(u32, u32)],
+    idf_override: Option<&Path>,
+) -> Result<RunDir, ExportError> {
+    if let Some(joined) = crate::objects::join_recorded(dir, keys, idf_override)? {
+        return Ok(RunDir {
+            path: dir.to_path_buf(),
+            profiles: Vec::new(),
+            idf: joined.idf,
+            idf_path: joined.idf_path,
+            descriptor_ids: BTreeMap::new(),
+            object_ids: joined.ids,
+        });
+    }
     let local = dir.join(IDF_FILE_NAME);
     let idf_path = idf_override
         .map(Path::to_path_buf)

@@ -62,6 +62,8 @@ pub fn run(args: WrapArgs) -> Result<ExitCode> {
         Reading::Link => Plan::link(rest),
         Reading::Compile(parsed) => match Plan::compile(&args, compiler, parsed) {
             Ok(plan) => plan,
+            // Every later command of the build would hit it too: fail.
+            Err(e) if e.downcast_ref::<build_idf::IdLimitError>().is_some() => return Err(e),
             Err(e) => {
                 warn(&format!(
                     "{}; this command is compiled without instrumentation",
@@ -342,6 +344,9 @@ fn instrument_sources(opts: &driver::Options, parsed: &Parsed, temp: &Path) -> R
                 .join("; ")
         )
     })?;
+    // Past the limit nothing is written: the compile fails, the build's
+    // IDF stays as it was.
+    build_idf::check_id_limit(&idf, &idf_text, build_idf::LOCAL_ID_LIMIT)?;
     driver::write_atomically(&idf_path, idf.to_json().as_bytes())?;
     Ok(copies)
 }

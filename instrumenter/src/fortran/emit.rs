@@ -309,17 +309,15 @@ impl<'a> Emitter<'a> {
                     }
                     Op::DeclareVar => out.push(format!("{}{FIXED_DECLARE_VAR}", field(lab))),
                     Op::Register(path) => {
+                        // The call on its own line, the path on
+                        // continuation lines (`'...'//`) after it.
                         let first = REGISTER_CALL.to_ascii_uppercase();
-                        let budget = FIXED_LIMIT - 6 - first.len() - 4;
-                        let parts = chunks(path, budget.min(FIXED_LIMIT - 6 - 5));
+                        out.push(format!("{}{}", field(lab), first.trim_end()));
+                        let parts = chunks(path, FIXED_LIMIT - 7 - 3);
                         let n = parts.len();
                         for (k, part) in parts.iter().enumerate() {
                             let close = if k + 1 == n { "')" } else { "'//" };
-                            if k == 0 {
-                                out.push(format!("{}{first}'{part}{close}", field(lab)));
-                            } else {
-                                out.push(format!("     &'{part}{close}"));
-                            }
+                            out.push(format!("     &'{part}{close}"));
                         }
                     }
                     Op::MpiCapture(_) => out.extend(continued(

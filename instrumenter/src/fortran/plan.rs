@@ -51,6 +51,14 @@ pub(crate) enum Target {
 pub(crate) enum Op {
     External(Vec<&'static str>),
     DeclareVar,
+    /// `integer regio_b`: the IDF's base (`probes::BASE`).
+    DeclareBase,
+    /// `common /regio_b_<hash>/ regio_b` for the IDF at this path.
+    BaseCommon(String),
+    /// `call regio_tl_base(regio_b)`: before a statement with lock tests,
+    /// whose wrappers (`regio_tl(ID,`) pass the local id.
+    LockTestBase,
+    /// `if (regio_b == 0) call regio_register_base(regio_b, '<IDF path>')`.
     Register(String),
     SetUnit(u32),
     Enter(u32),

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::super::scan::Stmt;
 use super::super::syntax::Kind;
 use super::probes::lock_test_call;
-use super::{omp, orig_text, stmt, Key, Planner, Pre};
+use super::{omp, orig_text, stmt, Key, Op, Planner, Pre, Probe};
 use crate::mpi_routines::{self, Spelling};
 
 /// `omp_test_lock(` / `omp_test_nest_lock(` inside an expression: the name
@@ -251,6 +251,25 @@ impl<'a> Planner<'a> {
             self.edits[t.item]
                 .rename
                 .push((t.range.clone(), lock_test_call(wrapper, id)));
+            // The wrapper's id is local (`regio_b + id` would not fit where
+            // `omp_test_lock(` stood): the base goes to the runtime first,
+            // before the statement, or for an ELSE IF / CASE before its
+            // construct (a statement before the branch would end the
+            // previous block).
+            let at = match &self.kinds[t.item] {
+                Some(Kind::Branch { .. }) => self
+                    .st
+                    .cons
+                    .iter()
+                    .filter(|c| c.start < t.item && t.item < c.end)
+                    .max_by_key(|c| c.start)
+                    .map_or(t.item, |c| c.start),
+                _ => t.item,
+            };
+            let mut set = Probe::new(Op::LockTestBase);
+            set.cond = self.conditional(at);
+            self.edits[at].after_label.insert(0, set);
+            super::probes::need("regio_tl_base", used);
             if !used.contains(&wrapper) {
                 used.push(wrapper);
                 types.push(t.nest);

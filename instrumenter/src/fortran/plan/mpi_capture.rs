@@ -70,6 +70,8 @@ fn pure(a: &str, variable: bool) -> bool {
 /// known to be free of side effects.
 pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option<FortranCapture> {
     let cap = mpi_routines::capture(name, Spelling::AnyCase)?;
+    // The region's id as the probes pass it (the object's base added).
+    let id = super::probes::id_expr(id);
     let arg = |at: usize, variable: bool| -> Option<String> {
         let a = args.get(at)?.trim();
         pure(a, variable).then(|| a.to_string())
@@ -183,7 +185,8 @@ mod tests {
         assert_eq!(
             c.map(|c| c.record),
             Some(vec![
-                "call regio_mpi_msg(4, 0, right, 30, MPI_COMM_WORLD, 1, MPI_INTEGER)".to_string()
+                "call regio_mpi_msg(regio_b + 4, 0, right, 30, MPI_COMM_WORLD, 1, MPI_INTEGER)"
+                    .to_string()
             ])
         );
         let f08 = capture(
@@ -203,7 +206,7 @@ mod tests {
         );
         assert_eq!(
             f08.map(|c| c.record),
-            Some(vec!["call regio_mpi_post(5, 1, left, 20, comm%MPI_VAL, 1, MPI_INTEGER8%MPI_VAL, req(1)%MPI_VAL)".to_string()])
+            Some(vec!["call regio_mpi_post(regio_b + 5, 1, left, 20, comm%MPI_VAL, 1, MPI_INTEGER8%MPI_VAL, req(1)%MPI_VAL)".to_string()])
         );
         assert_eq!(
             capture(

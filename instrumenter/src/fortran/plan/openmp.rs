@@ -875,11 +875,65 @@ impl Planner<'_> {
     }
 }
 
-/// `firstprivate(regio__team<P>)`: the parallel region's team token.
+impl<'a> Planner<'a> {
+    /// Directives of unit `u` (which declares the IDF's base) whose
+    /// `default(none)` or `default(private)` would hide the base from the
+    /// probes inside (a compile error, or an undefined value): they list it
+    /// as `firstprivate`, unless their team clause already does. Every
+    /// directive that takes `default` takes `firstprivate`.
+    pub(super) fn base_clauses(&mut self, u: usize) {
+        let base = super::probes::BASE;
+        let dirs: Vec<usize> = self
+            .omp
+            .iter()
+            .filter(|c| self.st.unit_of[c.dir] == Some(u) && hides_base(&c.d))
+            .map(|c| c.dir)
+            .collect();
+        for i in dirs {
+            let e = &mut self.edits[i];
+            if let Some(rewritten) = &mut e.replace {
+                // A split combined construct: the part that kept `default`.
+                for p in rewritten.iter_mut() {
+                    if let Op::Directive(body) = &mut p.op {
+                        if hides_base_text(body) && !body.contains(base) {
+                            body.push_str(&format!(" firstprivate({base})"));
+                        }
+                    }
+                }
+            } else if !e.append.iter().any(|a| a.contains(base)) {
+                e.append.push(format!("firstprivate({base})"));
+            }
+        }
+    }
+}
+
+/// Whether directive `d` has `default(none)` or `default(private)`.
+fn hides_base(d: &Directive) -> bool {
+    !d.end
+        && d.clauses
+            .iter()
+            .any(|(name, text)| name == "default" && hides_base_text(text))
+}
+
+/// Whether `text` holds a `default(none)` or `default(private)` clause.
+fn hides_base_text(text: &str) -> bool {
+    let t: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    t.contains("default(none)") || t.contains("default(private)")
+}
+
+/// `firstprivate(regio__team<P>, regio_b)`: the parallel region's team
+/// token, and the IDF's base the probes inside add (a COMMON variable: with
+/// `default(none)` it must be listed, with `default(private)` it would be
+/// undefined inside).
 fn team_clause(ids: &SlotIds) -> String {
     format!(
-        "firstprivate(regio__team{})",
-        ids.get(Slot::Main).unwrap_or(0)
+        "firstprivate(regio__team{}, {})",
+        ids.get(Slot::Main).unwrap_or(0),
+        super::probes::BASE
     )
 }
 

@@ -8,7 +8,7 @@ use crate::mpi_routines::{self, Effect, Spelling};
 
 use super::super::directives::Command;
 use super::super::scan::Item;
-use super::super::syntax::{Kind, UnitKind};
+use super::super::syntax::Kind;
 use super::{calls, mpi_capture, Anchors, Key, Op, Planner, Probe, Target};
 
 impl<'a> Planner<'a> {
@@ -81,7 +81,23 @@ impl<'a> Planner<'a> {
         let lock_types = self.lock_test_edits(&body, &mut used);
 
         if !used.is_empty() {
+            // Every probe adds the base: the procedure registers its IDF
+            // first (once per IDF and process; entering through an ENTRY
+            // point too), whether or not it is a region itself.
+            need("regio_register_base", &mut used);
+            let path = self.input.idf_path.to_string();
+            self.edits[anchors.enter_at]
+                .before_label
+                .insert(0, Probe::new(Op::Register(path.clone())));
+            for &e in &anchors.entries {
+                self.edits[e]
+                    .after
+                    .insert(0, Probe::new(Op::Register(path.clone())));
+            }
+            self.base_clauses(u);
             let mut decl = vec![Probe::new(Op::External(used))];
+            decl.push(Probe::new(Op::DeclareBase));
+            decl.push(Probe::new(Op::BaseCommon(path)));
             if var {
                 decl.push(Probe::new(Op::DeclareVar));
             }
@@ -107,14 +123,10 @@ impl<'a> Planner<'a> {
         used: &mut Vec<&'static str>,
     ) {
         let term = self.terminus(u);
-        let is_main = self.st.units[u].kind == UnitKind::Program;
 
-        // Entry of the procedure.
+        // Entry of the procedure (the registration goes before it, once
+        // the unit is known to have probes: `unit_probes`).
         let mut enter = Vec::new();
-        if is_main {
-            enter.push(Probe::new(Op::Register(self.input.idf_path.to_string())));
-            need("regio_register_idf", used);
-        }
         if let Some(id) = p {
             if var {
                 enter.push(Probe::new(Op::SetUnit(id)));
@@ -324,9 +336,32 @@ pub(crate) const EXTERNAL_HEAD: &str = "external :: ";
 pub(crate) const FIXED_EXTERNAL: &str = "EXTERNAL ";
 /// Fixed form: the declaration of `regio_u`.
 pub(crate) const FIXED_DECLARE_VAR: &str = "INTEGER REGIO_U";
-/// The IDF registration call up to its argument (`emit` continues a
-/// long path over several lines).
-pub(crate) const REGISTER_CALL: &str = "call regio_register_idf(";
+/// The variable holding the IDF's base: a COMMON block named after the
+/// IDF (`regio_b_<hash>`), so every procedure of one IDF (any file, any
+/// object) shares it, and procedures of other IDFs have their own. Zero
+/// until the first instrumented procedure entered sets it.
+pub(crate) const BASE: &str = "regio_b";
+/// The lazy IDF registration up to its argument, first at every
+/// instrumented procedure's entry (`emit` continues a long path over
+/// several lines): the runtime sets the base once.
+pub(crate) const REGISTER_CALL: &str = "if (regio_b == 0) call regio_register_base(regio_b, ";
+
+/// A region's id as every probe passes it: the IDF's base plus its local
+/// id, so separately instrumented objects never share an id.
+pub(crate) fn id_expr(id: u32) -> String {
+    format!("{BASE} + {id}")
+}
+
+/// The COMMON block holding the base of the IDF at `idf_path`: its name
+/// is the FNV-1a hash of the path (the runtime names its copy alike).
+pub(crate) fn base_common(idf_path: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in idf_path.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("common /{BASE}_{h:016x}/ {BASE}")
+}
 
 /// A Fortran character constant's body for `s`.
 pub(crate) fn quoted(s: &str) -> String {
@@ -347,10 +382,13 @@ impl Op {
         match self {
             Op::External(names) => format!("{EXTERNAL_HEAD}{}", names.join(", ")),
             Op::DeclareVar => "integer :: regio_u".to_string(),
+            Op::DeclareBase => format!("integer {BASE}"),
+            Op::LockTestBase => format!("call regio_tl_base({BASE})"),
+            Op::BaseCommon(p) => base_common(p),
             Op::Register(p) => format!("{REGISTER_CALL}'{}')", quoted(p)),
-            Op::SetUnit(id) => format!("regio_u = {id}"),
-            Op::Enter(id) => format!("call regio_enter({id})"),
-            Op::Exit(Target::Id(id)) => format!("call regio_exit({id})"),
+            Op::SetUnit(id) => format!("regio_u = {}", id_expr(*id)),
+            Op::Enter(id) => format!("call regio_enter({})", id_expr(*id)),
+            Op::Exit(Target::Id(id)) => format!("call regio_exit({})", id_expr(*id)),
             Op::Exit(Target::Var) => "call regio_exit(regio_u)".to_string(),
             Op::Disable => "call regio_disable()".to_string(),
             Op::Enable => "call regio_enable()".to_string(),
@@ -364,12 +402,14 @@ impl Op {
             Op::DeclareTeam(p) => format!("integer(8) :: regio__team{p}"),
             Op::DeclareLockTest(false) => "logical :: regio_tl".to_string(),
             Op::DeclareLockTest(true) => "integer :: regio_tnl".to_string(),
-            Op::OmpFork(p) => format!("call regio_omp_fork({p}, regio__team{p})"),
-            Op::OmpBegin(p, id) => format!("call regio_omp_begin(regio__team{p}, {id})"),
-            Op::OmpEnd(p, id) => format!("call regio_omp_end(regio__team{p}, {id})"),
+            Op::OmpFork(p) => format!("call regio_omp_fork({}, regio__team{p})", id_expr(*p)),
+            Op::OmpBegin(p, id) => {
+                format!("call regio_omp_begin(regio__team{p}, {})", id_expr(*id))
+            }
+            Op::OmpEnd(p, id) => format!("call regio_omp_end(regio__team{p}, {})", id_expr(*id)),
             Op::OmpJoin(p) => format!("call regio_omp_join(regio__team{p})"),
-            Op::TeamsBegin(id) => format!("call regio_omp_teams_begin({id})"),
-            Op::TeamsEnd(id) => format!("call regio_omp_teams_end({id})"),
+            Op::TeamsBegin(id) => format!("call regio_omp_teams_begin({})", id_expr(*id)),
+            Op::TeamsEnd(id) => format!("call regio_omp_teams_end({})", id_expr(*id)),
             Op::Directive(body) => format!("!$omp {body}"),
         }
     }
