@@ -31,6 +31,10 @@ pub const OBJECT_ID_STRIDE: u32 = 1 << 22;
 /// The base of an object whose constructor has not run yet (its probes
 /// ran from another object's constructor): such ids name no IDF.
 pub const UNREGISTERED_BASE: u32 = 511 * OBJECT_ID_STRIDE;
+/// Local ids below this have a probe gate (`regio_gates`): a byte the
+/// runtime sets when the region is not recorded, which instrumented C
+/// reads before it calls a probe. Larger local ids are always probed.
+pub const GATED_LOCAL_IDS: u32 = 1 << 17;
 
 /// File name prefix and suffix of per-process profiles.
 pub const PROFILE_PREFIX: &str = "profile-";

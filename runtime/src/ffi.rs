@@ -96,6 +96,16 @@ pub unsafe extern "C" fn regio_register_object(path: *const c_char) -> u32 {
     api::register_object_bytes(CStr::from_ptr(path).to_bytes())
 }
 
+/// The probe gates of the object with base `base` (from
+/// `regio_register_object`), read by its C probes before they call
+/// `regio_enter`/`regio_exit` (see `select`); null: no gates. Call after
+/// the registration (which starts the runtime, so `REGIO_DISABLE` is
+/// known).
+#[no_mangle]
+pub extern "C" fn regio_gates(base: u32) -> *const u8 {
+    crate::select::gates(base, lifecycle::ensure_init_fast() == DEAD)
+}
+
 /// `regio_event("residual", r)`: a user event (see `api::event`).
 ///
 /// # Safety

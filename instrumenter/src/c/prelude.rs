@@ -13,12 +13,28 @@
 //! be listed in the user's clauses. Until the constructor has run
 //! (a probe called from another object's constructor) the base is
 //! `UNREGISTERED_BASE`, a range the analysis reports as unregistered.
+//!
+//! The probes themselves are always-inline functions of the prelude
+//! (`regio__enter`, `regio__exit`, `regio__guard` with the cleanup
+//! `regio__leave`): each reads the region's gate byte (`regio_gates`, one
+//! byte per local id that the runtime sets while the region is filtered,
+//! masked, throttled or `REGIO_DISABLE`d) and calls the runtime only when
+//! the region is recorded, so a region that is not costs a load and a
+//! branch. A guard carries its entry's decision to its exit (0: no entry
+//! was made), so a gate that flips while the region is open cannot unpair
+//! them; an explicit exit is skipped only for `REGIO_GATE_NO_EXIT`, which
+//! is set before any frame of the region can exist. Until the constructor
+//! has run the gates are null and every probe calls the runtime.
 
 /// The per-unit base every probe adds to its local region id.
 pub(crate) const BASE: &str = "regio__base()";
 
 /// `regio_idf::rundir::UNREGISTERED_BASE`, the base before registration.
 const UNREGISTERED_BASE: u32 = regio_idf::rundir::UNREGISTERED_BASE;
+
+/// Local ids with a gate byte (`regio_idf::rundir::GATED_LOCAL_IDS`); the
+/// probes of larger ones call the runtime unconditionally.
+const GATED: u32 = regio_idf::rundir::GATED_LOCAL_IDS;
 
 /// A C string literal body for `s` (paths may hold `\` and `"`).
 pub(crate) fn c_string(s: &str) -> String {
@@ -90,6 +106,7 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
          extern void regio_disable(void);\n\
          extern void regio_enable(void);\n\
          extern unsigned int regio_register_object(const char *);\n\
+         extern const unsigned char *regio_gates(unsigned int);\n\
          #ifdef __cplusplus\n\
          }\n\
          #endif\n\
@@ -107,9 +124,14 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
         "#ifndef REGIO_IDF_REGISTERED\n\
          #define REGIO_IDF_REGISTERED\n\
          static unsigned int regio__base_v = {UNREGISTERED_BASE:#x}u;\n\
+         static const unsigned char *regio__gate_v;\n\
          static __inline__ __attribute__((always_inline, unused)) unsigned int regio__base(void) {{ return regio__base_v; }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__enter(unsigned int id) {{ const unsigned char *g = regio__gate_v; if (id >= {GATED}u || !g || !g[id]) regio_enter(regio__base_v + id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__exit(unsigned int id) {{ const unsigned char *g = regio__gate_v; if (id >= {GATED}u || !g || !(g[id] & 1u)) regio_exit(regio__base_v + id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__guard(unsigned int id) {{ const unsigned char *g = regio__gate_v; unsigned int r = regio__base_v + id; if (id < {GATED}u && g && g[id]) return 0u; regio_enter(r); return r; }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__leave(const unsigned int *r) {{ if (*r) regio_guard_exit(r); }}\n\
          static void regio__register_idf(void) __attribute__((constructor));\n\
-         static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); }}\n\
+         static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); regio__gate_v = regio_gates(regio__base_v); }}\n\
          #endif\n",
         c_string(idf)
     ));
