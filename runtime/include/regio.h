@@ -25,6 +25,11 @@ extern "C" {
 /* Enters region `id` on the calling thread. */
 void regio_enter(uint32_t id);
 
+/* regio_enter for a region whose probe gate (regio_gates) the caller read
+ * as 0, or that has none: the runtime does not read the gate again.
+ * Instrumented C calls this one. */
+void regio_enter_gated(uint32_t id);
+
 /* Leaves region `id`. If `id` is not the innermost open region, every
  * region above its innermost frame is closed at the same moment (they
  * missed their exit, e.g. through longjmp or a return); if `id` is not open
@@ -72,7 +77,7 @@ uint32_t regio_register_object(const char *abs_path);
  * REGIO_GATED_LOCAL_IDS, 0 while the region is recorded. Instrumented C
  * reads it before each probe, so a region that is not recorded costs no
  * call:
- *   entry:  if (!gates[id]) regio_enter(base + id);
+ *   entry:  if (!gates[id]) regio_enter_gated(base + id);
  *   guard:  the guard variable holds base + id if the entry was made, else
  *           0, and its cleanup calls regio_guard_exit only when nonzero;
  *   exit:   if (!(gates[id] & REGIO_GATE_NO_EXIT)) regio_exit(base + id);

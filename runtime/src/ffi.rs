@@ -24,6 +24,23 @@ pub extern "C" fn regio_enter(id: u32) {
     api::enter(id);
 }
 
+/// `regio_enter` for instrumented C, which has read the region's gate
+/// (`regio_gates`) as open, or whose region has none: the runtime does not
+/// read it again.
+#[no_mangle]
+pub extern "C" fn regio_enter_gated(id: u32) {
+    if MODE.load(std::sync::atomic::Ordering::Relaxed) == ON {
+        let t = registry::current();
+        if !t.is_null() {
+            // SAFETY: `t` is this thread's own, leaked state.
+            unsafe { (*t).enter_gated(id, &Ticks) };
+            return;
+        }
+    }
+    // Start-up, a new thread, or measurement off.
+    api::enter(id);
+}
+
 /// Leaves region `id` on the calling thread.
 #[no_mangle]
 pub extern "C" fn regio_exit(id: u32) {

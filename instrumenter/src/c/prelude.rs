@@ -19,8 +19,11 @@
 //! `regio__leave`): each reads the region's gate byte (`regio_gates`, one
 //! byte per local id that the runtime sets while the region is filtered,
 //! masked, throttled or `REGIO_DISABLE`d) and calls the runtime only when
-//! the region is recorded, so a region that is not costs a load and a
-//! branch. A guard carries its entry's decision to its exit (0: no entry
+//! the region is recorded (`regio_enter_gated`: the runtime does not read
+//! the gate again), so a region that is not costs a load and a branch.
+//! Ids without a gate (before the constructor ran, local ids from
+//! `GATED_LOCAL_IDS` on) have no class byte in the runtime either: they
+//! are always recorded. A guard carries its entry's decision to its exit (0: no entry
 //! was made), so a gate that flips while the region is open cannot unpair
 //! them; an explicit exit is skipped only for `REGIO_GATE_NO_EXIT`, which
 //! is set before any frame of the region can exist. Until the constructor
@@ -99,6 +102,7 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
          extern \"C\" {\n\
          #endif\n\
          extern void regio_enter(unsigned int);\n\
+         extern void regio_enter_gated(unsigned int);\n\
          extern void regio_exit(unsigned int);\n\
          extern void regio_guard_exit(const unsigned int *);\n\
          extern unsigned int regio_scope_open(void);\n\
@@ -126,9 +130,9 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
          static unsigned int regio__base_v = {UNREGISTERED_BASE:#x}u;\n\
          static const unsigned char *regio__gate_v;\n\
          static __inline__ __attribute__((always_inline, unused)) unsigned int regio__base(void) {{ return regio__base_v; }}\n\
-         static __inline__ __attribute__((always_inline, unused)) void regio__enter(unsigned int id) {{ const unsigned char *g = regio__gate_v; if (id >= {GATED}u || !g || !g[id]) regio_enter(regio__base_v + id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__enter(unsigned int id) {{ const unsigned char *g = regio__gate_v; if (id >= {GATED}u || !g || !g[id]) regio_enter_gated(regio__base_v + id); }}\n\
          static __inline__ __attribute__((always_inline, unused)) void regio__exit(unsigned int id) {{ const unsigned char *g = regio__gate_v; if (id >= {GATED}u || !g || !(g[id] & 1u)) regio_exit(regio__base_v + id); }}\n\
-         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__guard(unsigned int id) {{ const unsigned char *g = regio__gate_v; unsigned int r = regio__base_v + id; if (id < {GATED}u && g && g[id]) return 0u; regio_enter(r); return r; }}\n\
+         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__guard(unsigned int id) {{ const unsigned char *g = regio__gate_v; unsigned int r = regio__base_v + id; if (id < {GATED}u && g && g[id]) return 0u; regio_enter_gated(r); return r; }}\n\
          static __inline__ __attribute__((always_inline, unused)) void regio__leave(const unsigned int *r) {{ if (*r) regio_guard_exit(r); }}\n\
          static void regio__register_idf(void) __attribute__((constructor));\n\
          static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); regio__gate_v = regio_gates(regio__base_v); }}\n\
