@@ -366,6 +366,31 @@ mod tests {
     }
 
     #[test]
+    fn c_reads_an_objects_gates_by_local_id() {
+        // An object base and a local id no other test uses.
+        let base = 5 * OBJECT_ID_STRIDE;
+        let g = gates(base, false);
+        assert!(!g.is_null());
+        // SAFETY: the block has PER_OBJECT bytes.
+        let byte = |local: usize| unsafe { *g.add(local) };
+        assert_eq!(byte(7), 0, "recorded: open");
+        assert!(throttle(base + 7));
+        assert_ne!(byte(7), 0, "throttled: the entry is skipped");
+        assert_eq!(byte(7) & NO_EXIT, 0, "but its exit is still made");
+        assert_eq!(byte(8), 0, "its neighbour stays open");
+        unthrottle(base + 7);
+        assert_eq!(byte(7), 0);
+        // REGIO_DISABLE: every entry and exit skipped.
+        let off = gates(base, true);
+        // SAFETY: as above.
+        assert!((0..PER_OBJECT as usize).all(|i| unsafe { *off.add(i) } == NO_EXIT));
+        // No gates (always recorded): the unregistered base, a base that
+        // is not one, an id beyond the table.
+        assert!(gates(regio_idf::rundir::UNREGISTERED_BASE, false).is_null());
+        assert!(gates(base + 1, false).is_null());
+    }
+
+    #[test]
     fn classes_map_kinds() {
         assert_eq!(class_bit(&RegionKind::Function), 1);
         assert_eq!(class_bit(&RegionKind::Mpi("send".into())), 6);
