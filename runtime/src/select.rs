@@ -139,7 +139,7 @@ pub fn gates(base: u32, disabled: bool) -> *const u8 {
     if disabled {
         return DISABLED.as_ptr();
     }
-    if base % OBJECT_ID_STRIDE != 0 {
+    if !base.is_multiple_of(OBJECT_ID_STRIDE) {
         return std::ptr::null();
     }
     match GATE.get(slot(base)) {
