@@ -130,10 +130,10 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
          static unsigned int regio__base_v = {UNREGISTERED_BASE:#x}u;\n\
          static const unsigned char *regio__gate_v;\n\
          static __inline__ __attribute__((always_inline, unused)) unsigned int regio__base(void) {{ return regio__base_v; }}\n\
-         static __inline__ __attribute__((always_inline, unused)) void regio__enter(unsigned int id) {{ const unsigned char *g = regio__gate_v; if (id >= {GATED}u || !g || !g[id]) regio_enter_gated(regio__base_v + id); }}\n\
-         static __inline__ __attribute__((always_inline, unused)) void regio__exit(unsigned int id) {{ const unsigned char *g = regio__gate_v; if (id >= {GATED}u || !g || !(g[id] & 1u)) regio_exit(regio__base_v + id); }}\n\
-         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__guard(unsigned int id) {{ const unsigned char *g = regio__gate_v; unsigned int r = regio__base_v + id; if (id < {GATED}u && g && g[id]) return 0u; regio_enter_gated(r); return r; }}\n\
-         static __inline__ __attribute__((always_inline, unused)) void regio__leave(const unsigned int *r) {{ if (*r) regio_guard_exit(r); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__enter(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; if (regio__id >= {GATED}u || !regio__gp || !regio__gp[regio__id]) regio_enter_gated(regio__base_v + regio__id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__exit(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; if (regio__id >= {GATED}u || !regio__gp || !(regio__gp[regio__id] & 1u)) regio_exit(regio__base_v + regio__id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__guard(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; unsigned int regio__v = regio__base_v + regio__id; if (regio__id < {GATED}u && regio__gp && regio__gp[regio__id]) return 0u; regio_enter_gated(regio__v); return regio__v; }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__leave(const unsigned int *regio__v) {{ if (*regio__v) regio_guard_exit(regio__v); }}\n\
          static void regio__register_idf(void) __attribute__((constructor));\n\
          static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); regio__gate_v = regio_gates(regio__base_v); }}\n\
          #endif\n",
