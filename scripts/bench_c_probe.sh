@@ -26,7 +26,10 @@
 # `instrument` binary if needed. CC, CFLAGS (default -O2) and INSTRUMENT
 # (path of the instrument binary) may be set; BASE_LIB_DIR (a directory
 # holding another build's libregio.so and libregio.a) adds the variants
-# `base_shared` and `base_static` built against it, for an A/B of a change.
+# `base_shared` and `base_static` built against it, for an A/B of a change
+# (their probes are written back to the text before the probe gates, which
+# such a runtime may lack; only these C rows are run against it, like
+# `regio_*`: REGIO_THROTTLE=off).
 # The `*_disabled`, `*_filtered` and `*_throttled` variants run the same
 # binaries as regio_shared / regio_static with REGIO_DISABLE=1, with
 # REGIO_FILTER excluding `tiny`, and with REGIO_THROTTLE at its default (so
@@ -38,10 +41,12 @@
 # variant (throttled: "[throttled at ... calls]"; filtered and disabled: no
 # line). OBJDUMP=0 skips that.
 #
-# UNBASED=1 adds `unbased_shared` and `unbased_static`: the same
-# instrumented copy with the per-object base (`regio__base() + `) taken out of
-# its probes, which is the probe text before region ids were made unique
-# across objects: the A/B of that change against one runtime.
+# UNGATED=1 adds `ungated_shared` and `ungated_static`: the same
+# instrumented copy with its constructor no longer asking for the probe
+# gates (`regio_gates`), so every probe calls the runtime after finding the
+# gate pointer null: the A/B of the gate check in the instrumented code
+# against one runtime. (The `UNBASED=1` A/B of the per-object base worked
+# on the probe text before the gates and is gone with it.)
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
 # machine cannot blur (the throttled variants there with
@@ -104,15 +109,27 @@ printf 'exclude region tiny\n' > "$tmp/tiny.filter"
 if command -v gfortran > /dev/null; then
     variants+=(fortran_regio_shared fortran_regio_static)
 fi
-if [ "${UNBASED:-0}" = 1 ]; then
-    sed 's/regio__base() + //g' "$inst" > "$tmp/unbased_probe_cost.c"
-    build_regio unbased_shared "$release" shared "$tmp/unbased_probe_cost.c"
-    build_regio unbased_static "$release" static "$tmp/unbased_probe_cost.c"
-    variants+=(unbased_shared unbased_static)
+if [ "${UNGATED:-0}" = 1 ]; then
+    sed 's/ regio__gate_v = regio_gates(regio__base_v);//' "$inst" > "$tmp/ungated_probe_cost.c"
+    if cmp -s "$inst" "$tmp/ungated_probe_cost.c"; then
+        echo "UNGATED=1: the prelude has no regio_gates call to take out" >&2
+        exit 1
+    fi
+    build_regio ungated_shared "$release" shared "$tmp/ungated_probe_cost.c"
+    build_regio ungated_static "$release" static "$tmp/ungated_probe_cost.c"
+    variants+=(ungated_shared ungated_static)
 fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
-    build_regio base_shared "$BASE_LIB_DIR" shared
-    build_regio base_static "$BASE_LIB_DIR" static
+    # The probe text before the gates (a runtime of that time has no
+    # regio_gates / regio_enter_gated): the same copy, its probes written
+    # back as they were.
+    sed -E -e 's/regio__guard\(([0-9]+)u\)/(regio_enter(regio__base() + \1u), regio__base() + \1u)/g' \
+        -e 's/cleanup\(regio__leave\)/cleanup(regio_guard_exit)/g' \
+        -e 's/regio__enter\(([0-9]+)u\)/regio_enter(regio__base() + \1u)/g' \
+        -e 's/regio__exit\(([0-9]+)u\)/regio_exit(regio__base() + \1u)/g' \
+        -e 's/ regio__gate_v = regio_gates\(regio__base_v\);//' "$inst" > "$tmp/old_probe_cost.c"
+    build_regio base_shared "$BASE_LIB_DIR" shared "$tmp/old_probe_cost.c"
+    build_regio base_static "$BASE_LIB_DIR" static "$tmp/old_probe_cost.c"
     variants+=(base_shared base_static)
 fi
 # shellcheck disable=SC2086

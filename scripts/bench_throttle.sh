@@ -21,8 +21,13 @@
 # median wall time and CPU time (user+sys) per variant and the ratio to
 # plain, then the throttled regions of the last default run (the
 # "throttled regions" list of `instrument report`). SETTING=CALLS,NS adds
-# a variant `setting` run with REGIO_THROTTLE=$SETTING. Needs gcc with
-# OpenMP, cargo; CC and INSTRUMENT may be set.
+# a variant `setting` run with REGIO_THROTTLE=$SETTING. BASE_LIB_DIR (a
+# directory with another build's libregio.so) adds a variant `base`: the
+# same instrumented copy with its probes written back to the text before
+# the probe gates, against that runtime, default throttle (an A/B of the
+# probe gates and the runtime's fast path). Needs gcc with
+# OpenMP, cargo; CC and INSTRUMENT may be set (with INSTRUMENT, only the
+# release runtime is built).
 set -euo pipefail
 runs=${1:-5}
 comd=${2:-}
@@ -32,7 +37,13 @@ cc=${CC:-gcc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-(cd "$root" && cargo build -q --release -p regio-rt -p instrument)
+if [ -n "${INSTRUMENT:-}" ]; then
+    # Any build of the instrumenter writes the same probes; only the
+    # runtime's build matters for the timings.
+    (cd "$root" && cargo build -q --release -p regio-rt)
+else
+    (cd "$root" && cargo build -q --release -p regio-rt -p instrument)
+fi
 instrument=${INSTRUMENT:-$root/target/release/instrument}
 export REGIO_LIB_DIR=$root/target/release
 # The flags are word lists: unquoted on purpose.
@@ -51,6 +62,21 @@ build() {
     "$instrument" "$src" --out "$tmp/$name.inst" > /dev/null
     # shellcheck disable=SC2086
     $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.inst"/*.c -lm $libs -o "$tmp/$name.regio"
+    if [ -n "${BASE_LIB_DIR:-}" ]; then
+        # The same copy with its probes written back to the text before the
+        # probe gates, against the other runtime (variant `base`).
+        mkdir -p "$tmp/$name.old"
+        for f in "$tmp/$name.inst"/*; do
+            sed -E -e 's/regio__guard\(([0-9]+)u\)/(regio_enter(regio__base() + \1u), regio__base() + \1u)/g' \
+                -e 's/cleanup\(regio__leave\)/cleanup(regio_guard_exit)/g' \
+                -e 's/regio__enter\(([0-9]+)u\)/regio_enter(regio__base() + \1u)/g' \
+                -e 's/regio__exit\(([0-9]+)u\)/regio_exit(regio__base() + \1u)/g' \
+                -e 's/ regio__gate_v = regio_gates\(regio__base_v\);//' "$f" > "$tmp/$name.old/$(basename "$f")"
+        done
+        # shellcheck disable=SC2086
+        $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.old"/*.c -lm \
+            $(REGIO_LIB_DIR=$BASE_LIB_DIR "$instrument" flags --libs) -o "$tmp/$name.base"
+    fi
 }
 
 mkdir -p "$tmp/md.src"
@@ -70,10 +96,14 @@ variants=(plain off default)
 if [ -n "${SETTING:-}" ]; then
     variants+=(setting)
 fi
+if [ -n "${BASE_LIB_DIR:-}" ]; then
+    variants+=(base)
+fi
 one() { # PROGRAM VARIANT: appends "wall cpu" to $tmp/PROGRAM.VARIANT.t
     local bin=$tmp/$1.regio env=(REGIO_DIR="$tmp/run.$1.$2")
     case $2 in
         plain) bin=$tmp/$1.plain ;;
+        base) bin=$tmp/$1.base ;;
         off) env+=(REGIO_THROTTLE=off) ;;
         setting) env+=(REGIO_THROTTLE="$SETTING") ;;
     esac
@@ -108,7 +138,7 @@ for p in "${programs[@]}"; do
     done
 done
 for p in "${programs[@]}"; do
-    for v in default ${SETTING:+setting}; do
+    for v in default ${SETTING:+setting} ${BASE_LIB_DIR:+base}; do
         echo "# $p, $v run: throttled regions"
         "$instrument" report "$tmp/run.$p.$v" |
             awk '/^throttled regions:/ { on = 1 } on && /^$/ { on = 0 } on' | sed 's/^/#   /'

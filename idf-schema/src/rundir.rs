@@ -37,6 +37,10 @@ pub const UNREGISTERED_BASE: u32 = 511 * OBJECT_ID_STRIDE;
 /// `idfs`) can still be mapped to its IDFs.
 pub const OBJECTS_PREFIX: &str = "regio.objects-p";
 pub const OBJECTS_SUFFIX: &str = ".txt";
+/// Local ids below this have a probe gate (`regio_gates`): a byte the
+/// runtime sets when the region is not recorded, which instrumented C
+/// reads before it calls a probe. Larger local ids are always probed.
+pub const GATED_LOCAL_IDS: u32 = 1 << 17;
 
 /// File name prefix and suffix of per-process profiles.
 pub const PROFILE_PREFIX: &str = "profile-";

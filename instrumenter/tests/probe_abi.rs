@@ -19,7 +19,7 @@ use regio_instrumenter::filter::Filter;
 use regio_instrumenter::frontend::SourceInput;
 use regio_instrumenter::selection::Selection;
 
-/// A type as the C ABI sees it: `void`, `u32`, `i32`, `u64`, `i64`,
+/// A type as the C ABI sees it: `void`, `u8`, `u32`, `i32`, `u64`, `i64`,
 /// `usize`, `c_char`, or a pointer `*const T` / `*mut T`.
 type Ty = String;
 
@@ -110,6 +110,7 @@ fn c_type(decl: &str) -> Ty {
     let base = match base.join(" ").as_str() {
         "void" => "void",
         "char" => "c_char",
+        "unsigned char" => "u8",
         "int" | "signed int" | "int32_t" => "i32",
         "unsigned int" | "unsigned" | "uint32_t" => "u32",
         "uint64_t" | "__UINT64_TYPE__" => "u64",
@@ -188,6 +189,7 @@ fn rust_type(t: &str) -> Ty {
         "c_void" => "void",
         "c_char" => "c_char",
         "c_int" | "i32" => "i32",
+        "u8" => "u8",
         "u32" => "u32",
         "u64" => "u64",
         "i64" => "i64",

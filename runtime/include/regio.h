@@ -25,15 +25,22 @@ extern "C" {
 /* Enters region `id` on the calling thread. */
 void regio_enter(uint32_t id);
 
+/* regio_enter for a region whose probe gate (regio_gates) the caller read
+ * as 0, or that has none: the runtime does not read the gate again.
+ * Instrumented C calls this one. */
+void regio_enter_gated(uint32_t id);
+
 /* Leaves region `id`. If `id` is not the innermost open region, every
  * region above its innermost frame is closed at the same moment (they
  * missed their exit, e.g. through longjmp or a return); if `id` is not open
  * at all (entered while disabled) nothing happens. */
 void regio_exit(uint32_t id);
 
-/* Cleanup hook for guard variables: regio_exit(*id). Used as
- *   const unsigned int regio__g3 __attribute__((cleanup(regio_guard_exit),
- *       unused)) = (regio_enter(3u), 3u);
+/* Cleanup hook for guard variables: regio_exit(*id). Instrumented C uses
+ * it through a cleanup function of its prelude that skips a guard whose
+ * entry was gated (see regio_gates):
+ *   const unsigned int regio__g3 __attribute__((cleanup(regio__leave),
+ *       unused)) = regio__guard(3u);
  * so every exit path of the enclosing block closes the region. */
 void regio_guard_exit(const uint32_t *id);
 
@@ -64,6 +71,26 @@ void regio_register_idf(const char *abs_path);
  * returns the base its probes add to their local region ids: objects of one
  * IDF share a base, objects of different IDFs never share ids. */
 uint32_t regio_register_object(const char *abs_path);
+
+/* The probe gates of the object with base `base` (call it after
+ * regio_register_object): one byte per local region id below
+ * REGIO_GATED_LOCAL_IDS, 0 while the region is recorded. Instrumented C
+ * reads it before each probe, so a region that is not recorded costs no
+ * call:
+ *   entry:  if (!gates[id]) regio_enter_gated(base + id);
+ *   guard:  the guard variable holds base + id if the entry was made, else
+ *           0, and its cleanup calls regio_guard_exit only when nonzero;
+ *   exit:   if (!(gates[id] & REGIO_GATE_NO_EXIT)) regio_exit(base + id);
+ * A nonzero byte means: filtered (REGIO_FILTER), masked (REGIO_EVENTS,
+ * regio_set_events), throttled (REGIO_THROTTLE), or REGIO_DISABLE=1.
+ * REGIO_GATE_NO_EXIT is set only for reasons fixed before any frame of the
+ * region can be open (filtered, REGIO_DISABLE), so an exit skipped for it
+ * has nothing to close; a masked or throttled region may change while a
+ * frame of it is open, so its exit is still called. Returns NULL when the
+ * object has no gates (probe every id). */
+const unsigned char *regio_gates(uint32_t base);
+#define REGIO_GATED_LOCAL_IDS 131072u
+#define REGIO_GATE_NO_EXIT 1u
 
 /* Writes the profile now (reason "flush"); a later write replaces it. */
 void regio_flush(void);

@@ -26,6 +26,12 @@ pub fn ticks() -> u64 {
     ticks_fallback()
 }
 
+/// Whether ticks are TSC reads (a plain instruction; see `Ticks::inline`).
+#[inline(always)]
+pub fn tsc_in_use() -> bool {
+    cfg!(target_arch = "x86_64") && USE_TSC.load(Relaxed)
+}
+
 /// Kept out of line so the TSC path of every probe stays small (no stack
 /// frame for the timespec); where the fallback is in use, one call more
 /// next to clock_gettime's own cost does not matter.

@@ -24,6 +24,23 @@ pub extern "C" fn regio_enter(id: u32) {
     api::enter(id);
 }
 
+/// `regio_enter` for instrumented C, which has read the region's gate
+/// (`regio_gates`) as open, or whose region has none: the runtime does not
+/// read it again.
+#[no_mangle]
+pub extern "C" fn regio_enter_gated(id: u32) {
+    if MODE.load(std::sync::atomic::Ordering::Relaxed) == ON {
+        let t = registry::current();
+        if !t.is_null() {
+            // SAFETY: `t` is this thread's own, leaked state.
+            unsafe { (*t).enter_gated(id, &Ticks) };
+            return;
+        }
+    }
+    // Start-up, a new thread, or measurement off.
+    api::enter(id);
+}
+
 /// Leaves region `id` on the calling thread.
 #[no_mangle]
 pub extern "C" fn regio_exit(id: u32) {
@@ -94,6 +111,16 @@ pub unsafe extern "C" fn regio_register_object(path: *const c_char) -> u32 {
         return regio_idf::rundir::UNREGISTERED_BASE;
     }
     api::register_object_bytes(CStr::from_ptr(path).to_bytes())
+}
+
+/// The probe gates of the object with base `base` (from
+/// `regio_register_object`), read by its C probes before they call
+/// `regio_enter`/`regio_exit` (see `select`); null: no gates. Call after
+/// the registration (which starts the runtime, so `REGIO_DISABLE` is
+/// known).
+#[no_mangle]
+pub extern "C" fn regio_gates(base: u32) -> *const u8 {
+    crate::select::gates(base, lifecycle::ensure_init_fast() == DEAD)
 }
 
 /// `regio_event("residual", r)`: a user event (see `api::event`).

@@ -2,17 +2,27 @@
 //! `regio_set_events`, `REGIO_THROTTLE`), for the profile and the trace
 //! alike.
 //!
-//! Each region id has a byte in `CLASS`: its class (from its kind in the
-//! IDF, which this module reads when a selection needs it), and the
-//! reasons it is not recorded now: left out by the filter file, by the
-//! event mask, or throttled (`throttle`). The probe asks [`recorded`]: one
-//! relaxed load of the region's byte, whatever is selected, so a throttled
-//! region costs every other region nothing. Ids are `base + local id`
-//! (bases `OBJECT_ID_STRIDE` apart: one per registered object, 0 for IDFs
-//! registered without one, and the Rust descriptor ids from bit 31): each
-//! base has `PER_OBJECT` class bytes, so the index is computed from the id
-//! alone ([`slot`]), with no table of bases to load. Local ids beyond
-//! `PER_OBJECT` and unknown bases are always recorded.
+//! Each region id has two bytes: its class in `CLASS` (from its kind in the
+//! IDF, which this module reads when a selection needs it), and its gate in
+//! `GATE`: the reasons it is not recorded now (left out by the filter file,
+//! by the event mask, or throttled by `throttle`), 0 when it is. The probe
+//! asks [`recorded`]: one relaxed load of the region's gate, whatever is
+//! selected, so a throttled region costs every other region nothing.
+//! Ids are `base + local id` (bases `OBJECT_ID_STRIDE` apart: one per
+//! registered object, 0 for IDFs registered without one, and the Rust
+//! descriptor ids from bit 31): each base has `GATED_LOCAL_IDS` bytes, so
+//! the index is computed from the id alone ([`slot`]), with no table of
+//! bases to load. Local ids beyond that and unknown bases are always
+//! recorded.
+//!
+//! Instrumented C reads its object's gates itself ([`gates`],
+//! `regio_gates`): a gated entry probe makes no call at all. The bits say
+//! which probes C may skip: [`NO_EXIT`] (filtered; `REGIO_DISABLE` uses a
+//! block of its own) is set before any frame of the region can exist (at
+//! start-up or at the object's registration) and never cleared, so an exit
+//! skipped for it has no frame to close; masked and throttled regions may
+//! change while a frame is open, so C skips only their entries and still
+//! calls the exit (or carries the entry's decision in its guard variable).
 //!
 //! A region that stops being recorded while a frame of it is open still
 //! closes that frame at its own exit when the frame is the innermost one
@@ -25,7 +35,7 @@ use std::sync::{Mutex, OnceLock};
 use regio_idf::filter::Filter;
 use regio_idf::kind::RegionKind;
 
-use regio_idf::rundir::OBJECT_ID_STRIDE;
+use regio_idf::rundir::{GATED_LOCAL_IDS, OBJECT_ID_STRIDE};
 
 use crate::idf;
 use crate::out::warn;
@@ -44,26 +54,34 @@ pub const USER: u64 = 1 << 6;
 pub const MESSAGES: u64 = 1 << 7;
 pub const ALL: u64 = (1 << 8) - 1;
 
-/// Local ids below this (per base) have a class byte; larger ones are
-/// always recorded.
-const PER_OBJECT: u32 = 1 << 17;
+/// Local ids below this (per base) have a class byte and a gate; larger
+/// ones are always recorded (C probes them without a gate).
+const PER_OBJECT: u32 = GATED_LOCAL_IDS;
 /// Bases with class bytes: base 0 and the `idf::MAX_IDFS` object bases
 /// after it; the descriptor ids take the block after those.
 const OBJECTS: u32 = idf::MAX_IDFS as u32 + 1;
 const DESCRIPTOR_BASE: u32 = FIRST_DESCRIPTOR_ID / OBJECT_ID_STRIDE;
 const CLASS_LEN: usize = ((OBJECTS + 1) * PER_OBJECT) as usize;
 /// Class byte: bit index + 1 of the region's class in [`CLASS_BITS`] (0:
-/// unknown), plus the reasons not to record it ([`SKIP`]). Slot of an id:
-/// [`slot`]. (Zeroed static memory: pages never touched cost nothing.)
+/// unknown). Slot of an id: [`slot`]. (Zeroed static memory: pages never
+/// touched cost nothing.)
 static CLASS: [AtomicU8; CLASS_LEN] = [const { AtomicU8::new(0) }; CLASS_LEN];
 const CLASS_BITS: u8 = 0x0f;
-/// The filter file leaves the region out.
-const FILTERED: u8 = 0x80;
+/// Gate byte: the reasons not to record the region now, 0 if none. Its
+/// layout is ABI: instrumented C reads it (`regio.h`, `regio_gates`).
+static GATE: [AtomicU8; CLASS_LEN] = [const { AtomicU8::new(0) }; CLASS_LEN];
+/// The filter file leaves the region out: set before any frame of it can
+/// be open and never cleared, so its exits may be skipped too
+/// (`REGIO_GATE_NO_EXIT` in `regio.h`).
+pub const NO_EXIT: u8 = 0x01;
+const FILTERED: u8 = NO_EXIT;
 /// The event mask leaves the region's class out.
-const MASKED: u8 = 0x40;
+const MASKED: u8 = 0x02;
 /// Throttled (`REGIO_THROTTLE`): entered often and briefly.
-const THROTTLED: u8 = 0x20;
-const SKIP: u8 = FILTERED | MASKED | THROTTLED;
+const THROTTLED: u8 = 0x04;
+/// The gates of every object under `REGIO_DISABLE`: nothing is entered or
+/// left.
+static DISABLED: [u8; PER_OBJECT as usize] = [NO_EXIT; PER_OBJECT as usize];
 
 static MASK: AtomicU64 = AtomicU64::new(ALL);
 /// A mask other than ALL or a filter is or was in force: region kinds are
@@ -107,9 +125,27 @@ fn slot(region: u32) -> usize {
 /// Whether region `region` is recorded now.
 #[inline(always)]
 pub fn recorded(region: u32) -> bool {
-    match CLASS.get(slot(region)) {
-        Some(c) => c.load(Relaxed) & SKIP == 0,
+    match GATE.get(slot(region)) {
+        Some(g) => g.load(Relaxed) == 0,
         None => true,
+    }
+}
+
+/// The gates of the object with base `base` (indexed by local id, below
+/// `GATED_LOCAL_IDS`), for its C probes; null for a base without gates
+/// (probe every id). `disabled`: `REGIO_DISABLE` is in force (a block that
+/// skips every probe).
+pub fn gates(base: u32, disabled: bool) -> *const u8 {
+    if disabled {
+        return DISABLED.as_ptr();
+    }
+    if !base.is_multiple_of(OBJECT_ID_STRIDE) {
+        return std::ptr::null();
+    }
+    match GATE.get(slot(base)) {
+        // SAFETY: AtomicU8 has the layout of u8; C only reads it.
+        Some(g) => g.as_ptr().cast_const(),
+        None => std::ptr::null(),
     }
 }
 
@@ -117,24 +153,23 @@ pub fn recorded(region: u32) -> bool {
 /// true if this call did it (false: already throttled, or an id beyond
 /// the table, which cannot be throttled).
 pub fn throttle(region: u32) -> bool {
-    match CLASS.get(slot(region)) {
-        Some(c) => c.fetch_or(THROTTLED, Relaxed) & THROTTLED == 0,
+    match GATE.get(slot(region)) {
+        Some(g) => g.fetch_or(THROTTLED, Relaxed) & THROTTLED == 0,
         None => false,
     }
 }
 
 /// Whether `region` was throttled in this process (the profile writer).
 pub fn throttled(region: u32) -> bool {
-    CLASS
-        .get(slot(region))
-        .is_some_and(|c| c.load(Relaxed) & THROTTLED != 0)
+    GATE.get(slot(region))
+        .is_some_and(|g| g.load(Relaxed) & THROTTLED != 0)
 }
 
 /// Lets a throttled region be recorded again (tests only).
 #[cfg(test)]
 pub fn unthrottle(region: u32) {
-    if let Some(c) = CLASS.get(slot(region)) {
-        c.fetch_and(!THROTTLED, Relaxed);
+    if let Some(g) = GATE.get(slot(region)) {
+        g.fetch_and(!THROTTLED, Relaxed);
     }
 }
 
@@ -210,19 +245,21 @@ fn set_mask_bits(m: u64) {
         ACTIVE.store(true, Release);
     }
     let _loading = LOADED.lock().unwrap_or_else(|p| p.into_inner());
-    for c in CLASS.iter().take(MAX_LOADED.load(Relaxed) as usize + 1) {
-        mark_masked(c, m);
+    let n = MAX_LOADED.load(Relaxed) as usize + 1;
+    for (c, g) in CLASS.iter().zip(GATE.iter()).take(n) {
+        mark_masked(c, g, m);
     }
 }
 
-/// Sets or clears MASKED in a class byte for mask `m` (the other bits are
-/// left as they are: throttling may set its bit at the same time).
-fn mark_masked(c: &AtomicU8, m: u64) {
+/// Sets or clears MASKED in gate `g` of class byte `c` for mask `m` (the
+/// other bits are left as they are: throttling may set its bit at the same
+/// time).
+fn mark_masked(c: &AtomicU8, g: &AtomicU8, m: u64) {
     let bit = c.load(Relaxed) & CLASS_BITS;
     if bit != 0 && m & 1 << (bit - 1) == 0 {
-        c.fetch_or(MASKED, Relaxed);
+        g.fetch_or(MASKED, Relaxed);
     } else {
-        c.fetch_and(!MASKED, Relaxed);
+        g.fetch_and(!MASKED, Relaxed);
     }
 }
 
@@ -246,20 +283,19 @@ fn load_kinds() {
                 let mask = MASK.load(Relaxed);
                 for r in &idf.regions {
                     let at = slot(base.saturating_add(r.id));
-                    let Some(c) = CLASS.get(at) else {
+                    let (Some(c), Some(g)) = (CLASS.get(at), GATE.get(at)) else {
                         continue;
                     };
-                    // Keep a throttle bit a region may already carry.
-                    c.fetch_and(!(CLASS_BITS | FILTERED), Relaxed);
-                    let mut bits = class_bit(&r.kind);
+                    c.store(class_bit(&r.kind), Relaxed);
+                    // Filtered stays set (C may skip the region's exits);
+                    // a throttle bit the region carries stays too.
                     if FILTER
                         .get()
                         .is_some_and(|f| !f.allows_region(&r.name) || !f.allows_file(&r.file))
                     {
-                        bits |= FILTERED;
+                        g.fetch_or(FILTERED, Relaxed);
                     }
-                    c.fetch_or(bits, Relaxed);
-                    mark_masked(c, mask);
+                    mark_masked(c, g, mask);
                     MAX_LOADED.fetch_max(at as u32, Relaxed);
                 }
             }
@@ -327,6 +363,31 @@ mod tests {
             assert!(!throttle(id));
             assert!(recorded(id));
         }
+    }
+
+    #[test]
+    fn c_reads_an_objects_gates_by_local_id() {
+        // An object base and a local id no other test uses.
+        let base = 5 * OBJECT_ID_STRIDE;
+        let g = gates(base, false);
+        assert!(!g.is_null());
+        // SAFETY: the block has PER_OBJECT bytes.
+        let byte = |local: usize| unsafe { *g.add(local) };
+        assert_eq!(byte(7), 0, "recorded: open");
+        assert!(throttle(base + 7));
+        assert_ne!(byte(7), 0, "throttled: the entry is skipped");
+        assert_eq!(byte(7) & NO_EXIT, 0, "but its exit is still made");
+        assert_eq!(byte(8), 0, "its neighbour stays open");
+        unthrottle(base + 7);
+        assert_eq!(byte(7), 0);
+        // REGIO_DISABLE: every entry and exit skipped.
+        let off = gates(base, true);
+        // SAFETY: as above.
+        assert!((0..PER_OBJECT as usize).all(|i| unsafe { *off.add(i) } == NO_EXIT));
+        // No gates (always recorded): the unregistered base, a base that
+        // is not one, an id beyond the table.
+        assert!(gates(regio_idf::rundir::UNREGISTERED_BASE, false).is_null());
+        assert!(gates(base + 1, false).is_null());
     }
 
     #[test]

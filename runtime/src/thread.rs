@@ -143,6 +143,21 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn enter<C: Clock>(&self, region: u32, clock: &C) -> u64 {
+        if !crate::select::recorded(region) {
+            return 0;
+        }
+        self.enter_counting(region, clock, 1, 0)
+    }
+
+    /// [`Self::enter`] for a caller that has read the region's gate
+    /// (`select::gates`) as open, or whose region has none: the check is
+    /// not repeated. (A gate that closed in between costs one more call
+    /// recorded, closed by its exit as any frame.)
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    #[inline(always)]
+    pub unsafe fn enter_gated<C: Clock>(&self, region: u32, clock: &C) -> u64 {
         self.enter_counting(region, clock, 1, 0)
     }
 
@@ -365,6 +380,9 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn enter_poll<C: Clock>(&self, region: u32, clock: &C, first: bool) -> u64 {
+        if !crate::select::recorded(region) {
+            return 0;
+        }
         self.enter_counting(region, clock, first as u64, 1)
     }
 
@@ -376,27 +394,76 @@ impl ThreadState {
         calls: u64,
         polls: u64,
     ) -> u64 {
-        if !crate::select::recorded(region) {
+        if !self.begin_probe() {
+            bump(&self.dropped, calls);
             return 0;
         }
-        self.enter_recorded(region, clock, calls, polls)
+        match self.enter_fast(region, clock, calls, polls) {
+            Some(start) => {
+                self.end_probe();
+                start
+            }
+            None => self.enter_slow(region, clock, calls, polls),
+        }
     }
 
-    /// The probe work of an entry, out of line: the check above is all a
-    /// throttled or filtered region pays, without the register saves the
-    /// work below needs.
-    #[inline(never)]
-    unsafe fn enter_recorded<C: Clock>(
+    /// The common entry, inline: an existing node found through the
+    /// parent's cache, room on the stack, no counters, no trace, a clock
+    /// read without a call. Makes no call at all, so the entry point needs
+    /// no stack frame; anything else is `None` (nothing changed yet) and
+    /// goes to [`Self::enter_slow`].
+    #[inline(always)]
+    unsafe fn enter_fast<C: Clock>(
         &self,
         region: u32,
         clock: &C,
         calls: u64,
         polls: u64,
-    ) -> u64 {
-        if !self.begin_probe() {
-            bump(&self.dropped, calls);
-            return 0;
+    ) -> Option<u64> {
+        let d = self.depth();
+        if d == *self.capacity.get()
+            || !self.counters.is_null()
+            || !self.trace.load(Relaxed).is_null()
+            || !clock.inline()
+        {
+            return None;
         }
+        let stack = self.stack.load(Relaxed);
+        let parent = &*(*stack.add(d - 1)).node.load(Relaxed);
+        let child = parent.cached_child(region);
+        if child.is_null() {
+            return None;
+        }
+        let node = &*child;
+        let open = node.open.load(Relaxed);
+        let recursive = open != 0;
+        node.open.store(open + 1, Relaxed);
+        if calls != 0 {
+            bump(&node.calls, calls);
+            if recursive {
+                bump(&node.recursive_calls, calls);
+            }
+        }
+        if polls != 0 {
+            bump(&node.polls, polls);
+        }
+        let f = &*stack.add(d);
+        f.key.store(frame_key(region, recursive), Relaxed);
+        f.node.store(child as *mut Node, Relaxed);
+        f.child.store(0, Relaxed);
+        // Read the clock last so the probe's own work is outside the region.
+        let start = clock.now_inline();
+        f.start.store(start, Relaxed);
+        // Release: a reader that sees the new depth sees the frame.
+        self.depth.store(d as u32 + 1, Release);
+        Some(start)
+    }
+
+    /// Every other entry (new node, stack growth, counters, trace, a clock
+    /// read through a call), out of line; ends the probe.
+    #[cold]
+    #[inline(never)]
+    unsafe fn enter_slow<C: Clock>(&self, region: u32, clock: &C, calls: u64, polls: u64) -> u64 {
         let start = self.enter_locked(region, clock, calls, polls);
         self.end_probe();
         start
@@ -485,37 +552,81 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn exit<C: Clock>(&self, region: u32, clock: &C) {
-        // Throttled or filtered: entries make no frame. Only a frame
-        // entered before the region stopped being recorded can be open,
-        // and it closes here if it is the innermost one (else the exit of
-        // an enclosing region closes it).
-        if !crate::select::recorded(region) && !self.on_top(region) {
-            return;
-        }
         self.exit_recorded(region, clock)
     }
 
-    /// Whether the innermost open frame is one of `region`.
+    /// The probe work of an exit: the common case (the innermost frame is
+    /// `region`'s, no counters, no trace, a clock read without a call)
+    /// inline and without a call; the rest in [`Self::exit_slow`]. The
+    /// region's gate is read only there: a matching innermost frame closes
+    /// whatever the gate says.
     #[inline(always)]
-    fn on_top(&self, region: u32) -> bool {
-        let d = self.depth();
-        d >= 2 && self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64
-    }
-
-    /// The probe work of an exit, out of line (see `enter_recorded`).
-    #[inline(never)]
     unsafe fn exit_recorded<C: Clock>(&self, region: u32, clock: &C) {
         if !self.begin_probe() {
             return;
         }
-        let now = clock.now();
+        let d = self.depth();
+        if !self.counters.is_null()
+            || !self.trace.load(Relaxed).is_null()
+            || !clock.inline()
+            || self.frame(d - 1).key.load(Relaxed) >> 1 != region as u64
+        {
+            return self.exit_slow(region, clock);
+        }
+        let now = clock.now_inline();
+        let throttle_node = self.pop_plain(d, now);
+        self.end_probe();
+        // Outside the probe: deciding touches no state of this thread
+        // (there is no trace to mark the moment in on this path).
+        if let Some(node) = throttle_node {
+            consider_throttling_plain(node);
+        }
+    }
+
+    /// Every other exit, out of line; ends the probe.
+    #[cold]
+    #[inline(never)]
+    unsafe fn exit_slow<C: Clock>(&self, region: u32, clock: &C) {
         let d = self.depth();
         if self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64 {
-            self.pop(d, now);
-        } else {
-            self.exit_search(region, now);
+            self.pop(d, clock.now());
+        } else if crate::select::recorded(region) {
+            self.exit_search(region, clock.now());
         }
+        // Else a throttled or filtered region with no frame on top: its
+        // entries make no frame. Only a frame entered before it stopped
+        // being recorded can be open, and that closes at this exit when it
+        // is the innermost one (above), else at the exit of an enclosing
+        // region (which searches the stack).
         self.end_probe();
+    }
+
+    /// [`Self::pop`] for a thread without counters and trace; returns the
+    /// node if its region is now to be considered for throttling.
+    #[inline(always)]
+    unsafe fn pop_plain(&self, d: usize, now: u64) -> Option<&Node> {
+        let stack = self.stack.load(Relaxed);
+        let f = &*stack.add(d - 1);
+        let node = &*f.node.load(Relaxed);
+        let dur = now.saturating_sub(f.start.load(Relaxed));
+        bump(&node.exclusive, dur.saturating_sub(f.child.load(Relaxed)));
+        let outermost = f.key.load(Relaxed) & 1 == 0;
+        if outermost {
+            bump(&node.inclusive, dur);
+            if dur < node.min.load(Relaxed) {
+                node.min.store(dur, Relaxed);
+            }
+            if dur > node.max.load(Relaxed) {
+                node.max.store(dur, Relaxed);
+            }
+        }
+        let open = node.open.load(Relaxed) - 1;
+        node.open.store(open, Relaxed);
+        bump(&(*stack.add(d - 2)).child, dur);
+        self.depth.store(d as u32 - 1, Release);
+        // As in `pop`: decided when no frame of the node stays open here.
+        (outermost && open == 0 && node.calls.load(Relaxed) >= throttle::calls_threshold())
+            .then_some(node)
     }
 
     #[cold]
@@ -601,16 +712,7 @@ impl ThreadState {
     #[cold]
     #[inline(never)]
     unsafe fn consider_throttling(&self, node: &Node, now: u64) {
-        let calls = node.calls.load(Relaxed);
-        // Per call: inclusive time (without the longest call), or for a
-        // recursive region, whose inclusive time covers only outermost
-        // calls, the exclusive time of every call.
-        let (time, longest) = if node.recursive_calls.load(Relaxed) == 0 {
-            (node.inclusive.load(Relaxed), node.max.load(Relaxed))
-        } else {
-            (node.exclusive.load(Relaxed), 0)
-        };
-        if throttle::decide(node.region, calls, time, longest) {
+        if throttle_decision(node) {
             if let Some(tb) = self.trace() {
                 tb.event(
                     now,
@@ -717,6 +819,28 @@ impl ThreadState {
         self.stack.store(new, Release);
         *self.capacity.get() = cap * 2;
     }
+}
+
+/// `ThreadState::consider_throttling` where the thread has no trace (the
+/// decision needs nothing of the thread; a tail call of the exit probe).
+#[cold]
+#[inline(never)]
+fn consider_throttling_plain(node: &Node) {
+    let _ = throttle_decision(node);
+}
+
+/// Asks `throttle` about `node`'s region; true if this throttled it.
+fn throttle_decision(node: &Node) -> bool {
+    let calls = node.calls.load(Relaxed);
+    // Per call: inclusive time (without the longest call), or for a
+    // recursive region, whose inclusive time covers only outermost calls,
+    // the exclusive time of every call.
+    let (time, longest) = if node.recursive_calls.load(Relaxed) == 0 {
+        (node.inclusive.load(Relaxed), node.max.load(Relaxed))
+    } else {
+        (node.exclusive.load(Relaxed), 0)
+    };
+    throttle::decide(node.region, calls, time, longest)
 }
 
 #[cfg(test)]

@@ -1130,7 +1130,7 @@ fn unreadable_code_is_left_as_written_and_the_rest_measured() {
     );
     let written = std::fs::read_to_string(out.join("syntax.c")).unwrap_or_default();
     assert!(written.contains("int ok(int x)\n{\n    int y = x;\n    return y + ;\n}"));
-    assert!(written.contains("regio_enter("), "`fine` is measured");
+    assert!(written.contains("= regio__guard("), "`fine` is measured");
     let idf: Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_default(),
     )

@@ -337,3 +337,111 @@ fn fortran_program_is_throttled_too() {
     assert_eq!(node(&n, "tiny"), (TINY_CALLS, None));
     assert_eq!(node(&n, "slow"), (SLOW_CALLS, None));
 }
+
+/// Per node: (path of lower-case names from the root, calls,
+/// throttled_at).
+type PathNode = (Vec<String>, u64, Option<u64>);
+
+fn path_nodes(run_dir: &Path) -> Vec<PathNode> {
+    let report = report_json(&[run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let name = |n: &Value| n["name"].as_str().unwrap_or("").to_ascii_lowercase();
+    let mut out = Vec::new();
+    visit(run, &mut |n, above| {
+        let mut path: Vec<String> = above.iter().map(|a| name(a)).collect();
+        path.push(name(n));
+        out.push((path, u64_field(n, "calls"), n["throttled_at"].as_u64()));
+    });
+    out
+}
+
+fn calls_at(nodes: &[PathNode], path: &[&str]) -> Option<u64> {
+    nodes.iter().find(|n| n.0 == path).map(|n| n.1)
+}
+
+/// testdata/throttle/flips.c: C probe gates (`regio_gates`) that change
+/// while regions are open. A recursive function is throttled at its
+/// outermost exit and a tiny one mid-run; the event mask goes off and on
+/// inside a user region and inside a function region. Every region still
+/// closes where it ends (the regions after them nest where the program
+/// puts them), counts are exact where nothing is throttled, a filtered
+/// region has no node, and REGIO_DISABLE writes nothing; the output is
+/// the same in every case.
+#[test]
+fn gates_that_flip_while_regions_are_open_keep_the_stack() {
+    let _machine = machine::hold();
+    let tmp = TestDir::new("throttle-flips");
+    let inst = instrument_testdata(&tmp, "throttle", "flips.c", "functions,user");
+    let mut flags: Vec<String> = vec!["-O2".into()];
+    flags.extend(instrument_flags("--cflags"));
+    let exe = tmp.join("prog");
+    compile(
+        &cc(),
+        &flags,
+        &[inst.join("flips.c")],
+        &instrument_flags("--libs"),
+        &exe,
+    );
+    // Nothing throttled: exact counts, recursion folded.
+    let off = tmp.join("off");
+    let r_off = measure(&exe, &off, Some("off"), &[]);
+    let n = path_nodes(&off);
+    assert_eq!(calls_at(&n, &["main"]), Some(1), "{n:?}");
+    assert_eq!(calls_at(&n, &["main", "rec"]), Some(80_000), "{n:?}");
+    assert_eq!(
+        calls_at(&n, &["main", "rec", "leaf"]),
+        Some(80_000),
+        "{n:?}"
+    );
+    // Entered while measured, left while functions are masked: closed at
+    // its own exit, so `phase` is main's child, not its.
+    assert_eq!(calls_at(&n, &["main", "masked_inside"]), Some(1), "{n:?}");
+    assert_eq!(calls_at(&n, &["main", "phase"]), Some(1), "{n:?}");
+    assert_eq!(calls_at(&n, &["main", "phase", "span"]), Some(1), "{n:?}");
+    assert_eq!(n.len(), 6, "nothing measured while masked: {n:?}");
+    // Throttled mid-run (every region under 1 ms per call, past 1000
+    // calls): same shape, rec and leaf marked, the rest exact.
+    let low = tmp.join("low");
+    let r_low = measure(&exe, &low, Some("1000,1000000"), &[]);
+    assert_eq!(r_low.stdout, r_off.stdout);
+    let n = path_nodes(&low);
+    for path in [
+        &["main"][..],
+        &["main", "masked_inside"],
+        &["main", "phase"],
+        &["main", "phase", "span"],
+    ] {
+        assert_eq!(calls_at(&n, path), Some(1), "{path:?}: {n:?}");
+    }
+    let rec = n.iter().find(|x| x.0 == ["main", "rec"]).cloned();
+    let leaf = n.iter().find(|x| x.0 == ["main", "rec", "leaf"]).cloned();
+    let (Some(rec), Some(leaf)) = (rec, leaf) else {
+        panic!("rec and leaf measured until throttled: {n:?}");
+    };
+    assert!(rec.2.is_some() && leaf.2.is_some(), "{n:?}");
+    assert!(rec.1 < 80_000 && leaf.1 < 80_000, "{n:?}");
+    assert_eq!(n.len(), 6, "no region nests under a throttled one: {n:?}");
+    // Filtered: no node, no call into the runtime for it; the rest exact.
+    let filter = tmp.join("leaf.filter");
+    std::fs::write(&filter, "exclude region leaf\n").unwrap_or_else(|e| panic!("{e}"));
+    let filtered = tmp.join("filtered");
+    let filter_text = filter.to_string_lossy().into_owned();
+    let r_f = measure(
+        &exe,
+        &filtered,
+        Some("off"),
+        &[("REGIO_FILTER", filter_text.as_str())],
+    );
+    assert_eq!(r_f.stdout, r_off.stdout);
+    let n = path_nodes(&filtered);
+    assert_eq!(calls_at(&n, &["main", "rec"]), Some(80_000), "{n:?}");
+    assert!(
+        n.iter().all(|x| !x.0.contains(&"leaf".to_string())),
+        "{n:?}"
+    );
+    // REGIO_DISABLE: every probe gated, nothing written.
+    let disabled = tmp.join("disabled");
+    let r_d = measure(&exe, &disabled, Some("off"), &[("REGIO_DISABLE", "1")]);
+    assert_eq!(r_d.stdout, r_off.stdout);
+    assert!(!disabled.exists(), "REGIO_DISABLE writes no run directory");
+}

@@ -2,18 +2,19 @@
 //! are checked, and probes are inserted as text at byte offsets of the
 //! original, never adding a newline outside the prelude.
 //!
-//! Emitted forms (ID is the region id):
+//! Emitted forms (ID is the local region id; `regio__guard`, `regio__leave`,
+//! `regio__enter` and `regio__exit` are the prelude's gated probes):
 //! * function / program: after the body's `{`, a guard declaration whose
 //!   cleanup runs the exit probe on every way out:
-//!   `const unsigned int regio__gID __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter(IDu), IDu);`
+//!   `const unsigned int regio__gID __attribute__((cleanup(regio__leave), unused)) = regio__guard(IDu);`
 //! * loop: `{ <guard> ` before the statement and ` }` after its last byte.
-//! * user: the directive line becomes `regio_enter(IDu);` / `regio_exit(IDu);`;
-//!   `break`/`continue`/`goto` leaving it become `{ regio_exit(IDu); break; }`.
+//! * user: the directive line becomes `regio__enter(IDu);` / `regio__exit(IDu);`;
+//!   `break`/`continue`/`goto` leaving it become `{ regio__exit(IDu); break; }`.
 //!   A function that is not a region but holds user regions gets a scope
 //!   guard (`regio_scope_open`/`regio_scope_close`) so `return` closes them.
-//! * call / io: `{ regio_enter(IDu); f(x); regio_exit(IDu); }` for a call
-//!   statement, `(regio_enter(IDu), f(x), regio_exit(IDu))` when the value
-//!   is discarded, `__extension__ ({ const unsigned int regio__cID __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter(IDu), IDu); f(x); })`
+//! * call / io: `{ regio__enter(IDu); f(x); regio__exit(IDu); }` for a call
+//!   statement, `(regio__enter(IDu), f(x), regio__exit(IDu))` when the value
+//!   is discarded, `__extension__ ({ const unsigned int regio__cID __attribute__((cleanup(regio__leave), unused)) = regio__guard(IDu); f(x); })`
 //!   when it is used (right for `void` functions too).
 
 mod calls;

@@ -13,12 +13,31 @@
 //! be listed in the user's clauses. Until the constructor has run
 //! (a probe called from another object's constructor) the base is
 //! `UNREGISTERED_BASE`, a range the analysis reports as unregistered.
+//!
+//! The probes themselves are always-inline functions of the prelude
+//! (`regio__enter`, `regio__exit`, `regio__guard` with the cleanup
+//! `regio__leave`): each reads the region's gate byte (`regio_gates`, one
+//! byte per local id that the runtime sets while the region is filtered,
+//! masked, throttled or `REGIO_DISABLE`d) and calls the runtime only when
+//! the region is recorded (`regio_enter_gated`: the runtime does not read
+//! the gate again), so a region that is not costs a load and a branch.
+//! Ids without a gate (before the constructor ran, local ids from
+//! `GATED_LOCAL_IDS` on) have no class byte in the runtime either: they
+//! are always recorded. A guard carries its entry's decision to its exit (0: no entry
+//! was made), so a gate that flips while the region is open cannot unpair
+//! them; an explicit exit is skipped only for `REGIO_GATE_NO_EXIT`, which
+//! is set before any frame of the region can exist. Until the constructor
+//! has run the gates are null and every probe calls the runtime.
 
 /// The per-unit base every probe adds to its local region id.
 pub(crate) const BASE: &str = "regio__base()";
 
 /// `regio_idf::rundir::UNREGISTERED_BASE`, the base before registration.
 const UNREGISTERED_BASE: u32 = regio_idf::rundir::UNREGISTERED_BASE;
+
+/// Local ids with a gate byte (`regio_idf::rundir::GATED_LOCAL_IDS`); the
+/// probes of larger ones call the runtime unconditionally.
+const GATED: u32 = regio_idf::rundir::GATED_LOCAL_IDS;
 
 /// A C string literal body for `s` (paths may hold `\` and `"`).
 pub(crate) fn c_string(s: &str) -> String {
@@ -83,6 +102,7 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
          extern \"C\" {\n\
          #endif\n\
          extern void regio_enter(unsigned int);\n\
+         extern void regio_enter_gated(unsigned int);\n\
          extern void regio_exit(unsigned int);\n\
          extern void regio_guard_exit(const unsigned int *);\n\
          extern unsigned int regio_scope_open(void);\n\
@@ -90,6 +110,7 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
          extern void regio_disable(void);\n\
          extern void regio_enable(void);\n\
          extern unsigned int regio_register_object(const char *);\n\
+         extern const unsigned char *regio_gates(unsigned int);\n\
          #ifdef __cplusplus\n\
          }\n\
          #endif\n\
@@ -107,9 +128,14 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
         "#ifndef REGIO_IDF_REGISTERED\n\
          #define REGIO_IDF_REGISTERED\n\
          static unsigned int regio__base_v = {UNREGISTERED_BASE:#x}u;\n\
+         static const unsigned char *regio__gate_v;\n\
          static __inline__ __attribute__((always_inline, unused)) unsigned int regio__base(void) {{ return regio__base_v; }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__enter(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; if (regio__id >= {GATED}u || !regio__gp || !regio__gp[regio__id]) regio_enter_gated(regio__base_v + regio__id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__exit(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; if (regio__id >= {GATED}u || !regio__gp || !(regio__gp[regio__id] & 1u)) regio_exit(regio__base_v + regio__id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__guard(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; unsigned int regio__v = regio__base_v + regio__id; if (regio__id < {GATED}u && regio__gp && regio__gp[regio__id]) return 0u; regio_enter_gated(regio__v); return regio__v; }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__leave(const unsigned int *regio__v) {{ if (*regio__v) regio_guard_exit(regio__v); }}\n\
          static void regio__register_idf(void) __attribute__((constructor));\n\
-         static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); }}\n\
+         static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); regio__gate_v = regio_gates(regio__base_v); }}\n\
          #endif\n",
         c_string(idf)
     ));

@@ -1,16 +1,17 @@
 //! The exact C text of every probe. All of it fits on the line where it is
 //! inserted: no newline is ever added, so original line numbers hold.
-//! Region ids are written as `regio__base + <local id>` (`prelude::BASE`,
-//! the base the file's IDF got when it registered).
-
-use super::prelude::BASE;
+//! Entry and exit probes are the prelude's gated inline functions
+//! (`regio__enter`, `regio__exit`, `regio__guard`/`regio__leave`), which
+//! take the local id and add the base the file's IDF got when it
+//! registered; the other probes write `regio__base() + <local id>`
+//! (`prelude::BASE`).
 
 /// Declaration whose cleanup runs the exit probe on every way out of the
 /// enclosing block (return after its value is computed, falling off the
 /// end, break/goto out of a wrapped loop).
 pub(crate) fn guard(id: u32) -> String {
     format!(
-        "const unsigned int regio__g{id} __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter({BASE} + {id}u), {BASE} + {id}u);"
+        "const unsigned int regio__g{id} __attribute__((cleanup(regio__leave), unused)) = regio__guard({id}u);"
     )
 }
 
@@ -27,11 +28,11 @@ pub(crate) fn loop_open(id: u32) -> String {
 pub(crate) const LOOP_CLOSE: &str = " }";
 
 pub(crate) fn enter(id: u32) -> String {
-    format!("regio_enter({BASE} + {id}u);")
+    format!("regio__enter({id}u);")
 }
 
 pub(crate) fn exit(id: u32) -> String {
-    format!("regio_exit({BASE} + {id}u);")
+    format!("regio__exit({id}u);")
 }
 
 pub(crate) const DISABLE: &str = "regio_disable();";
@@ -54,7 +55,7 @@ pub(crate) const JUMP_CLOSE: &str = " }";
 /// a loop or a label, so that the probes stay with it.
 pub(crate) fn call_stmt_open(id: u32, before: &str, braced: bool) -> String {
     let brace = if braced { "{ " } else { "" };
-    format!("{brace}{before}regio_enter({BASE} + {id}u); ")
+    format!("{brace}{before}regio__enter({id}u); ")
 }
 
 /// `record` (an expression handing the call's arguments to the runtime)
@@ -67,19 +68,19 @@ pub(crate) fn call_stmt_close(id: u32, record: &str, after: &str, braced: bool) 
         format!(" {record};")
     };
     if after.is_empty() {
-        format!("{record} regio_exit({BASE} + {id}u);{brace}")
+        format!("{record} regio__exit({id}u);{brace}")
     } else {
-        format!("{record} regio_exit({BASE} + {id}u); {after};{brace}")
+        format!("{record} regio__exit({id}u); {after};{brace}")
     }
 }
 
 /// A call whose value is thrown away inside an expression.
 pub(crate) fn call_comma_open(id: u32, before: &str) -> String {
     if before.is_empty() {
-        format!("(regio_enter({BASE} + {id}u), ")
+        format!("(regio__enter({id}u), ")
     } else {
         format!(
-            "({}, regio_enter({BASE} + {id}u), ",
+            "({}, regio__enter({id}u), ",
             before.trim_end().trim_end_matches(';')
         )
     }
@@ -92,9 +93,9 @@ pub(crate) fn call_comma_close(id: u32, record: &str, after: &str) -> String {
         format!(", {record}")
     };
     if after.is_empty() {
-        format!("{record}, regio_exit({BASE} + {id}u))")
+        format!("{record}, regio__exit({id}u))")
     } else {
-        format!("{record}, regio_exit({BASE} + {id}u), {after})")
+        format!("{record}, regio__exit({id}u), {after})")
     }
 }
 
@@ -108,12 +109,10 @@ pub(crate) fn call_comma_close(id: u32, record: &str, after: &str) -> String {
 pub(crate) fn call_value_open(id: u32, before: &str, keep: bool) -> String {
     if !keep {
         format!(
-            "__extension__ ({{ {before}const unsigned int regio__c{id} __attribute__((cleanup(regio_guard_exit), unused)) = (regio_enter({BASE} + {id}u), {BASE} + {id}u); "
+            "__extension__ ({{ {before}const unsigned int regio__c{id} __attribute__((cleanup(regio__leave), unused)) = regio__guard({id}u); "
         )
     } else {
-        format!(
-            "__extension__ ({{ {before}regio_enter({BASE} + {id}u); __auto_type regio__r{id} = "
-        )
+        format!("__extension__ ({{ {before}regio__enter({id}u); __auto_type regio__r{id} = ")
     }
 }
 
@@ -132,7 +131,7 @@ pub(crate) fn call_value_close(id: u32, record: &str, after: &str) -> String {
     if !record.is_empty() {
         s.push_str(&format!("{record}; "));
     }
-    s.push_str(&format!("regio_exit({BASE} + {id}u); "));
+    s.push_str(&format!("regio__exit({id}u); "));
     if !after.is_empty() {
         s.push_str(&format!("{after}; "));
     }

@@ -448,7 +448,8 @@ fn balanced_probes(t: &str) -> bool {
         }
     }
     depth == 0
-        && count("regio_enter(") == count("regio_exit(") + count("cleanup(regio_guard_exit)")
+        && count("regio__enter(") == count("regio__exit(")
+        && count("regio__guard(") == count("cleanup(regio__leave)")
         && count("regio_omp_fork(") == count("regio_omp_join(")
         && count("regio_omp_begin(") == count("regio_omp_end(")
         && count("regio_omp_teams_begin(") == count("regio_omp_teams_end(")
