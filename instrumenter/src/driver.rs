@@ -1191,17 +1191,24 @@ fn c_files_ahead(
     macros: &HashSet<String>,
 ) -> Vec<Option<Provisional>> {
     use rayon::prelude::*;
-    if rayon::current_num_threads() < 2 || opts.preprocess.is_some() {
+    let is_c = |input: &InputFile| {
+        input.rel != IDF_FILE_NAME
+            && opts.filter.allows_file(&input.rel)
+            && language_for(&input.rel, &input.source, &opts.form_overrides) == Some(Language::C)
+    };
+    // One C file gains nothing, and asking for the thread count starts
+    // the pool's threads: a process per file (`make`, the wrapper) pays
+    // neither.
+    if opts.preprocess.is_some()
+        || inputs.iter().filter(|i| is_c(i)).nth(1).is_none()
+        || rayon::current_num_threads() < 2
+    {
         return Vec::new();
     }
     inputs
         .par_iter()
         .map(|input| {
-            if input.rel == IDF_FILE_NAME || !opts.filter.allows_file(&input.rel) {
-                return None;
-            }
-            let lang = language_for(&input.rel, &input.source, &opts.form_overrides)?;
-            if lang != Language::C {
+            if !is_c(input) {
                 return None;
             }
             let bytes = fs::read(&input.source).ok()?;
@@ -1215,7 +1222,7 @@ fn c_files_ahead(
                 source: &input.source,
                 display: &input.display,
                 rel: &input.rel,
-                lang,
+                lang: Language::C,
                 first_id,
                 idf_path,
             };
