@@ -28,6 +28,7 @@ use sha2::{Digest, Sha256};
 use crate::diag::Diagnostic;
 use crate::filter::Filter;
 use crate::frontend::{FrontendResult, SourceInput};
+use crate::renumber::{self, Provisional};
 use crate::selection::Selection;
 
 /// Everything `instrument PATH...` needs.
@@ -1029,16 +1030,29 @@ pub fn instrument_file(
     job: &FileJob<'_>,
     macros: &HashSet<String>,
 ) -> Result<FileDone, Vec<Diagnostic>> {
-    let lang = job.lang;
-    let mut diagnostics = Vec::new();
-    let bytes = fs::read(job.source).map_err(|e| {
+    instrument_bytes(opts, job, read_source(job)?, macros)
+}
+
+fn read_source(job: &FileJob<'_>) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    fs::read(job.source).map_err(|e| {
         vec![Diagnostic::error(
             job.display,
             0,
             0,
             format!("cannot read this file: {e}"),
         )]
-    })?;
+    })
+}
+
+/// [`instrument_file`] on the file's `bytes`, already read.
+fn instrument_bytes(
+    opts: &Options,
+    job: &FileJob<'_>,
+    bytes: Vec<u8>,
+    macros: &HashSet<String>,
+) -> Result<FileDone, Vec<Diagnostic>> {
+    let lang = job.lang;
+    let mut diagnostics = Vec::new();
     let hash = sha256_hex(&bytes);
     let mut decoded = source_text(job.display, bytes, lang).map_err(|d| vec![d])?;
     // Every reading of this file differs only in its text.
@@ -1186,6 +1200,60 @@ pub fn instrument_file(
     }
 }
 
+/// The tree's C files instrumented in parallel (rayon; `RAYON_NUM_THREADS`
+/// sets the threads) with provisional ids, by input index; empty with one
+/// thread or under `--preprocess` (its text holds the headers', not only
+/// the file's). See `renumber.rs`.
+fn c_files_ahead(
+    opts: &Options,
+    inputs: &[InputFile],
+    idf_path: &str,
+    macros: &HashSet<String>,
+) -> Vec<Option<Provisional>> {
+    use rayon::prelude::*;
+    let is_c = |input: &InputFile| {
+        input.rel != IDF_FILE_NAME
+            && opts.filter.allows_file(&input.rel)
+            && language_for(&input.rel, &input.source, &opts.form_overrides) == Some(Language::C)
+    };
+    // One C file gains nothing, and asking for the thread count starts
+    // the pool's threads: a process per file (`make`, the wrapper) pays
+    // neither.
+    if opts.preprocess.is_some()
+        || inputs.iter().filter(|i| is_c(i)).nth(1).is_none()
+        || rayon::current_num_threads() < 2
+    {
+        return Vec::new();
+    }
+    inputs
+        .par_iter()
+        .map(|input| {
+            if !is_c(input) {
+                return None;
+            }
+            let bytes = fs::read(&input.source).ok()?;
+            let first_id = renumber::first_id_for(&[
+                &bytes,
+                input.display.as_bytes(),
+                input.rel.as_bytes(),
+                idf_path.as_bytes(),
+            ])?;
+            let job = FileJob {
+                source: &input.source,
+                display: &input.display,
+                rel: &input.rel,
+                lang: Language::C,
+                first_id,
+                idf_path,
+            };
+            Some(Provisional::new(
+                first_id,
+                instrument_bytes(opts, &job, bytes, macros),
+            ))
+        })
+        .collect()
+}
+
 /// Instrument every input into `opts.out` and write the IDF.
 pub fn run(opts: &Options) -> Result<Outcome, DriverError> {
     run_with_progress(opts, &mut |_| {})
@@ -1228,8 +1296,9 @@ pub fn run_with_progress(
     progress(Progress::Start {
         files: inputs.len(),
     });
+    let mut ahead = c_files_ahead(opts, &inputs, &idf_path_text, &tree_macros);
 
-    for input in &inputs {
+    for (index, input) in inputs.iter().enumerate() {
         progress(Progress::File { rel: &input.rel });
         if input.rel == IDF_FILE_NAME {
             // An IDF from an earlier run in the input tree is replaced below.
@@ -1283,7 +1352,14 @@ pub fn run_with_progress(
             first_id: next_id,
             idf_path: &idf_path_text,
         };
-        match instrument_file(opts, &job, &tree_macros) {
+        // A file done ahead gets its ids now; it is instrumented here
+        // when it was not, or when its ids could not be told apart.
+        let result = ahead
+            .get_mut(index)
+            .and_then(Option::take)
+            .and_then(|p| p.number(next_id))
+            .unwrap_or_else(|| instrument_file(opts, &job, &tree_macros));
+        match result {
             Ok(done) => {
                 outcome.not_measured += done.not_measured;
                 if done.left_as_written {

@@ -14,5 +14,6 @@ pub mod frontend;
 pub(crate) mod mpi_routines;
 pub(crate) mod omp_clauses;
 pub(crate) mod omp_constructs;
+pub(crate) mod renumber;
 pub mod rust;
 pub mod selection;
