@@ -183,7 +183,8 @@ fn read_profile(file: &Path) -> Result<Profile, AnalysisError> {
         // than the first field this build does not understand.
         Err(e @ ProfileError::Json { .. }) => match serde_json::from_str::<FormatProbe>(&text) {
             Ok(probe)
-                if probe.format != PROFILE_FORMAT || !regio_idf::rundir::reads_version(probe.version) =>
+                if probe.format != PROFILE_FORMAT
+                    || !regio_idf::rundir::reads_version(probe.version) =>
             {
                 return Err(ProfileError::Version {
                     path: shown,

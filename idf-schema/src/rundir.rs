@@ -499,7 +499,13 @@ mod tests {
         let p = Profile::from_json("v1.json", V1).unwrap();
         assert_eq!((p.version, p.rank, p.size, p.pid), (1, 1, 2, 4242));
         assert_eq!(p.reason, "exit");
-        assert_eq!(p.throttle, Some(ThrottleSetting { calls: 100000, ns: 1000 }));
+        assert_eq!(
+            p.throttle,
+            Some(ThrottleSetting {
+                calls: 100000,
+                ns: 1000
+            })
+        );
         assert_eq!(p.available_counters(), ["task-clock"]);
         assert_eq!(p.user_events_lost, 2);
         let t = &p.threads[0];
@@ -511,10 +517,19 @@ mod tests {
         assert_eq!(n[1].throttled_at, Some(100000));
         assert_eq!((n[1].min_ns, n[1].max_ns, n[1].calls), (200, 9000, 200000));
         assert_eq!(
-            (n[2].region, n[2].recursive_calls, n[2].open, n[2].polls, n[2].span_ns),
+            (
+                n[2].region,
+                n[2].recursive_calls,
+                n[2].open,
+                n[2].polls,
+                n[2].span_ns
+            ),
             (FIRST_DESCRIPTOR_ID, 2, 1, 40, 60000000)
         );
-        assert_eq!((n[3].id, n[3].parent, n[3].exclusive_ns), (3, Some(2), 8000000));
+        assert_eq!(
+            (n[3].id, n[3].parent, n[3].exclusive_ns),
+            (3, Some(2), 8000000)
+        );
         assert_eq!(t.messages[0].direction, "send");
         assert_eq!(t.messages[0].node, 3);
         assert_eq!(t.user_events[0].min, Some(-2.5e-7));
@@ -547,7 +562,12 @@ mod tests {
         let text = serde_json::to_string(&p).unwrap();
         let back = Profile::from_json("v2.json", &text).unwrap();
         assert_eq!(back, p);
-        assert!(text.contains(r#"[3,11,7,5,4,3,2,6,1,18446744073709551615,9,{"throttled_at":7,"counters":[1]}]"#), "{text}");
+        assert!(
+            text.contains(
+                r#"[3,11,7,5,4,3,2,6,1,18446744073709551615,9,{"throttled_at":7,"counters":[1]}]"#
+            ),
+            "{text}"
+        );
         assert!(text.contains(",[0,0],"), "{text}");
         assert!(text.contains("[1,3,0,0,0,0,0,0,0,0,1]"), "{text}");
         let nodes = text.split(r#""nodes":"#).nth(1).unwrap_or_default();
@@ -569,7 +589,10 @@ mod tests {
         let p = Profile::from_json("p.json", text).unwrap();
         let n = &p.threads[0].nodes;
         assert_eq!(n[0].counters, Some(vec![4, 5]));
-        assert_eq!((n[1].id, n[1].parent, n[1].min_ns, n[1].max_ns), (1, Some(0), 1, 2));
+        assert_eq!(
+            (n[1].id, n[1].parent, n[1].min_ns, n[1].max_ns),
+            (1, Some(0), 1, 2)
+        );
         assert_eq!((n[2].parent, n[2].calls), (Some(0), 0));
     }
 
@@ -584,14 +607,25 @@ mod tests {
             )
         };
         for (rows, says) in [
-            ("[0,1],[2,1]", "node 1: parent delta 2 reaches before the first node"),
-            ("[0]", "node 0: a row needs at least parent delta and region"),
-            ("[0,1,2,3,4,5,6,7,8,9,10,11]", "node 0: more than 11 numbers"),
+            (
+                "[0,1],[2,1]",
+                "node 1: parent delta 2 reaches before the first node",
+            ),
+            (
+                "[0]",
+                "node 0: a row needs at least parent delta and region",
+            ),
+            (
+                "[0,1,2,3,4,5,6,7,8,9,10,11]",
+                "node 0: more than 11 numbers",
+            ),
             ("[0,1,{},3]", "node 0: its row goes on after the object"),
             ("[0,-1]", "negative number -1"),
             ("[0,4294967296]", "node 0: region 4294967296 is too large"),
         ] {
-            let e = Profile::from_json("p.json", &wrap(rows)).unwrap_err().to_string();
+            let e = Profile::from_json("p.json", &wrap(rows))
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(says), "{rows}: {e}");
         }
     }

@@ -91,7 +91,11 @@ fn c_events_in(mode: &str) {
         .iter()
         .find(|e| e.name == "size")
         .unwrap_or_else(|| panic!("{t:?}"));
-    assert_ne!(node_region(residual.node), node_region(size.node), "two nodes");
+    assert_ne!(
+        node_region(residual.node),
+        node_region(size.node),
+        "two nodes"
+    );
     assert!(node_region(residual.node).is_some(), "{residual:?}");
 
     // The report merges the parent and the child.

@@ -30,8 +30,7 @@ pub fn paths(run_dir: &Path) -> Vec<PathBuf> {
 /// panics with the file's name (and its text, for a parse error).
 pub fn read(path: &Path) -> Profile {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Profile::from_json(&path.display().to_string(), &text)
-        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    Profile::from_json(&path.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 /// Every profile of `run_dir`, in file name order.
