@@ -403,18 +403,23 @@ impl Tree {
     /// The merged roots. Iterative: a child always comes after its parent
     /// in the arena, so building from the last node back finds every
     /// node's children built.
+    ///
+    /// Memory stays near one copy of the tree: the merged figures are
+    /// popped off the arena (which shrinks as it empties), and a built
+    /// node waits in `pending` only until its parent takes it.
     fn build(mut self, regions: &RegionTable) -> Vec<Node> {
-        let mut built: Vec<Option<Node>> = Vec::with_capacity(self.nodes.len());
-        built.resize_with(self.nodes.len(), || None);
+        let mut pending: HashMap<usize, Node> = HashMap::new();
         // One description per region, shared by its nodes.
         let mut infos: HashMap<u32, Arc<RegionInfo>> = HashMap::new();
-        for i in (0..self.nodes.len()).rev() {
-            // Taken, so what is merged is freed as the tree is built.
-            let a = std::mem::take(&mut self.nodes[i]);
+        while let Some(a) = self.nodes.pop() {
+            let i = self.nodes.len();
+            if self.nodes.capacity() > 4096 && i < self.nodes.capacity() / 4 {
+                self.nodes.shrink_to(2 * i);
+            }
             let mut children: Vec<Node> = a
                 .children
                 .values()
-                .filter_map(|&c| built.get_mut(c).and_then(Option::take))
+                .filter_map(|c| pending.remove(c))
                 .collect();
             sort_nodes(&mut children);
             if i == 0 {
@@ -424,7 +429,7 @@ impl Tree {
                 .entry(a.region)
                 .or_insert_with(|| Arc::new(regions.info(a.region)))
                 .clone();
-            built[i] = Some(Self::node(a, info, children));
+            pending.insert(i, Self::node(a, info, children));
         }
         Vec::new()
     }
