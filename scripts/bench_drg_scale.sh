@@ -56,7 +56,7 @@ for ((l = 1; l <= levels; l++)); do
     nodes=$((nodes + level))
 done
 
-"$instrument" --out "$work/inst" "$src" >/dev/null
+"$instrument" --out "$work/inst" "$src" >/dev/null 2>&1
 $cc -O2 "$src" -o "$work/plain"
 # The flags are word lists: unquoted on purpose.
 # shellcheck disable=SC2046

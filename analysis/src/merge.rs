@@ -413,14 +413,15 @@ impl Tree {
         let mut infos: HashMap<u32, Arc<RegionInfo>> = HashMap::new();
         while let Some(a) = self.nodes.pop() {
             let i = self.nodes.len();
-            if self.nodes.capacity() > 4096 && i < self.nodes.capacity() / 4 {
-                self.nodes.shrink_to(2 * i);
+            // Popped figures still hold their pages until the arena is
+            // reallocated smaller (large blocks shrink in place).
+            if self.nodes.capacity() > 4096 && i < self.nodes.capacity() / 4 * 3 {
+                self.nodes.shrink_to(i);
             }
-            let mut children: Vec<Node> = a
-                .children
-                .values()
-                .filter_map(|c| pending.remove(c))
-                .collect();
+            // Exactly as many as there are (collecting a filter would
+            // leave up to half of the Vec unused: a million nodes, 200 MB).
+            let mut children: Vec<Node> = Vec::with_capacity(a.children.len());
+            children.extend(a.children.values().filter_map(|c| pending.remove(c)));
             sort_nodes(&mut children);
             if i == 0 {
                 return children;
