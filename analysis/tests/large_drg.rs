@@ -48,6 +48,17 @@ fn the_text_report_folds_a_drg_beyond_its_limit_and_says_so() {
     assert!(text.contains("region#100501"), "the heaviest leaf is shown");
     assert!(!text.contains("region#502 "), "a light leaf is left out");
 
+    // Every node, written compactly (one per line) at this size.
     let json = render(std::slice::from_ref(&report), Format::Json);
-    assert_eq!(json.matches("\"region\": ").count(), children as usize + 1);
+    assert_eq!(json.matches("\"region\":").count(), children as usize + 1);
+    assert!(
+        json.contains("\n{\"region\":100501,"),
+        "a compact node line"
+    );
+    let back: serde_json::Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+    let drg = &back["runs"][0]["drg"];
+    assert_eq!(
+        drg[0]["children"].as_array().map(Vec::len),
+        Some(children as usize)
+    );
 }

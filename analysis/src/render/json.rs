@@ -417,13 +417,19 @@ fn write_run(
         .ok_or_else(|| malformed("a run"))?;
     push_indented(out, open, 4);
     out.push_str("[\n");
+    // A DRG of more nodes than a text report shows is written compactly
+    // from the roots on (one node per line, like nodes deeper than DEEP):
+    // indented, a million nodes are gigabytes of blanks.
+    let mut count = 0usize;
+    r.walk(&mut |_, _| count += 1);
+    let compact_from = if count > LARGE_DRG { 0 } else { DEEP };
     let mut result = Ok(());
     visit(&r.roots, &mut |e| {
         if result.is_ok() {
             result = match e {
-                Visit::Enter(n, path) => enter(out, r, n, path),
+                Visit::Enter(n, path) => enter(out, r, n, path, compact_from),
                 Visit::Leave(n, path) => {
-                    leave(out, n, path.len() - 1);
+                    leave(out, n, path.len() - 1, compact_from);
                     Ok(())
                 }
             }
@@ -440,7 +446,18 @@ fn indent(depth: usize) -> usize {
     8 + 4 * depth
 }
 
-fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), serde_json::Error> {
+/// Above this many nodes the whole DRG is written compactly.
+const LARGE_DRG: usize = super::text::TEXT_NODES;
+
+/// Nodes at `compact_from` levels below a root and deeper are written
+/// compactly, one per line.
+fn enter(
+    out: &mut String,
+    r: &Report,
+    n: &Node,
+    path: &[&Node],
+    compact_from: usize,
+) -> Result<(), serde_json::Error> {
     let depth = path.len() - 1;
     let siblings = match path.len() {
         1 => &r.roots,
@@ -451,7 +468,7 @@ fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), s
         out.push_str(",\n");
     }
     let head = node_in(r, n, path);
-    if depth >= DEEP {
+    if depth >= compact_from {
         let text = serde_json::to_string(&head)?;
         if n.children.is_empty() {
             out.push_str(&text);
@@ -478,11 +495,11 @@ fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), s
 }
 
 /// Closes the children array and the object of a node that has children.
-fn leave(out: &mut String, n: &Node, depth: usize) {
+fn leave(out: &mut String, n: &Node, depth: usize, compact_from: usize) {
     if n.children.is_empty() {
         return;
     }
-    if depth >= DEEP {
+    if depth >= compact_from {
         out.push_str("\n]}");
         return;
     }
