@@ -33,6 +33,6 @@ pub use merge::{
 };
 pub use objects::ObjectIds;
 pub use regions::RegionInfo;
-pub use render::{render, Format, FormatError};
+pub use render::{render, render_to, Format, FormatError};
 pub use units::human_ns;
 pub use user_events::{EventStat, UserEvents};

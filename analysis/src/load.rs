@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use regio_idf::rundir::{
     Profile, ProfileError, RegionDescriptor, FIRST_DESCRIPTOR_ID, PROFILE_FORMAT, PROFILE_PREFIX,
-    PROFILE_SUFFIX, PROFILE_VERSION,
+    PROFILE_SUFFIX,
 };
 use regio_idf::{Idf, IDF_FILE_NAME};
 use serde::Deserialize;
@@ -182,7 +182,10 @@ fn read_profile(file: &Path) -> Result<Profile, AnalysisError> {
         // A newer format may have changed any field: name the version rather
         // than the first field this build does not understand.
         Err(e @ ProfileError::Json { .. }) => match serde_json::from_str::<FormatProbe>(&text) {
-            Ok(probe) if probe.format != PROFILE_FORMAT || probe.version != PROFILE_VERSION => {
+            Ok(probe)
+                if probe.format != PROFILE_FORMAT
+                    || !regio_idf::rundir::reads_version(probe.version) =>
+            {
                 return Err(ProfileError::Version {
                     path: shown,
                     format: probe.format,

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use regio_idf::rundir::{CounterInfo, NodeRecord, Profile};
 use serde::{Deserialize, Serialize};
@@ -77,7 +78,9 @@ pub struct ProcessSummary {
 #[derive(Debug, PartialEq)]
 pub struct Node {
     pub region: u32,
-    pub info: RegionInfo,
+    /// Shared by every node of the region (a DRG can have a million nodes
+    /// of a few regions).
+    pub info: Arc<RegionInfo>,
     pub calls: u64,
     pub recursive_calls: u64,
     pub inclusive_ns: u64,
@@ -335,7 +338,10 @@ struct Acc {
     span_ns: u64,
     throttled_at: Option<u64>,
     counters: BTreeMap<String, u64>,
-    per_thread: BTreeMap<ThreadKey, ThreadStat>,
+    /// Sorted by (rank, pid, thread). A Vec, not a map: most merged nodes
+    /// have one thread, and a million of them must stay small (a map's
+    /// first entry costs a node of eleven).
+    per_thread: Vec<ThreadStat>,
     children: HashMap<u32, usize>,
 }
 
@@ -387,15 +393,7 @@ impl Tree {
         if n.calls == 0 && n.inclusive_ns == 0 && n.open == 0 {
             return;
         }
-        let t = a.per_thread.entry(key).or_insert(ThreadStat {
-            rank: key.0,
-            pid: key.1,
-            thread: key.2,
-            calls: 0,
-            inclusive_ns: 0,
-            exclusive_ns: 0,
-            counters: BTreeMap::new(),
-        });
+        let t = thread_stat(&mut a.per_thread, key);
         add_counters(&mut t.counters, &counted);
         t.calls = t.calls.saturating_add(n.calls);
         t.inclusive_ns = t.inclusive_ns.saturating_add(n.inclusive_ns);
@@ -405,31 +403,44 @@ impl Tree {
     /// The merged roots. Iterative: a child always comes after its parent
     /// in the arena, so building from the last node back finds every
     /// node's children built.
-    fn build(self, regions: &RegionTable) -> Vec<Node> {
-        let mut built: Vec<Option<Node>> = Vec::with_capacity(self.nodes.len());
-        built.resize_with(self.nodes.len(), || None);
-        for i in (0..self.nodes.len()).rev() {
-            let a = &self.nodes[i];
-            let mut children: Vec<Node> = a
-                .children
-                .values()
-                .filter_map(|&c| built.get_mut(c).and_then(Option::take))
-                .collect();
+    ///
+    /// Memory stays near one copy of the tree: the merged figures are
+    /// popped off the arena (which shrinks as it empties), and a built
+    /// node waits in `pending` only until its parent takes it.
+    fn build(mut self, regions: &RegionTable) -> Vec<Node> {
+        let mut pending: HashMap<usize, Node> = HashMap::new();
+        // One description per region, shared by its nodes.
+        let mut infos: HashMap<u32, Arc<RegionInfo>> = HashMap::new();
+        while let Some(a) = self.nodes.pop() {
+            let i = self.nodes.len();
+            // Popped figures still hold their pages until the arena is
+            // reallocated smaller (large blocks shrink in place).
+            if self.nodes.capacity() > 4096 && i < self.nodes.capacity() / 4 * 3 {
+                self.nodes.shrink_to(i);
+            }
+            // Exactly as many as there are (collecting a filter would
+            // leave up to half of the Vec unused: a million nodes, 200 MB).
+            let mut children: Vec<Node> = Vec::with_capacity(a.children.len());
+            children.extend(a.children.values().filter_map(|c| pending.remove(c)));
             sort_nodes(&mut children);
             if i == 0 {
                 return children;
             }
-            built[i] = Some(Self::node(a, regions, children));
+            let info = infos
+                .entry(a.region)
+                .or_insert_with(|| Arc::new(regions.info(a.region)))
+                .clone();
+            pending.insert(i, Self::node(a, info, children));
         }
         Vec::new()
     }
 
-    fn node(a: &Acc, regions: &RegionTable, children: Vec<Node>) -> Node {
-        let per_thread: Vec<ThreadStat> = a.per_thread.values().cloned().collect();
+    fn node(a: Acc, info: Arc<RegionInfo>, children: Vec<Node>) -> Node {
+        let per_thread = a.per_thread;
         let per_rank = per_rank(&per_thread);
         Node {
             region: a.region,
-            info: regions.info(a.region),
+            info,
             calls: a.calls,
             recursive_calls: a.recursive_calls,
             inclusive_ns: a.inclusive_ns,
@@ -440,7 +451,7 @@ impl Tree {
             polls: a.polls,
             span_ns: a.span_ns,
             throttled_at: a.throttled_at,
-            counters: a.counters.clone(),
+            counters: a.counters,
             threads: summarize(&per_thread),
             per_thread,
             ranks: summarize_ranks(&per_rank),
@@ -465,6 +476,41 @@ pub(crate) fn sort_tree(nodes: &mut [Node]) {
                 stack.pop();
             }
         }
+    }
+}
+
+/// The entry of thread `key` in `per_thread` (sorted by key), inserted
+/// empty if missing. Profiles are merged in (rank, pid) order and threads
+/// in their order, so the entry is almost always the last one or new at
+/// the end.
+fn thread_stat(per_thread: &mut Vec<ThreadStat>, key: ThreadKey) -> &mut ThreadStat {
+    let of = |t: &ThreadStat| (t.rank, t.pid, t.thread);
+    let at = match per_thread.last().map(of) {
+        Some(last) if last == key => per_thread.len() - 1,
+        Some(last) if last > key => match per_thread.binary_search_by_key(&key, of) {
+            Ok(i) => i,
+            Err(i) => {
+                per_thread.insert(i, empty_stat(key));
+                i
+            }
+        },
+        _ => {
+            per_thread.push(empty_stat(key));
+            per_thread.len() - 1
+        }
+    };
+    &mut per_thread[at]
+}
+
+fn empty_stat(key: ThreadKey) -> ThreadStat {
+    ThreadStat {
+        rank: key.0,
+        pid: key.1,
+        thread: key.2,
+        calls: 0,
+        inclusive_ns: 0,
+        exclusive_ns: 0,
+        counters: BTreeMap::new(),
     }
 }
 

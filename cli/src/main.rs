@@ -319,7 +319,17 @@ fn report(args: ReportArgs) -> Result<ExitCode> {
         let run = regio_analysis::load_run(dir, args.idf.as_deref())?;
         reports.push(regio_analysis::merge(&run));
     }
-    print!("{}", regio_analysis::render(&reports, format));
+    use std::io::Write as _;
+    // Streamed (JSON of a million nodes is gigabytes); a reader that
+    // stops early (`| head`) is no error.
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match regio_analysis::render_to(&reports, format, &mut out).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write the report")?
+        }
+        _ => {}
+    }
     Ok(ExitCode::SUCCESS)
 }
 

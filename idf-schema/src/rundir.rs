@@ -7,17 +7,29 @@
 //!   profile-r<rank>-p<pid>.json  one per process: metadata + every thread's sub-DRG
 //! ```
 //!
-//! The runtime writes profiles by hand with fixed-width numbers (so a
-//! profile's size depends only on the DRG, never on how long the program ran,
-//! and so it can be written from a signal handler without allocating). These
-//! types are the reader's view and the definition of the format.
+//! The runtime writes profiles by hand from a static buffer (so it can
+//! write them from a signal handler without allocating). A profile's size
+//! is bounded by its DRG, never by how long the program ran: every node is
+//! one row of at most eleven numbers (`node_rows`: 20 to 40 bytes for a
+//! typical node, at most about 250). These types are the reader's view and
+//! the definition of the format.
 
 use serde::{Deserialize, Serialize};
 
+pub mod node_rows;
+
 /// `format` field of every profile file.
 pub const PROFILE_FORMAT: &str = "regio-profile";
-/// Bumped whenever an older reader could misread a newer profile.
-pub const PROFILE_VERSION: u32 = 1;
+/// Bumped whenever an older reader could misread a newer profile. Version
+/// 2: a thread's nodes are rows (`node_rows`) instead of objects.
+pub const PROFILE_VERSION: u32 = 2;
+/// The oldest version this build reads (version 1: node objects).
+pub const OLDEST_PROFILE_VERSION: u32 = 1;
+
+/// Whether this build reads profiles of `version`.
+pub fn reads_version(version: u32) -> bool {
+    (OLDEST_PROFILE_VERSION..=PROFILE_VERSION).contains(&version)
+}
 
 /// Ids of region descriptors start here (bit 31 set); IDF ids stay below.
 pub const FIRST_DESCRIPTOR_ID: u32 = 1 << 31;
@@ -228,6 +240,8 @@ pub struct ThreadProfile {
     /// The thread had ended before the profile was written.
     pub finished: bool,
     /// Nodes in creation order: a parent always precedes its children.
+    /// Written as rows, read as rows or version-1 objects (`node_rows`).
+    #[serde(with = "node_rows")]
     pub nodes: Vec<NodeRecord>,
     /// Region entries not recorded: made by a signal handler that
     /// interrupted a probe of this thread (README "Signal handlers").
@@ -281,6 +295,8 @@ pub struct MessageRecord {
 }
 
 /// One DRG node: a region executed in the context of its parent node.
+/// Its serde form is the version-1 object; in a profile it is a row
+/// (`node_rows`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NodeRecord {
     /// Index of this node in `ThreadProfile::nodes`.
@@ -346,7 +362,7 @@ impl Profile {
             column: e.column(),
             message: e.to_string(),
         })?;
-        if p.format != PROFILE_FORMAT || p.version != PROFILE_VERSION {
+        if p.format != PROFILE_FORMAT || !reads_version(p.version) {
             return Err(ProfileError::Version {
                 path: path.to_string(),
                 format: p.format,
@@ -366,7 +382,7 @@ pub enum ProfileError {
         column: usize,
         message: String,
     },
-    #[error("{path}: error: not a profile this build reads (format `{format}`, version {version}; expected `{PROFILE_FORMAT}` {PROFILE_VERSION})")]
+    #[error("{path}: error: not a profile this build reads (format `{format}`, version {version}; expected `{PROFILE_FORMAT}` {OLDEST_PROFILE_VERSION} to {PROFILE_VERSION})")]
     Version {
         path: String,
         format: String,
@@ -463,5 +479,164 @@ mod tests {
           "duration_ns":0,"clock":{"source":"tsc","ticks_per_second":1.0},"idf":null,"threads":[]}"#;
         let e = Profile::from_json("p.json", text).unwrap_err().to_string();
         assert!(e.contains("not a profile this build reads"), "{e}");
+    }
+
+    /// A version-1 profile as the runtime wrote it before node rows
+    /// (fixed-width numbers, node objects with every field).
+    const V1: &str = include_str!("../tests/fixtures/profile-v1.json");
+
+    fn node(id: u32, parent: Option<u32>, region: u32) -> NodeRecord {
+        NodeRecord {
+            id,
+            parent,
+            region,
+            calls: 0,
+            recursive_calls: 0,
+            inclusive_ns: 0,
+            exclusive_ns: 0,
+            min_ns: 0,
+            max_ns: 0,
+            open: 0,
+            polls: 0,
+            span_ns: 0,
+            counters: None,
+            throttled_at: None,
+        }
+    }
+
+    #[test]
+    fn version_1_profiles_still_load_with_every_field() {
+        let p = Profile::from_json("v1.json", V1).unwrap();
+        assert_eq!((p.version, p.rank, p.size, p.pid), (1, 1, 2, 4242));
+        assert_eq!(p.reason, "exit");
+        assert_eq!(
+            p.throttle,
+            Some(ThrottleSetting {
+                calls: 100000,
+                ns: 1000
+            })
+        );
+        assert_eq!(p.available_counters(), ["task-clock"]);
+        assert_eq!(p.user_events_lost, 2);
+        let t = &p.threads[0];
+        assert_eq!((t.dropped_calls, t.messages_dropped), (3, 1));
+        let n = &t.nodes;
+        assert_eq!(n.len(), 4);
+        assert_eq!(n[0].parent, None);
+        assert_eq!(n[0].counters, Some(vec![88000000]));
+        assert_eq!(n[1].throttled_at, Some(100000));
+        assert_eq!((n[1].min_ns, n[1].max_ns, n[1].calls), (200, 9000, 200000));
+        assert_eq!(
+            (
+                n[2].region,
+                n[2].recursive_calls,
+                n[2].open,
+                n[2].polls,
+                n[2].span_ns
+            ),
+            (FIRST_DESCRIPTOR_ID, 2, 1, 40, 60000000)
+        );
+        assert_eq!(
+            (n[3].id, n[3].parent, n[3].exclusive_ns),
+            (3, Some(2), 8000000)
+        );
+        assert_eq!(t.messages[0].direction, "send");
+        assert_eq!(t.messages[0].node, 3);
+        assert_eq!(t.user_events[0].min, Some(-2.5e-7));
+        assert_eq!(t.user_events[1].node, None);
+    }
+
+    #[test]
+    fn node_rows_round_trip_every_field() {
+        let mut p = Profile::from_json("v1.json", V1).unwrap();
+        p.version = PROFILE_VERSION;
+        let mut every = node(4, Some(1), 11);
+        every.calls = 7;
+        every.recursive_calls = 6;
+        every.inclusive_ns = 5;
+        every.exclusive_ns = 4;
+        every.min_ns = 3;
+        every.max_ns = 2;
+        every.open = 1;
+        every.polls = u64::MAX;
+        every.span_ns = 9;
+        every.throttled_at = Some(7);
+        every.counters = Some(vec![1]);
+        p.threads[0].nodes.push(every);
+        // Zeros everywhere, region 0 and no parent: the shortest row.
+        p.threads[0].nodes.push(node(5, None, 0));
+        // Only the last number set: every zero before it is written.
+        let mut last = node(6, Some(5), 3);
+        last.span_ns = 1;
+        p.threads[0].nodes.push(last);
+        let text = serde_json::to_string(&p).unwrap();
+        let back = Profile::from_json("v2.json", &text).unwrap();
+        assert_eq!(back, p);
+        assert!(
+            text.contains(
+                r#"[3,11,7,5,4,3,2,6,1,18446744073709551615,9,{"throttled_at":7,"counters":[1]}]"#
+            ),
+            "{text}"
+        );
+        assert!(text.contains(",[0,0],"), "{text}");
+        assert!(text.contains("[1,3,0,0,0,0,0,0,0,0,1]"), "{text}");
+        let nodes = text.split(r#""nodes":"#).nth(1).unwrap_or_default();
+        let nodes = nodes.split(r#""dropped_calls""#).next().unwrap_or_default();
+        assert!(!nodes.contains(r#""id":"#), "{nodes}");
+    }
+
+    #[test]
+    fn rows_the_runtime_writes_parse() {
+        // Runtime text: a row per line, a rare-field object with only the
+        // counters, unknown rare fields ignored.
+        let text = r#"{"format":"regio-profile","version":2,"mode":"profile","complete":true,
+          "reason":"exit","signal":null,"pid":1,"rank":0,"size":1,"host":"h","command":[],
+          "start_unix_ns":0,"duration_ns":9,"clock":{"source":"tsc","ticks_per_second":1.0},
+          "idf":null,"threads":[{"thread":0,"os_tid":1,"finished":false,"nodes":[
+          [0,3,1,5,2,5,5,0,0,0,0,{"counters":[4,5],"later":{"x":1}}],
+          [1,4,2,3,3,1,2],
+          [2,4]]}]}"#;
+        let p = Profile::from_json("p.json", text).unwrap();
+        let n = &p.threads[0].nodes;
+        assert_eq!(n[0].counters, Some(vec![4, 5]));
+        assert_eq!(
+            (n[1].id, n[1].parent, n[1].min_ns, n[1].max_ns),
+            (1, Some(0), 1, 2)
+        );
+        assert_eq!((n[2].parent, n[2].calls), (Some(0), 0));
+    }
+
+    #[test]
+    fn bad_rows_are_refused_with_the_node() {
+        let wrap = |nodes: &str| {
+            format!(
+                r#"{{"format":"regio-profile","version":2,"mode":"profile","complete":true,
+                "reason":"exit","signal":null,"pid":1,"rank":0,"size":1,"host":"h","command":[],
+                "start_unix_ns":0,"duration_ns":9,"clock":{{"source":"tsc","ticks_per_second":1.0}},
+                "idf":null,"threads":[{{"thread":0,"os_tid":1,"finished":false,"nodes":[{nodes}]}}]}}"#
+            )
+        };
+        for (rows, says) in [
+            (
+                "[0,1],[2,1]",
+                "node 1: parent delta 2 reaches before the first node",
+            ),
+            (
+                "[0]",
+                "node 0: a row needs at least parent delta and region",
+            ),
+            (
+                "[0,1,2,3,4,5,6,7,8,9,10,11]",
+                "node 0: more than 11 numbers",
+            ),
+            ("[0,1,{},3]", "node 0: its row goes on after the object"),
+            ("[0,-1]", "negative number -1"),
+            ("[0,4294967296]", "node 0: region 4294967296 is too large"),
+        ] {
+            let e = Profile::from_json("p.json", &wrap(rows))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{rows}: {e}");
+        }
     }
 }

@@ -34,11 +34,13 @@
 //! time of its child frames, and the sum of all exclusive times equals the
 //! measured time.
 //!
-//! **Fixed-width numbers.** Profiles are written by hand from a static
-//! buffer (a signal handler may not allocate), every number right-aligned
-//! in a fixed width. A profile's size therefore depends on its DRG and
-//! metadata only, never on how long the program ran, and rewriting it
-//! (flush, then exit) never leaves a torn or shorter file.
+//! **Bounded profiles.** Profiles are written by hand from a static
+//! buffer (a signal handler may not allocate), under a temporary name and
+//! then renamed, so a rewrite (flush, then exit) never leaves a torn file.
+//! Each DRG node is one row of at most eleven numbers (ids implicit,
+//! trailing zeros left out: `regio_idf::rundir::node_rows`), so a
+//! profile's size is bounded by its DRG and metadata, never by how long
+//! the program ran (a number grows by a digit when its value grows 10x).
 //!
 //! **Clock.** Raw ticks (invariant TSC, else CLOCK_MONOTONIC ns) are stored;
 //! conversion to ns happens when writing, with the TSC calibrated against

@@ -425,7 +425,7 @@ unsafe fn emit(
 ) {
     o.raw(b"{\"format\":");
     o.string(b"regio-profile");
-    o.raw(b",\"version\":1,\"mode\":");
+    o.raw(b",\"version\":2,\"mode\":");
     o.string(cfg.mode.as_bytes());
     o.raw(b",\"complete\":");
     o.boolean(complete);
@@ -646,53 +646,68 @@ unsafe fn emit_thread(o: &mut Out, t: &ThreadState, now: u64, cal: Calibration) 
         if i > 1 {
             o.raw(b",");
         }
-        o.raw(b"\n{\"id\":");
-        o.uint(i as u64 - 1, W32);
-        o.raw(b",\"parent\":");
-        if node.parent == ROOT {
-            o.null(W32);
+        // A row (`regio_idf::rundir::node_rows`): id implicit, parent as
+        // the distance back, trailing zeros left out, rare fields named
+        // in a trailing object.
+        let delta = if node.parent == ROOT {
+            0
         } else {
-            o.uint(node.parent as u64 - 1, W32);
+            u64::from(i - node.parent)
+        };
+        let numbers = [
+            delta,
+            u64::from(node.region),
+            s.calls,
+            cal.to_ns(s.inclusive),
+            cal.to_ns(s.exclusive),
+            cal.to_ns(s.min),
+            cal.to_ns(s.max),
+            s.recursive_calls,
+            u64::from(s.open),
+            s.polls,
+            cal.to_ns(s.span),
+        ];
+        let mut len = numbers.len();
+        while len > 2 && numbers[len - 1] == 0 {
+            len -= 1;
         }
-        o.raw(b",\"region\":");
-        o.uint(node.region as u64, W32);
-        o.raw(b",\"calls\":");
-        o.uint(s.calls, W64);
-        o.raw(b",\"recursive_calls\":");
-        o.uint(s.recursive_calls, W64);
-        o.raw(b",\"inclusive_ns\":");
-        o.uint(cal.to_ns(s.inclusive), W64);
-        o.raw(b",\"exclusive_ns\":");
-        o.uint(cal.to_ns(s.exclusive), W64);
-        o.raw(b",\"min_ns\":");
-        o.uint(cal.to_ns(s.min), W64);
-        o.raw(b",\"max_ns\":");
-        o.uint(cal.to_ns(s.max), W64);
-        o.raw(b",\"open\":");
-        o.uint(s.open as u64, W32);
-        o.raw(b",\"polls\":");
-        o.uint(s.polls, W64);
-        o.raw(b",\"span_ns\":");
-        o.uint(cal.to_ns(s.span), W64);
+        o.raw(b"\n[");
+        for (k, v) in numbers[..len].iter().enumerate() {
+            if k > 0 {
+                o.raw(b",");
+            }
+            o.uint(*v, 0);
+        }
         // REGIO_THROTTLE: the region stopped being recorded; the node's
         // calls stopped counting there (throttle.rs).
-        if select::throttled(node.region) {
-            o.raw(b",\"throttled_at\":");
-            o.uint(s.calls, W64);
-        }
-        if let Some(c) = counters {
-            if let Some(values) = c.node_totals(node, &index, live.as_ref()) {
-                o.raw(b",\"counters\":[");
-                for (k, v) in values.iter().take(c.len()).enumerate() {
+        let throttled = select::throttled(node.region);
+        let values = counters.and_then(|c| {
+            c.node_totals(node, &index, live.as_ref())
+                .map(|v| (v, c.len()))
+        });
+        if throttled || values.is_some() {
+            o.raw(b",{");
+            if throttled {
+                o.raw(b"\"throttled_at\":");
+                o.uint(s.calls, 0);
+            }
+            if let Some((values, n)) = values {
+                o.raw(if throttled {
+                    b",\"counters\":["
+                } else {
+                    b"\"counters\":["
+                });
+                for (k, v) in values.iter().take(n).enumerate() {
                     if k > 0 {
                         o.raw(b",");
                     }
-                    o.uint(*v, W64);
+                    o.uint(*v, 0);
                 }
                 o.raw(b"]");
             }
+            o.raw(b"}");
         }
-        o.raw(b"}");
+        o.raw(b"]");
     }
     o.raw(b"]");
     mpi::write::thread_messages(o, t, cal);

@@ -22,7 +22,10 @@ use crate::common::{
     cc, compile, instrument_bin, instrument_flags, machine, require_tool, run, testdata, Run,
     TestDir,
 };
+use regio_idf::rundir::{NodeRecord, Profile};
 use serde_json::Value;
+
+use crate::common::profiles;
 
 const FLAGS: &[&str] = &["-O2", "-g", "-Wall", "-Wextra", "-Werror"];
 const SIGINT: i32 = 2;
@@ -87,20 +90,13 @@ fn files(dir: &Path) -> Vec<String> {
 }
 
 /// The only profile in `dir`, parsed.
-fn profile(dir: &Path) -> Value {
-    let names: Vec<String> = files(dir)
-        .into_iter()
-        .filter(|n| n.starts_with("profile-") && n.ends_with(".json"))
-        .collect();
-    assert_eq!(names.len(), 1, "{:?}", files(dir));
-    let text = std::fs::read_to_string(dir.join(&names[0])).unwrap();
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("profile is not JSON: {e}"))
+fn profile(dir: &Path) -> Profile {
+    profiles::only(dir).unwrap_or_else(|| panic!("no profile in {:?}", files(dir)))
 }
 
-/// A node's region as its id in the IDF: C probes write `base + id`
-/// (the base their object got when it registered); the program has one IDF.
-fn local_id(n: &Value) -> u64 {
-    num(n, "region") % u64::from(regio_idf::rundir::OBJECT_ID_STRIDE)
+/// A node's region as its id in the IDF (the program has one IDF).
+fn local_id(n: &NodeRecord) -> u64 {
+    u64::from(profiles::local_id(n))
 }
 
 /// Region id -> function name, from the run directory's IDF.
@@ -118,12 +114,6 @@ fn region_names(dir: &Path) -> BTreeMap<u64, String> {
             )
         })
         .collect()
-}
-
-fn num(v: &Value, key: &str) -> u64 {
-    v[key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no unsigned `{key}` in {v}"))
 }
 
 /// `word N` in the program's output line.
@@ -159,32 +149,31 @@ fn a_signal_handler_with_regions_leaves_the_drg_exact() {
 
     let names = region_names(&dir);
     let p = profile(&dir);
-    assert_eq!(p["complete"], Value::Bool(true));
-    let duration = num(&p, "duration_ns");
-    let threads = p["threads"].as_array().unwrap();
-    assert_eq!(threads.len(), 1);
-    let t = &threads[0];
-    let dropped = num(t, "dropped_calls");
-    let nodes = t["nodes"].as_array().unwrap();
+    assert!(p.complete);
+    let duration = p.duration_ns;
+    assert_eq!(p.threads.len(), 1);
+    let t = &p.threads[0];
+    let dropped = t.dropped_calls;
+    let nodes = &t.nodes;
 
     let mut calls: BTreeMap<&str, u64> = BTreeMap::new();
     let mut recursive: BTreeMap<&str, u64> = BTreeMap::new();
     let mut handler_inclusive = 0;
     for n in nodes {
         let name = names[&local_id(n)].as_str();
-        *calls.entry(name).or_default() += num(n, "calls");
-        *recursive.entry(name).or_default() += num(n, "recursive_calls");
-        let (incl, excl) = (num(n, "inclusive_ns"), num(n, "exclusive_ns"));
-        assert!(excl <= incl + 1, "{n}");
+        *calls.entry(name).or_default() += n.calls;
+        *recursive.entry(name).or_default() += n.recursive_calls;
+        let (incl, excl) = (n.inclusive_ns, n.exclusive_ns);
+        assert!(excl <= incl + 1, "{n:?}");
         assert!(
             incl <= duration + duration / 100,
-            "{n} in a run of {duration} ns"
+            "{n:?} in a run of {duration} ns"
         );
-        if let Some(parent) = n["parent"].as_u64() {
+        if let Some(parent) = n.parent {
             let par = &nodes[parent as usize];
             assert!(
-                incl <= num(par, "inclusive_ns") + 1,
-                "child {n}\nexceeds parent {par}"
+                incl <= par.inclusive_ns + 1,
+                "child {n:?}\nexceeds parent {par:?}"
             );
         }
         if name == "handler" {
@@ -296,19 +285,19 @@ fn check_killed_while_writing(label: &str, signals: &[i32]) {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     let p = profile(&dir);
-    assert_eq!(p["reason"], "exit", "{}", r.describe());
-    assert_eq!(p["complete"], Value::Bool(true));
+    assert_eq!(p.reason, "exit", "{}", r.describe());
+    assert!(p.complete);
     let names = region_names(&dir);
-    let nodes = p["threads"][0]["nodes"].as_array().unwrap();
+    let nodes = &p.threads[0].nodes;
     assert!(nodes.len() > 1000, "{} nodes", nodes.len());
     let visits: u64 = nodes
         .iter()
         .filter(|n| ["f0", "f1", "f2", "f3", "f4", "f5"].contains(&names[&local_id(n)].as_str()))
-        .map(|n| num(n, "calls"))
+        .map(|n| n.calls)
         .sum();
     assert_eq!(visits, counter(&expected.stdout, "visits"));
     for n in nodes {
-        assert_eq!(num(n, "open"), 0, "{n}");
+        assert_eq!(n.open, 0, "{n:?}");
     }
 }
 

@@ -19,8 +19,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use regio_idf::rundir::Profile;
 use serde_json::Value;
 
+use crate::common::profiles;
 use crate::common::{
     cc, compile, instrument_bin, instrument_flags, instrument_testdata, run, run_ok, TestDir,
 };
@@ -70,40 +72,23 @@ fn step_id(idf: &Path) -> u64 {
 
 /// The run directory's profile, if one was written yet; every profile
 /// that exists must parse (it is renamed into place whole).
-fn profile(run_dir: &Path) -> Option<Value> {
-    let entries = std::fs::read_dir(run_dir).ok()?;
-    let mut found = None;
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.starts_with("profile-") && name.ends_with(".json") {
-            assert!(found.is_none(), "one process, one profile");
-            let text = std::fs::read_to_string(e.path()).unwrap_or_else(|e| panic!("{e}"));
-            let v: Value = serde_json::from_str(&text)
-                .unwrap_or_else(|e| panic!("{name} does not parse ({e}):\n{text}"));
-            found = Some(v);
-        }
-    }
-    found
+fn profile(run_dir: &Path) -> Option<Profile> {
+    profiles::only(run_dir)
 }
 
 /// Calls of IDF region `id` over the profile's threads and nodes (C ids
 /// in profiles are the object's base + the IDF id).
-fn calls(p: &Value, id: u64) -> u64 {
-    let stride = u64::from(regio_idf::rundir::OBJECT_ID_STRIDE);
-    p["threads"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|t| t["nodes"].as_array().into_iter().flatten())
-        .filter(|n| n["region"].as_u64().map(|r| r % stride) == Some(id))
-        .filter_map(|n| n["calls"].as_u64())
+fn calls(p: &Profile, id: u64) -> u64 {
+    profiles::nodes(std::slice::from_ref(p))
+        .filter(|(_, _, n)| u64::from(profiles::local_id(n)) == id)
+        .map(|(_, _, n)| n.calls)
         .sum()
 }
 
-fn assert_snapshot(p: &Value) {
-    assert_eq!(p["snapshot"], true, "{p}");
-    assert_eq!(p["reason"], "snapshot");
-    assert_eq!(p["complete"], false);
+fn assert_snapshot(p: &Profile) {
+    assert!(p.snapshot, "{p:?}");
+    assert_eq!(p.reason, "snapshot");
+    assert!(!p.complete);
 }
 
 /// Waits for `child` up to `limit`; kills it and fails after that.
@@ -198,7 +183,7 @@ fn normal_run_ends_with_the_final_profile_and_same_output() {
     while child.try_wait().unwrap_or_else(|e| panic!("{e}")).is_none() {
         assert!(Instant::now() < end, "the program did not end");
         if let Some(p) = profile(&run_dir) {
-            if p["snapshot"] == true {
+            if p.snapshot {
                 assert_snapshot(&p);
                 snapshots.push(calls(&p, step));
             }
@@ -211,9 +196,9 @@ fn normal_run_ends_with_the_final_profile_and_same_output() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), plain.stderr);
 
     let p = profile(&run_dir).unwrap_or_else(|| panic!("no final profile"));
-    assert_eq!(p["snapshot"], false, "{p}");
-    assert_eq!(p["reason"], "exit");
-    assert_eq!(p["complete"], true);
+    assert!(!p.snapshot, "{p:?}");
+    assert_eq!(p.reason, "exit");
+    assert!(p.complete);
     assert_eq!(calls(&p, step), steps);
     // 50 steps of 20 ms or more span several 0.2 s periods.
     assert!(!snapshots.is_empty(), "no snapshot seen during the run");
@@ -237,8 +222,8 @@ fn snapshot_thread_does_not_keep_the_process_alive() {
     let status = wait_for(&mut child, Duration::from_secs(30));
     assert_eq!(status.code(), Some(0), "{status:?}");
     let p = profile(&run_dir).unwrap_or_else(|| panic!("no profile"));
-    assert_eq!(p["snapshot"], false, "{p}");
-    assert_eq!(p["reason"], "exit");
+    assert!(!p.snapshot, "{p:?}");
+    assert_eq!(p.reason, "exit");
     assert_eq!(calls(&p, step), 5);
 }
 
@@ -256,19 +241,9 @@ fn children_forked_during_snapshots_write_their_profiles() {
     let status = wait_for(&mut child, Duration::from_secs(60));
     assert_eq!(status.code(), Some(0), "{status:?}");
     let mut children = 0;
-    for e in std::fs::read_dir(&run_dir).unwrap_or_else(|e| panic!("{e}")) {
-        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-        let name = path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        if !(name.starts_with("profile-") && name.ends_with(".json")) {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-        let p: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(p["snapshot"], false, "{name}: {p}");
+    for path in profiles::paths(&run_dir) {
+        let p = profiles::read(&path);
+        assert!(!p.snapshot, "{}: {p:?}", path.display());
         if calls(&p, step) == 1 {
             children += 1;
         }

@@ -24,6 +24,7 @@ use regio_trace_format::{decode, Event};
 use serde_json::Value;
 
 use crate::common::machine;
+use crate::common::profiles;
 use crate::common::report::{only_run, report_json, u64_field, visit};
 use crate::common::{
     cc, compile, instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok,
@@ -98,25 +99,9 @@ fn report_text(run_dir: &Path) -> String {
 
 /// `throttled_at` of every node in the profiles of `run_dir`, by region id.
 fn profile_marks(run_dir: &Path) -> Vec<(u64, u64, u64)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}")) {
-        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if !(name.starts_with("profile-") && name.ends_with(".json")) {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-        for t in v["threads"].as_array().into_iter().flatten() {
-            for n in t["nodes"].as_array().into_iter().flatten() {
-                if let Some(at) = n["throttled_at"].as_u64() {
-                    let region = n["region"].as_u64().unwrap_or(u64::MAX);
-                    out.push((region, at, n["calls"].as_u64().unwrap_or(0)));
-                }
-            }
-        }
-    }
-    out
+    profiles::nodes(&profiles::read_all(run_dir))
+        .filter_map(|(_, _, n)| Some((u64::from(n.region), n.throttled_at?, n.calls)))
+        .collect()
 }
 
 /// The call count at which the default throttle stopped the tiny function
@@ -132,19 +117,8 @@ fn throttled_by_default((calls, at): (u64, Option<u64>)) -> u64 {
 
 /// The `throttle` setting the profile of `run_dir` records.
 fn profile_setting(run_dir: &Path) -> Option<(u64, u64)> {
-    for e in std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}")) {
-        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if name.starts_with("profile-") && name.ends_with(".json") {
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-            let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-            return Some((
-                v["throttle"]["calls"].as_u64()?,
-                v["throttle"]["ns"].as_u64()?,
-            ));
-        }
-    }
-    None
+    let p = profiles::read_all(run_dir).into_iter().next()?;
+    p.throttle.map(|t| (t.calls, t.ns))
 }
 
 #[test]

@@ -25,6 +25,7 @@ use std::process::{Command, Stdio};
 use regio_trace_format::{decode, Event, TraceFile};
 use serde_json::Value;
 
+use crate::common::profiles;
 use crate::common::{
     cc, compile, instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok,
     TestDir,
@@ -126,20 +127,8 @@ fn nesting_problems(files: &BTreeMap<String, TraceFile>) -> Vec<String> {
 /// each region's kind from the IDF copied into the run directory.
 fn profile_calls(run_dir: &Path) -> (BTreeMap<u32, u64>, BTreeMap<u32, String>) {
     let mut calls = BTreeMap::new();
-    for e in std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}")) {
-        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if !(name.starts_with("profile-") && name.ends_with(".json")) {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-        for t in v["threads"].as_array().into_iter().flatten() {
-            for n in t["nodes"].as_array().into_iter().flatten() {
-                let region = n["region"].as_u64().unwrap_or(u64::MAX) as u32;
-                *calls.entry(region).or_default() += n["calls"].as_u64().unwrap_or(0);
-            }
-        }
+    for (_, _, n) in profiles::nodes(&profiles::read_all(run_dir)) {
+        *calls.entry(n.region).or_default() += n.calls;
     }
     let idf = std::fs::read_to_string(run_dir.join("regio.idf.json"))
         .unwrap_or_else(|e| panic!("regio.idf.json: {e}"));

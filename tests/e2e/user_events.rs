@@ -10,6 +10,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
+use crate::common::profiles;
 use crate::common::report::{only_run, report_json, visit};
 use crate::common::{
     cc, compile, instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok,
@@ -52,20 +53,6 @@ fn events_by_path(run: &Value) -> Vec<(String, Value)> {
     out
 }
 
-/// The profile files of a run directory, parsed.
-fn profiles(run_dir: &Path) -> Vec<Value> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}")) {
-        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if name.starts_with("profile-") && name.ends_with(".json") {
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-            out.push(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}")));
-        }
-    }
-    out
-}
-
 fn c_events_in(mode: &str) {
     let tmp = TestDir::new(&format!("user-events-c-{mode}"));
     let inst = instrument(&tmp, "events.c");
@@ -80,41 +67,36 @@ fn c_events_in(mode: &str) {
 
     // The parent's profile, as the runtime wrote it: node ids, exact
     // values, the names it could not keep.
-    let all = profiles(&run_dir);
+    let all = profiles::read_all(&run_dir);
     assert_eq!(all.len(), 2, "parent and forked child");
     let parent = all
         .iter()
-        .find(|p| p["user_events_lost"] != 0)
+        .find(|p| p.user_events_lost != 0)
         .unwrap_or_else(|| panic!("no profile counts lost events: {all:?}"));
-    assert_eq!(parent["user_events_lost"], 47, "300 + 3 names, 256 slots");
-    let t = &parent["threads"][0];
-    assert_eq!(t["user_events_dropped"], 0);
-    let events = t["user_events"].as_array().cloned().unwrap_or_default();
-    assert_eq!(events.len(), 3 + 253, "{t}");
-    let node_region = |id: &Value| {
-        let nodes = t["nodes"].as_array().cloned().unwrap_or_default();
-        nodes
-            .iter()
-            .find(|n| n["id"] == *id)
-            .map(|n| n["region"].clone())
-    };
+    assert_eq!(parent.user_events_lost, 47, "300 + 3 names, 256 slots");
+    let t = &parent.threads[0];
+    assert_eq!(t.user_events_dropped, 0);
+    let events = &t.user_events;
+    assert_eq!(events.len(), 3 + 253, "{t:?}");
+    let node_region = |id: Option<u32>| Some(t.nodes.get(id? as usize)?.region);
     let residual = events
         .iter()
-        .find(|e| e["name"] == "residual")
-        .unwrap_or_else(|| panic!("{t}"));
-    assert_eq!(residual["count"], 10);
-    assert_eq!(residual["min"], 1.0 / 512.0);
-    assert_eq!(residual["max"], 1.0);
-    assert_eq!(residual["sum"], 2.0 - 1.0 / 512.0);
+        .find(|e| e.name == "residual")
+        .unwrap_or_else(|| panic!("{t:?}"));
+    assert_eq!(residual.count, 10);
+    assert_eq!(residual.min, Some(1.0 / 512.0));
+    assert_eq!(residual.max, Some(1.0));
+    assert_eq!(residual.sum, Some(2.0 - 1.0 / 512.0));
     let size = events
         .iter()
-        .find(|e| e["name"] == "size")
-        .unwrap_or_else(|| panic!("{t}"));
+        .find(|e| e.name == "size")
+        .unwrap_or_else(|| panic!("{t:?}"));
     assert_ne!(
-        node_region(&residual["node"]),
-        node_region(&size["node"]),
+        node_region(residual.node),
+        node_region(size.node),
         "two nodes"
     );
+    assert!(node_region(residual.node).is_some(), "{residual:?}");
 
     // The report merges the parent and the child.
     let report = report_json(&[&run_dir]).unwrap_or_else(|e| panic!("{e}"));

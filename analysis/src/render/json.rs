@@ -3,6 +3,7 @@
 //! back with the same types.
 
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 
 use regio_idf::rundir::CounterInfo;
 use serde::{Deserialize, Serialize};
@@ -319,12 +320,41 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
 }
 
 pub(super) fn render(reports: &[Report]) -> String {
-    match write(reports) {
-        Ok(text) => text,
+    let mut out = String::new();
+    match write(reports, &mut out, &mut None) {
+        Ok(()) => out,
         // Plain structs with string keys and finite numbers always
         // serialise; keep the output JSON all the same.
         Err(e) => format!("{{\"error\": {:?}}}\n", e.to_string()),
     }
+}
+
+/// Like `render`, handing the text to `w` in pieces of about [`PIECE`]
+/// bytes as it is made: a DRG of a million nodes is gigabytes of JSON.
+pub(super) fn render_to(reports: &[Report], w: &mut dyn Write) -> io::Result<()> {
+    let mut out = String::with_capacity(2 * PIECE);
+    let mut sink = Some(w);
+    match write(reports, &mut out, &mut sink) {
+        Ok(()) => sink.map_or(Ok(()), |w| w.write_all(out.as_bytes())),
+        Err(e) => match e.io_error_kind() {
+            Some(kind) => Err(io::Error::new(kind, e)),
+            None => Err(io::Error::other(e)),
+        },
+    }
+}
+
+/// Output made is handed on once it passes this size.
+const PIECE: usize = 1 << 16;
+
+/// Hands `out` to `w` (when streaming) once it passes [`PIECE`].
+fn piece(out: &mut String, w: &mut Option<&mut dyn Write>) -> Result<(), serde_json::Error> {
+    if let Some(w) = w {
+        if out.len() >= PIECE {
+            w.write_all(out.as_bytes()).map_err(serde_json::Error::io)?;
+            out.clear();
+        }
+    }
+    Ok(())
 }
 
 /// What `serde_json::to_string_pretty(&JsonReport::new(reports))` writes,
@@ -332,20 +362,26 @@ pub(super) fn render(reports: &[Report]) -> String {
 /// per level): each node's fields are serialised by serde and its children
 /// are spliced into its empty `children` array. Nodes deeper than
 /// [`DEEP`] are written compactly, one per line, so the indentation does
-/// not make the output grow with the square of the depth.
-fn write(reports: &[Report]) -> Result<String, serde_json::Error> {
+/// not make the output grow with the square of the depth. With `w`, the
+/// text goes there as it is made (`piece`), the rest stays in `out`.
+fn write(
+    reports: &[Report],
+    out: &mut String,
+    w: &mut Option<&mut dyn Write>,
+) -> Result<(), serde_json::Error> {
     if reports.is_empty() {
-        return Ok("{\n  \"runs\": []\n}\n".into());
+        out.push_str("{\n  \"runs\": []\n}\n");
+        return Ok(());
     }
-    let mut out = String::from("{\n  \"runs\": [\n");
+    out.push_str("{\n  \"runs\": [\n");
     for (i, r) in reports.iter().enumerate() {
         if i > 0 {
             out.push_str(",\n");
         }
-        write_run(&mut out, r)?;
+        write_run(out, r, w)?;
     }
     out.push_str("\n  ]\n}\n");
-    Ok(out)
+    Ok(())
 }
 
 /// `text`, every line indented by `indent` blanks.
@@ -366,7 +402,11 @@ fn malformed(what: &str) -> serde_json::Error {
 }
 
 /// Runs are items of `runs` (4 blanks), roots items of `drg` (8 blanks).
-fn write_run(out: &mut String, r: &Report) -> Result<(), serde_json::Error> {
+fn write_run(
+    out: &mut String,
+    r: &Report,
+    w: &mut Option<&mut dyn Write>,
+) -> Result<(), serde_json::Error> {
     let head = serde_json::to_string_pretty(&JsonRun::header(r))?;
     if r.roots.is_empty() {
         push_indented(out, &head, 4);
@@ -377,16 +417,23 @@ fn write_run(out: &mut String, r: &Report) -> Result<(), serde_json::Error> {
         .ok_or_else(|| malformed("a run"))?;
     push_indented(out, open, 4);
     out.push_str("[\n");
+    // A DRG of more nodes than a text report shows is written compactly
+    // from the roots on (one node per line, like nodes deeper than DEEP):
+    // indented, a million nodes are gigabytes of blanks.
+    let mut count = 0usize;
+    r.walk(&mut |_, _| count += 1);
+    let compact_from = if count > LARGE_DRG { 0 } else { DEEP };
     let mut result = Ok(());
     visit(&r.roots, &mut |e| {
         if result.is_ok() {
             result = match e {
-                Visit::Enter(n, path) => enter(out, r, n, path),
+                Visit::Enter(n, path) => enter(out, r, n, path, compact_from),
                 Visit::Leave(n, path) => {
-                    leave(out, n, path.len() - 1);
+                    leave(out, n, path.len() - 1, compact_from);
                     Ok(())
                 }
-            };
+            }
+            .and_then(|()| piece(out, w));
         }
     });
     result?;
@@ -399,7 +446,18 @@ fn indent(depth: usize) -> usize {
     8 + 4 * depth
 }
 
-fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), serde_json::Error> {
+/// Above this many nodes the whole DRG is written compactly.
+const LARGE_DRG: usize = super::text::TEXT_NODES;
+
+/// Nodes at `compact_from` levels below a root and deeper are written
+/// compactly, one per line.
+fn enter(
+    out: &mut String,
+    r: &Report,
+    n: &Node,
+    path: &[&Node],
+    compact_from: usize,
+) -> Result<(), serde_json::Error> {
     let depth = path.len() - 1;
     let siblings = match path.len() {
         1 => &r.roots,
@@ -410,7 +468,7 @@ fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), s
         out.push_str(",\n");
     }
     let head = node_in(r, n, path);
-    if depth >= DEEP {
+    if depth >= compact_from {
         let text = serde_json::to_string(&head)?;
         if n.children.is_empty() {
             out.push_str(&text);
@@ -437,11 +495,11 @@ fn enter(out: &mut String, r: &Report, n: &Node, path: &[&Node]) -> Result<(), s
 }
 
 /// Closes the children array and the object of a node that has children.
-fn leave(out: &mut String, n: &Node, depth: usize) {
+fn leave(out: &mut String, n: &Node, depth: usize, compact_from: usize) {
     if n.children.is_empty() {
         return;
     }
-    if depth >= DEEP {
+    if depth >= compact_from {
         out.push_str("\n]}");
         return;
     }

@@ -8,6 +8,7 @@ pub mod json;
 mod text;
 mod words;
 
+use std::io::{self, Write};
 use std::str::FromStr;
 
 use crate::merge::Node;
@@ -84,6 +85,16 @@ impl FromStr for Format {
             "html" => Ok(Format::Html),
             _ => Err(FormatError::Unknown(s.into())),
         }
+    }
+}
+
+/// Render one or several runs in `format` into `w`; JSON goes out as it is
+/// made (a DRG of a million nodes is gigabytes of it), the other formats
+/// whole.
+pub fn render_to(reports: &[Report], format: Format, w: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Json => json::render_to(reports, w),
+        _ => w.write_all(render(reports, format).as_bytes()),
     }
 }
 

@@ -307,8 +307,9 @@ fn tree(out: &mut String, r: &Report) {
         rows[0].push(RANKS_COLUMN.to_string());
         aligns.push(Align::Left);
     }
-    r.walk(&mut |n, path| {
-        let mut cells = row(n, path.len() - 1, r.wall_ns, by_rank);
+    let fold = Fold::of(r);
+    walk_shown(&r.roots, fold.map(|f| f.above), &mut |n, depth| {
+        let mut cells = row(n, depth, r.wall_ns, by_rank);
         for (k, name) in counters.iter().enumerate() {
             let v = n
                 .counters
@@ -348,10 +349,69 @@ fn tree(out: &mut String, r: &Report) {
         out.push_str(line.trim_end());
         out.push('\n');
     }
+    if let Some(f) = fold {
+        let _ = writeln!(
+            out,
+            "showing {} of {} DRG nodes: those with inclusive time above {} whose callers are shown (the text report shows at most {TEXT_NODES}; `--format json` has every node)",
+            rows.len() - 1,
+            f.total,
+            human_ns(f.above)
+        );
+    }
     out.push_str("inclusive and exclusive times are summed over threads; % is of the wall time\n");
     if !counters.is_empty() {
         out.push_str(COUNTERS_NOTE);
         out.push('\n');
+    }
+}
+
+/// The text report shows at most this many DRG nodes (a table of a
+/// million rows is for no one to read, and costs gigabytes to align): above
+/// it, the heaviest ones (`Fold`), and says so. JSON has every node.
+pub(crate) const TEXT_NODES: usize = 100_000;
+
+/// What a text report leaves out of a DRG of more than [`TEXT_NODES`]
+/// nodes: every node with inclusive time at most `above`, and so its
+/// subtree (a node's inclusive time is normally at least its children's).
+#[derive(Clone, Copy)]
+struct Fold {
+    above: u64,
+    total: usize,
+}
+
+impl Fold {
+    /// None when every node fits.
+    fn of(r: &Report) -> Option<Fold> {
+        let mut times: Vec<u64> = Vec::new();
+        r.walk(&mut |n, _| times.push(n.inclusive_ns));
+        if times.len() <= TEXT_NODES {
+            return None;
+        }
+        let total = times.len();
+        // The TEXT_NODES + 1-th largest time: strictly above it are at
+        // most TEXT_NODES nodes.
+        let (_, &mut above, _) = times.select_nth_unstable_by(TEXT_NODES, |a, b| b.cmp(a));
+        Some(Fold { above, total })
+    }
+}
+
+/// Depth first over the nodes with inclusive time above `above` (every
+/// node: None) whose callers are shown, children in order, with their
+/// depth; iterative (any depth).
+fn walk_shown(roots: &[Node], above: Option<u64>, f: &mut dyn FnMut(&Node, usize)) {
+    let shown = |n: &Node| above.is_none_or(|a| n.inclusive_ns > a);
+    let mut stack = vec![roots.iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(n) if shown(n) => {
+                f(n, stack.len() - 1);
+                stack.push(n.children.iter());
+            }
+            Some(_) => {}
+            None => {
+                stack.pop();
+            }
+        }
     }
 }
 

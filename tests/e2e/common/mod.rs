@@ -3,6 +3,7 @@
 pub mod cmd;
 pub mod machine;
 pub mod omp;
+pub mod profiles;
 pub mod report;
 pub mod truth;
 
