@@ -276,6 +276,7 @@ int main(int argc, char **argv) {
     MPI_Recv(&s, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &st);
     MPI_Wait(&r, &st);
     MPI_Request_free(&r);
+    MPI_Bcast(&s, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (s < 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Finalize();
@@ -345,6 +346,7 @@ const FORTRAN_FREE: &str = "program abi
   call mpi_isend(s, 1, MPI_INTEGER, 0, 1, mpi_comm_world, req, ierr)
   call mpi_send(s, 1, MPI_INTEGER, 0, 1, mpi_comm_world, ierr)
   call mpi_wait(req, st, ierr)
+  call mpi_bcast(s, 1, MPI_INTEGER, 0, mpi_comm_world, ierr)
   if (s < 0) call mpi_abort(mpi_comm_world, 1, ierr)
   call mpi_finalize(ierr)
 contains
@@ -648,6 +650,7 @@ fn c_prelude_declares_what_the_header_declares() {
         "regio_mpi_reqs",
         "regio_mpi_done",
         "regio_mpi_request_free",
+        "regio_mpi_coll",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",
@@ -716,6 +719,7 @@ fn fortran_calls_match_the_header_twins() {
         "regio_mpi_post",
         "regio_mpi_reqs",
         "regio_mpi_done",
+        "regio_mpi_coll",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",

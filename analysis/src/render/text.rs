@@ -144,6 +144,17 @@ fn communication(out: &mut String, r: &Report) {
             }
         }
     }
+    if !c.collectives.is_empty() {
+        out.push_str("\ncollectives per rank: operations, bytes sent, bytes received\n");
+        for k in &c.collectives {
+            let received = k.bytes_received.map_or("-".to_string(), |b| b.to_string());
+            let _ = writeln!(
+                out,
+                "{:>6}  {:>10} operations  {:>14} sent  {:>14} received",
+                k.rank, k.operations, k.bytes_sent, received
+            );
+        }
+    }
     if c.dropped > 0 {
         let _ = writeln!(
             out,

@@ -44,7 +44,11 @@ pub struct Message {
     pub tag: i32,
     /// The communicator's C handle (see `pmpi`).
     pub comm: u64,
+    /// Bytes sent (a collective: this process's share sent) or received
+    /// (a point-to-point receive).
     pub bytes: u64,
+    /// A collective's bytes received by this process (0 otherwise).
+    pub received: u64,
     /// Ticks from the call's entry to the record (the probe runs right
     /// after the call returns).
     pub ticks: u64,
@@ -75,7 +79,14 @@ pub struct Post {
 
 /// Records `m` for the thread `owner` (the caller's own state) at `now`.
 pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
-    stats::mine(owner).add(m.node, m.peer, m.direction, 1, m.bytes, m.ticks);
+    stats::mine(owner).add(
+        m.node,
+        m.peer,
+        m.direction,
+        1,
+        (m.bytes, m.received),
+        m.ticks,
+    );
     // A definition goes before the first record, which may be at the
     // call's entry (a record earlier than the one before it would be
     // moved to that one's time).
@@ -146,10 +157,8 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
                     op: collective::OF_REGION,
                     comm,
                     root: u32::try_from(m.comm_peer).ok(),
-                    // The capture names one buffer (the first count and
-                    // datatype): both directions carry its size.
                     sent: bytes,
-                    received: bytes,
+                    received: m.received,
                 },
             );
         }
