@@ -188,8 +188,8 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Sendrecv_replace", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Source, 5), (RecvTag, 6), (Comm, 7), (Status, 8)]),
     r("MPI_Ssend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
     r("MPI_Ssend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
-    r("MPI_Start", &[]),
-    r("MPI_Startall", &[(Count, 0)]),
+    r("MPI_Start", &[(Request, 0)]),
+    r("MPI_Startall", &[(Count, 0), (Request, 1)]),
     r("MPI_Test", &[(Request, 0), (Flag, 1), (Status, 2)]),
     r("MPI_Test_cancelled", &[]),
     r("MPI_Testall", &[(Count, 0), (Request, 1), (Flag, 2), (Status, 3)]),
@@ -586,6 +586,13 @@ pub(crate) enum Capture {
     },
     /// `MPI_Request_free`: the request is forgotten.
     RequestFree { request: usize },
+    /// `MPI_Start`/`MPI_Startall`: `count` persistent requests at
+    /// `requests` (one without a count) start their messages (recorded
+    /// after the call returns; the handles do not change).
+    Start {
+        count: Option<usize>,
+        requests: usize,
+    },
     /// A collective (blocking or non-blocking): what this process sends
     /// and receives, recorded after the call returns.
     Collective(Coll),
@@ -766,6 +773,10 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
         }),
         "request_free" => Some(Capture::RequestFree {
             request: at(Request, 0)?,
+        }),
+        "start" | "startall" => Some(Capture::Start {
+            count: at(Count, 0),
+            requests: at(Request, 0)?,
         }),
         k => {
             let base = k.strip_prefix('i').filter(|b| collective(b, at).is_some());
@@ -968,6 +979,20 @@ mod tests {
             panic!("alltoallw");
         };
         assert_eq!((w.send, w.recv, w.shape(false)), (None, None, 0));
+        assert_eq!(
+            capture("MPI_Startall", Spelling::Exact),
+            Some(Capture::Start {
+                count: Some(0),
+                requests: 1
+            })
+        );
+        assert_eq!(
+            capture("mpi_start", Spelling::AnyCase),
+            Some(Capture::Start {
+                count: None,
+                requests: 0
+            })
+        );
         assert_eq!(capture("MPI_Comm_rank", Spelling::Exact), None);
         assert_eq!(capture("MPI_Allreduce_init", Spelling::Exact), None);
     }

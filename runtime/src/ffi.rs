@@ -519,6 +519,25 @@ pub extern "C" fn regio_mpi_request_free(request: u64) {
     mpi::probes::request_free(request);
 }
 
+/// After `MPI_Start`/`MPI_Startall` returned: its `n` persistent requests
+/// (`elem` bytes each), whose messages start here.
+///
+/// # Safety
+/// `reqs` must point to `n` handles of `elem` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
+    mpi::probes::start(id, n, reqs, elem);
+}
+
+/// Fortran `call regio_mpi_start(id, n, requests)`: INTEGER(4) handles.
+///
+/// # Safety
+/// `reqs` must hold `*n` handles.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_start_(id: *const i32, n: *const i32, reqs: *const i32) {
+    mpi::probes::start(*id as u32, *n, reqs as *const c_void, 4);
+}
+
 /// After a collective returned, before its region is left: region id,
 /// `shape` (how this process's bytes follow from the arguments: flags of
 /// the send side, the receive side's shifted by 8, bit 16 for 64-bit count

@@ -24,6 +24,13 @@
 //!   counts give them (roots decide the direction), in the trace, the
 //!   profile's per-rank collectives and the OTF2 archive.
 //!
+//! `testdata/trace/mpi_persistent.c` on 4 ranks: persistent requests
+//! (`MPI_Send_init`/`MPI_Recv_init`, `MPI_Start`/`MPI_Startall`) are
+//! posted at their start and completed in their wait, so every message
+//! matches with no receive ending before its send began, and on the
+//! ranks that sleep between start and wait the send's post comes that
+//! long before its completion.
+//!
 //! `testdata/trace/mpi_trace.f90` (`use mpi`, `mpif90`) on 4 ranks: the
 //! same matching and profile comparison, and the bytes of its Bcast,
 //! Allreduce and Gather.
@@ -656,6 +663,90 @@ fn mpi_messages_in_traces_match_after_clock_correction() {
 fn mpi_messages_in_traces_match_after_clock_correction_with_mpich() {
     if mpich() {
         check_c_program(&MPICH);
+    }
+}
+
+/// How long even ranks of `mpi_persistent.c` wait between start and wait.
+const PERSISTENT_SLEEP_MS: u64 = 40;
+
+fn check_persistent_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-persistent-{}", mpi.name));
+    let exe = build(mpi, "mpi_persistent.c", &tmp);
+    let run_dir = tmp.join("run");
+    mpirun_traced(
+        mpi,
+        &exe,
+        &[&PERSISTENT_SLEEP_MS.to_string()],
+        &run_dir,
+        &[],
+    );
+    for (name, f) in trace_files(&run_dir) {
+        let count = |p: fn(&Event) -> bool| f.records.iter().filter(|r| p(&r.event)).count();
+        // Three rounds: one post and one completion per request each.
+        assert_eq!(count(|e| matches!(e, Event::MpiIsend { .. })), 3, "{name}");
+        assert_eq!(
+            count(|e| matches!(e, Event::MpiIsendComplete { .. })),
+            3,
+            "{name}"
+        );
+        assert_eq!(
+            count(|e| matches!(e, Event::MpiIrecvRequest { .. })),
+            3,
+            "{name}"
+        );
+        assert_eq!(count(|e| matches!(e, Event::MpiIrecv { .. })), 3, "{name}");
+        // Each send is posted before it completes; where the rank slept
+        // between start and wait, by at least that long (less a slack for
+        // the clock's rate).
+        let posts: Vec<u64> = f
+            .records
+            .iter()
+            .filter(|r| matches!(r.event, Event::MpiIsend { .. }))
+            .map(|r| r.ticks)
+            .collect();
+        let dones: Vec<u64> = f
+            .records
+            .iter()
+            .filter(|r| matches!(r.event, Event::MpiIsendComplete { .. }))
+            .map(|r| r.ticks)
+            .collect();
+        let min_ticks = if f.header.rank % 2 == 0 {
+            (PERSISTENT_SLEEP_MS as f64 * 0.9e-3 * f.header.ticks_per_second) as u64
+        } else {
+            0
+        };
+        for (post, done) in posts.iter().zip(&dones) {
+            assert!(
+                done.saturating_sub(*post) >= min_ticks && post <= done,
+                "{name}: send posted at tick {post}, completed at {done} (want >= {min_ticks} apart)"
+            );
+        }
+    }
+    let (matrix, within) = check_corrected(&run_dir);
+    for r in 0..RANKS {
+        assert_eq!(
+            matrix.get(&(r, (r + 1) % RANKS)),
+            Some(&(3, 64 * 3)),
+            "{r}: {matrix:?}"
+        );
+    }
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+}
+
+#[test]
+fn persistent_requests_are_posted_at_their_start() {
+    if open_mpi() {
+        check_persistent_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn persistent_requests_are_posted_at_their_start_with_mpich() {
+    if mpich() {
+        check_persistent_program(&MPICH);
     }
 }
 

@@ -1,6 +1,6 @@
 //! The C text that hands an MPI call's argument values to the runtime
 //! (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs`/`regio_mpi_done`,
-//! `regio_mpi_request_free`, `regio_mpi_coll`), from the argument positions of the routine
+//! `regio_mpi_request_free`, `regio_mpi_coll`, `regio_mpi_start`), from the argument positions of the routine
 //! table (`mpi_routines::capture`).
 //!
 //! The arguments are evaluated a second time, after the call (before it
@@ -186,6 +186,19 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                     handle(coll.comm)?,
                     side(coll.send)?,
                     side(coll.recv)?
+                ),
+            })
+        }
+        Capture::Start { count, requests } => {
+            let n = match count {
+                Some(c) => format!("(int)({})", arg(c)?),
+                None => "1".into(),
+            };
+            let reqs = arg(requests)?;
+            Some(CaptureText {
+                before: String::new(),
+                record: format!(
+                    "regio_mpi_start({BASE} + {id}u, {n}, (const void *)({reqs}), (int)sizeof *({reqs}))"
                 ),
             })
         }

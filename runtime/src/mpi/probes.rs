@@ -427,6 +427,7 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
         tag: a.tag,
         comm,
         bytes: bytes_of(a.count, handle(c, a.datatype)),
+        started: false,
     };
     let now = clock::ticks();
     events::posted(
@@ -439,6 +440,7 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
             comm,
             bytes: posted.bytes,
             request: posted.request,
+            started: false,
         },
         now,
     );
@@ -458,6 +460,44 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
             record(t, node, &before, None, now, start, 0);
             record(t, node, &posted, None, now, start, ticks);
         }
+    }
+}
+
+/// After `MPI_Start`/`MPI_Startall`: its `n` requests (`elem` bytes each)
+/// start their messages, posted here in the trace (the profile counts
+/// each at its completion). Requests not followed (not persistent, or
+/// made where the map was full) are left alone.
+///
+/// # Safety
+/// `reqs` must point to `n` handles of `elem` bytes.
+pub unsafe fn start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
+    if reqs.is_null() || n <= 0 {
+        return;
+    }
+    let Some((t, _, _)) = open_call(id) else {
+        return;
+    };
+    let Some(c) = pmpi::consts() else { return };
+    let m = requests::mine();
+    let now = clock::ticks();
+    for i in 0..n as usize {
+        let Some(p) = m.start(handle(c, read_handle(reqs, elem, i))) else {
+            continue;
+        };
+        events::posted(
+            t,
+            &Post {
+                send: p.send,
+                persistent: true,
+                comm_peer: p.comm_peer,
+                tag: p.tag,
+                comm: p.comm,
+                bytes: p.bytes,
+                request: p.request,
+                started: true,
+            },
+            now,
+        );
     }
 }
 
@@ -587,6 +627,7 @@ unsafe fn record(
             request: Some(Request {
                 handle: p.request,
                 persistent: p.persistent,
+                started: p.started,
             }),
         },
         now,

@@ -1,7 +1,7 @@
 //! The Fortran probe statements that hand an MPI call's argument values
 //! to the runtime (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs` /
-//! `regio_mpi_done`, `regio_mpi_coll`), from the routine table's capture
-//! plan.
+//! `regio_mpi_done`, `regio_mpi_coll`, `regio_mpi_start`), from the
+//! routine table's capture plan.
 //!
 //! Arguments are evaluated again after the call (the requests of a
 //! completion call before it too), so only arguments that cannot have
@@ -175,6 +175,20 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
                     side(coll.recv)?
                 )],
                 names: vec!["regio_mpi_coll"],
+            })
+        }
+        Capture::Start { count, requests } => {
+            let n = match count {
+                Some(c) => arg(c, false)?,
+                None => "1".into(),
+            };
+            Some(FortranCapture {
+                before: None,
+                record: vec![format!(
+                    "call regio_mpi_start({id}, {n}, {})",
+                    handle(requests, true)?
+                )],
+                names: vec!["regio_mpi_start"],
             })
         }
         Capture::Complete { .. } | Capture::RequestFree { .. } => None,
