@@ -287,11 +287,14 @@ fn perfetto_flows(run_dir: &Path, out: &Path) -> (Matrix, String) {
     (starts, r.stderr)
 }
 
+/// An OTF2 collective's operation, bytes sent and received.
+type Otf2Collective = (String, u64, u64);
+
 /// `instrument export --format otf2` read back by `otf2-print` (None
 /// without `otf2-tools`): sends and receives per (communicator, tag,
 /// length) must pair up; returns (point-to-point messages, collective
 /// operations seen with their bytes sent and received).
-fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<(String, u64, u64)>)> {
+fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<Otf2Collective>)> {
     if !require_tool("otf2-print", "otf2-tools") {
         return None;
     }
