@@ -58,6 +58,20 @@ user events: per region path and name, over all threads and processes
                 value_text(e.max),
                 value_text(e.sum),
             ]);
+            // Events from several ranks: a row per rank under the total.
+            if e.per_rank.len() > 1 {
+                for k in &e.per_rank {
+                    rows.push([
+                        String::new(),
+                        format!("  rank {}", k.rank),
+                        k.count.to_string(),
+                        value_text(k.min),
+                        value_text(k.mean),
+                        value_text(k.max),
+                        value_text(k.sum),
+                    ]);
+                }
+            }
         }
     }
     let mut widths = [0usize; 7];
