@@ -26,8 +26,14 @@ pub struct EventStat {
     /// `sum / count`.
     pub mean: Option<f64>,
     /// The same figures per rank (MPI rank; 0 without MPI), by rank.
-    #[serde(default)]
+    /// Written (JSON) only when more than one rank fired the event: for
+    /// one rank it would repeat the figures above.
+    #[serde(default, skip_serializing_if = "one_rank")]
     pub per_rank: Vec<RankEventStat>,
+}
+
+fn one_rank(per_rank: &[RankEventStat]) -> bool {
+    per_rank.len() <= 1
 }
 
 /// One name's values on one merged node in the processes of one rank.

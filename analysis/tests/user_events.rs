@@ -215,10 +215,13 @@ fn events_from_several_ranks_keep_per_rank_figures() {
             (1, 2, Some(0.125), Some(4.0), Some(4.125), Some(4.125 / 2.0)),
         ]
     );
-    // Events of one rank only have that rank alone.
+    // Events of one rank only: no per-rank list in JSON (it would repeat
+    // the figures); in the report itself, that rank alone.
     let phase = &run.user_events.as_ref().unwrap().outside_regions[0];
+    assert!(phase.per_rank.is_empty(), "{:?}", phase.per_rank);
+    let outside = &r.user_events.per_node[&Vec::new()][0];
     assert_eq!(
-        phase
+        outside
             .per_rank
             .iter()
             .map(|k| (k.rank, k.count))
