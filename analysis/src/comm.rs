@@ -20,7 +20,12 @@ pub struct NodeMessages {
     /// `send`, `recv` or `collective`.
     pub direction: String,
     pub messages: u64,
+    /// Bytes sent (`send`, `collective`) or received (`recv`).
     pub bytes: u64,
+    /// A collective's bytes received by this rank (None: point-to-point,
+    /// or a profile written before collectives were split).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_bytes: Option<u64>,
     pub time_ns: u64,
 }
 
@@ -31,6 +36,16 @@ pub struct MatrixCell {
     pub receiver: u32,
     pub messages: u64,
     pub bytes: u64,
+}
+
+/// One rank's collectives, over all its nodes and threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankCollectives {
+    pub rank: u32,
+    pub operations: u64,
+    pub bytes_sent: u64,
+    /// None when a profile did not split them (written before).
+    pub bytes_received: Option<u64>,
 }
 
 /// One rank's clock against rank 0.
@@ -50,6 +65,8 @@ pub struct Communication {
     pub per_node: BTreeMap<Vec<u32>, Vec<NodeMessages>>,
     /// Point-to-point sends, by (sender, receiver).
     pub matrix: Vec<MatrixCell>,
+    /// Collectives per rank (ranks with none left out), by rank.
+    pub collectives: Vec<RankCollectives>,
     /// Records the runtime's tables could not hold, over all threads.
     pub dropped: u64,
     pub clocks: Vec<RankClock>,
@@ -95,6 +112,10 @@ fn add_profile(p: &Profile, c: &mut Communication, matrix: &mut BTreeMap<(u32, u
                 Some(e) => {
                     e.messages += m.messages;
                     e.bytes += m.bytes;
+                    e.received_bytes = match (e.received_bytes, m.received_bytes) {
+                        (Some(a), Some(b)) => Some(a + b),
+                        (a, b) => a.or(b),
+                    };
                     e.time_ns += m.time_ns;
                 }
                 None => list.push(NodeMessages {
@@ -103,6 +124,7 @@ fn add_profile(p: &Profile, c: &mut Communication, matrix: &mut BTreeMap<(u32, u
                     direction: m.direction.clone(),
                     messages: m.messages,
                     bytes: m.bytes,
+                    received_bytes: m.received_bytes,
                     time_ns: m.time_ns,
                 }),
             }
@@ -132,6 +154,22 @@ pub fn communication(run: &RunDir) -> Communication {
             });
         }
     }
+    let mut per_rank: BTreeMap<u32, RankCollectives> = BTreeMap::new();
+    for m in c.per_node.values().flatten() {
+        if m.direction != "collective" {
+            continue;
+        }
+        let r = per_rank.entry(m.rank).or_insert(RankCollectives {
+            rank: m.rank,
+            operations: 0,
+            bytes_sent: 0,
+            bytes_received: Some(0),
+        });
+        r.operations += m.messages;
+        r.bytes_sent += m.bytes;
+        r.bytes_received = r.bytes_received.zip(m.received_bytes).map(|(a, b)| a + b);
+    }
+    c.collectives = per_rank.into_values().collect();
     for list in c.per_node.values_mut() {
         list.sort_by(|a, b| (a.rank, &a.direction, a.peer).cmp(&(b.rank, &b.direction, b.peer)));
     }

@@ -25,7 +25,7 @@ pub mod throttled;
 mod units;
 mod user_events;
 
-pub use comm::{Communication, MatrixCell, NodeMessages, RankClock};
+pub use comm::{Communication, MatrixCell, NodeMessages, RankClock, RankCollectives};
 pub use error::AnalysisError;
 pub use load::{load_run, RunDir};
 pub use merge::{

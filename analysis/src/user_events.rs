@@ -25,6 +25,26 @@ pub struct EventStat {
     pub sum: Option<f64>,
     /// `sum / count`.
     pub mean: Option<f64>,
+    /// The same figures per rank (MPI rank; 0 without MPI), by rank.
+    /// Written (JSON) only when more than one rank fired the event: for
+    /// one rank it would repeat the figures above.
+    #[serde(default, skip_serializing_if = "one_rank")]
+    pub per_rank: Vec<RankEventStat>,
+}
+
+fn one_rank(per_rank: &[RankEventStat]) -> bool {
+    per_rank.len() <= 1
+}
+
+/// One name's values on one merged node in the processes of one rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankEventStat {
+    pub rank: u32,
+    pub count: u64,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub sum: Option<f64>,
+    pub mean: Option<f64>,
 }
 
 /// The user events of one run.
@@ -50,16 +70,39 @@ fn both(a: Option<f64>, b: Option<f64>, f: fn(f64, f64) -> f64) -> Option<f64> {
     Some(f(a?, b?))
 }
 
-fn add_record(list: &mut Vec<EventStat>, e: &UserEventRecord) {
-    match list.iter_mut().find(|s| s.name == e.name) {
-        Some(s) => {
+fn add_record(list: &mut Vec<EventStat>, rank: u32, e: &UserEventRecord) {
+    let at = match list.iter().position(|s| s.name == e.name) {
+        Some(i) => {
+            let s = &mut list[i];
             s.count += e.count;
             s.min = both(s.min, e.min, f64::min);
             s.max = both(s.max, e.max, f64::max);
             s.sum = both(s.sum, e.sum, |a, b| a + b);
+            i
         }
-        None => list.push(EventStat {
-            name: e.name.clone(),
+        None => {
+            list.push(EventStat {
+                name: e.name.clone(),
+                count: e.count,
+                min: e.min,
+                max: e.max,
+                sum: e.sum,
+                mean: None,
+                per_rank: Vec::new(),
+            });
+            list.len() - 1
+        }
+    };
+    let per_rank = &mut list[at].per_rank;
+    match per_rank.iter_mut().find(|r| r.rank == rank) {
+        Some(r) => {
+            r.count += e.count;
+            r.min = both(r.min, e.min, f64::min);
+            r.max = both(r.max, e.max, f64::max);
+            r.sum = both(r.sum, e.sum, |a, b| a + b);
+        }
+        None => per_rank.push(RankEventStat {
+            rank,
             count: e.count,
             min: e.min,
             max: e.max,
@@ -67,6 +110,10 @@ fn add_record(list: &mut Vec<EventStat>, e: &UserEventRecord) {
             mean: None,
         }),
     }
+}
+
+fn mean(sum: Option<f64>, count: u64) -> Option<f64> {
+    sum.filter(|_| count > 0).map(|x| x / count as f64)
 }
 
 fn add_profile(p: &Profile, u: &mut UserEvents) {
@@ -87,7 +134,7 @@ fn add_profile(p: &Profile, u: &mut UserEvents) {
                     None => continue,
                 },
             };
-            add_record(u.per_node.entry(path).or_default(), e);
+            add_record(u.per_node.entry(path).or_default(), p.rank, e);
         }
     }
 }
@@ -101,7 +148,11 @@ pub fn user_events(run: &RunDir) -> UserEvents {
     for list in u.per_node.values_mut() {
         list.sort_by(|a, b| a.name.cmp(&b.name));
         for s in list.iter_mut() {
-            s.mean = s.sum.filter(|_| s.count > 0).map(|x| x / s.count as f64);
+            s.mean = mean(s.sum, s.count);
+            s.per_rank.sort_by_key(|r| r.rank);
+            for r in s.per_rank.iter_mut() {
+                r.mean = mean(r.sum, r.count);
+            }
         }
     }
     u
@@ -195,15 +246,26 @@ mod tests {
             sum,
         };
         let mut list = Vec::new();
-        add_record(&mut list, &rec("a", 2, Some(1.0), Some(3.0), Some(4.0)));
-        add_record(&mut list, &rec("a", 1, Some(-1.0), Some(2.0), Some(-1.0)));
-        add_record(&mut list, &rec("b", 1, None, None, None));
-        add_record(&mut list, &rec("b", 1, Some(0.0), Some(0.0), Some(0.0)));
+        add_record(&mut list, 0, &rec("a", 2, Some(1.0), Some(3.0), Some(4.0)));
+        add_record(
+            &mut list,
+            0,
+            &rec("a", 1, Some(-1.0), Some(2.0), Some(-1.0)),
+        );
+        add_record(&mut list, 0, &rec("b", 1, None, None, None));
+        add_record(&mut list, 1, &rec("b", 1, Some(0.0), Some(0.0), Some(0.0)));
         assert_eq!(list[0].count, 3);
         assert_eq!(
             (list[0].min, list[0].max, list[0].sum),
             (Some(-1.0), Some(3.0), Some(3.0))
         );
         assert_eq!((list[1].count, list[1].min, list[1].sum), (2, None, None));
+        // Per rank: rank 0's unknown value stays its own.
+        let b: Vec<_> = list[1]
+            .per_rank
+            .iter()
+            .map(|r| (r.rank, r.count, r.min, r.sum))
+            .collect();
+        assert_eq!(b, [(0, 1, None, None), (1, 1, Some(0.0), Some(0.0))]);
     }
 }

@@ -153,3 +153,98 @@ fn runs_without_events_show_no_section() {
     assert!(!render(std::slice::from_ref(&r), Format::Json).contains("user_events"));
     assert!(!render(&[r], Format::Html).contains("user events"));
 }
+
+/// `events_run` plus the same process again as rank 1 (another pid) with
+/// its own "residual" values on worker;compute (4.0 and 0.125) and no
+/// other events: per-rank figures in JSON and rows per rank in the text.
+#[test]
+fn events_from_several_ranks_keep_per_rank_figures() {
+    let tmp = tempdir();
+    let dir = run_dir(&tmp);
+    events_run(&dir);
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("profile-"))
+        })
+        .unwrap();
+    let mut p = Profile::from_json("p", &std::fs::read_to_string(&file).unwrap()).unwrap();
+    p.rank = 1;
+    p.pid += 1;
+    p.user_events_lost = 0;
+    for t in &mut p.threads {
+        t.user_events.clear();
+        t.user_events_dropped = 0;
+    }
+    p.threads[1].user_events = vec![rec(
+        Some(1),
+        "residual",
+        2,
+        Some(0.125),
+        Some(4.0),
+        Some(4.125),
+    )];
+    std::fs::write(
+        dir.join(regio_idf::rundir::profile_file_name(1, p.pid)),
+        serde_json::to_string(&p).unwrap(),
+    )
+    .unwrap();
+    let r = merge(&load_run(&dir, None).unwrap());
+
+    let json: JsonReport =
+        serde_json::from_str(&render(std::slice::from_ref(&r), Format::Json)).unwrap();
+    let run = &json.runs[0];
+    let worker = run.drg.iter().find(|n| n.name == "worker").unwrap();
+    let e = &worker.children[0].user_events[0];
+    assert_eq!(
+        (e.name.as_str(), e.count, e.min, e.max),
+        ("residual", 5, Some(0.125), Some(4.0))
+    );
+    let per_rank: Vec<_> = e
+        .per_rank
+        .iter()
+        .map(|k| (k.rank, k.count, k.min, k.max, k.sum, k.mean))
+        .collect();
+    assert_eq!(
+        per_rank,
+        [
+            (0, 3, Some(0.25), Some(1.0), Some(1.75), Some(1.75 / 3.0)),
+            (1, 2, Some(0.125), Some(4.0), Some(4.125), Some(4.125 / 2.0)),
+        ]
+    );
+    // Events of one rank only: no per-rank list in JSON (it would repeat
+    // the figures); in the report itself, that rank alone.
+    let phase = &run.user_events.as_ref().unwrap().outside_regions[0];
+    assert!(phase.per_rank.is_empty(), "{:?}", phase.per_rank);
+    let outside = &r.user_events.per_node[&Vec::new()][0];
+    assert_eq!(
+        outside
+            .per_rank
+            .iter()
+            .map(|k| (k.rank, k.count))
+            .collect::<Vec<_>>(),
+        [(0, 1)]
+    );
+
+    let text = anonymize(&render(&[r], Format::Text), &dir);
+    let section = text
+        .split("\nuser events: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        section,
+        "per region path and name, over all threads and processes
+region              event     count    min        mean  max    sum
+(no region)         phase         1      3           3    3      3
+worker;compute      residual      5  0.125       1.175    4  5.875
+                      rank 0      3   0.25  5.83333e-1    1   1.75
+                      rank 1      2  0.125      2.0625    4  4.125
+main;compute;for i  n             1      1           -    -      -
+4 user events not kept: a thread's table of (node, name) pairs was full, or the event interrupted a probe (signal handler)
+1 user events recorded nowhere: a process's table of event names was full
+"
+    );
+}

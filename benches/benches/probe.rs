@@ -10,6 +10,9 @@
 //! once per process. Its buffers flush to a temporary run directory, so
 //! the figure includes the amortised flush cost.
 //!
+//! Throttling is off (`REGIO_THROTTLE=off`, set by `main` for both
+//! processes): these are figures of recorded probes.
+//!
 //! With counters on (one `read(2)` per counter group at each enter and
 //! exit): `REGIO_COUNTERS=task-clock cargo bench -p regio-benches --bench probe --
 //! probe/regio_enter_exit`.
@@ -215,6 +218,12 @@ fn main() {
         "REGIO_DIR",
         std::env::temp_dir().join(format!("regio-bench-{}", std::process::id())),
     );
+    // Measured probes: with throttling on (the default) the bench's region
+    // is throttled after its first 100,000 calls (an empty region is as
+    // brief as they come), and every later iteration would time the
+    // throttled path, which records nothing, in both modes. (The
+    // throttled path has its own figures: scripts/bench_c_probe.sh.)
+    std::env::set_var("REGIO_THROTTLE", "off");
     if std::env::var_os(TRACE_CHILD).is_some() {
         trace_benches();
         Criterion::default().configure_from_args().final_summary();

@@ -290,7 +290,12 @@ pub struct MessageRecord {
     /// `send`, `recv` or `collective`.
     pub direction: String,
     pub messages: u64,
+    /// Bytes sent (`send`, `collective`) or received (`recv`).
     pub bytes: u64,
+    /// A `collective` record's bytes received by this process (absent in
+    /// point-to-point records and in profiles written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_bytes: Option<u64>,
     pub time_ns: u64,
 }
 

@@ -188,8 +188,8 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Sendrecv_replace", &[(Count, 1), (Datatype, 2), (Dest, 3), (SendTag, 4), (Source, 5), (RecvTag, 6), (Comm, 7), (Status, 8)]),
     r("MPI_Ssend", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5)]),
     r("MPI_Ssend_init", &[(Count, 1), (Datatype, 2), (Dest, 3), (Tag, 4), (Comm, 5), (Request, 6)]),
-    r("MPI_Start", &[]),
-    r("MPI_Startall", &[(Count, 0)]),
+    r("MPI_Start", &[(Request, 0)]),
+    r("MPI_Startall", &[(Count, 0), (Request, 1)]),
     r("MPI_Test", &[(Request, 0), (Flag, 1), (Status, 2)]),
     r("MPI_Test_cancelled", &[]),
     r("MPI_Testall", &[(Count, 0), (Request, 1), (Flag, 2), (Status, 3)]),
@@ -529,7 +529,6 @@ pub(crate) fn argument_aux(name: &str, spelling: Spelling, args: &[String]) -> M
 pub(crate) enum MsgKind {
     Send,
     Recv,
-    Collective,
 }
 
 impl MsgKind {
@@ -538,7 +537,6 @@ impl MsgKind {
         match self {
             MsgKind::Send => 0,
             MsgKind::Recv => 1,
-            MsgKind::Collective => 2,
         }
     }
 
@@ -588,36 +586,120 @@ pub(crate) enum Capture {
     },
     /// `MPI_Request_free`: the request is forgotten.
     RequestFree { request: usize },
+    /// `MPI_Start`/`MPI_Startall`: `count` persistent requests at
+    /// `requests` (one without a count) start their messages (recorded
+    /// after the call returns; the handles do not change).
+    Start {
+        count: Option<usize>,
+        requests: usize,
+    },
+    /// A collective (blocking or non-blocking): what this process sends
+    /// and receives, recorded after the call returns.
+    Collective(Coll),
+}
+
+/// One side (send or receive) of a collective: the argument positions of
+/// its count (or array of counts) and datatype, and how the runtime turns
+/// them into this process's bytes (`side` flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Side {
+    pub(crate) count: usize,
+    pub(crate) datatype: usize,
+    /// `SIDE_*` bits.
+    pub(crate) flags: u32,
+}
+
+/// The bytes of a side count on the root only (others: 0).
+pub(crate) const SIDE_ROOT_ONLY: u32 = 1;
+/// Times the communicator's size (one block per rank, own included).
+pub(crate) const SIDE_TIMES_SIZE: u32 = 2;
+/// The count is an array with one entry per rank: summed.
+pub(crate) const SIDE_ARRAY: u32 = 4;
+/// The count is an array with one entry per rank: this rank's entry.
+pub(crate) const SIDE_AT_RANK: u32 = 8;
+/// The side is there (a barrier has neither).
+pub(crate) const SIDE_PRESENT: u32 = 16;
+/// In the `shape` the runtime receives: the receive side's flags are
+/// shifted by this many bits.
+pub(crate) const RECV_SHIFT: u32 = 8;
+/// In the `shape`: count arrays hold 64-bit `MPI_Count`s (C `_c`
+/// large-count variants), else `int`.
+pub(crate) const SHAPE_WIDE_COUNTS: u32 = 1 << 16;
+
+/// A collective's capture: root (None: no root), communicator, and the
+/// send and receive sides (None: no bytes that way, or none known).
+///
+/// The convention is Score-P's for OTF2's `MpiCollectiveEnd`, without
+/// `MPI_IN_PLACE` (not recognised: the counts are taken as given): every
+/// rank, the root included, is one of the ranks a block goes to or comes
+/// from. Bcast: the root sends `count` x size x N, every rank receives
+/// `count` x size; Gather: every rank sends `sendcount` x size, the root
+/// receives `recvcount` x size x N; Scatter the reverse; Reduce as Gather
+/// with one count; Allgather, Alltoall, Allreduce, Reduce_scatter_block:
+/// N blocks each way; the `v` variants sum their count arrays;
+/// Reduce_scatter sends the sum of `recvcounts` and receives N x its own
+/// entry; Scan and Exscan one block each way. `Alltoallw` (datatype
+/// arrays) and neighbourhood collectives (counts per neighbour) are
+/// recorded as operations without bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Coll {
+    pub(crate) root: Option<usize>,
+    pub(crate) comm: usize,
+    pub(crate) send: Option<Side>,
+    pub(crate) recv: Option<Side>,
+}
+
+impl Coll {
+    /// The `shape` number the runtime's collective probe takes: the send
+    /// side's flags, the receive side's shifted by [`RECV_SHIFT`].
+    pub(crate) fn shape(&self, wide_counts: bool) -> u32 {
+        let flags = |s: Option<Side>| s.map_or(0, |s| s.flags | SIDE_PRESENT);
+        flags(self.send)
+            | flags(self.recv) << RECV_SHIFT
+            | if wide_counts { SHAPE_WIDE_COUNTS } else { 0 }
+    }
 }
 
 /// The collectives recorded (blocking and non-blocking; persistent
-/// collectives are not). The `v`/`w` variants whose first count is an
-/// array are counted as operations without bytes.
-const COLLECTIVES: &[&str] = &[
-    "allgather",
-    "allgatherv",
-    "allreduce",
-    "alltoall",
-    "alltoallv",
-    "alltoallw",
-    "barrier",
-    "bcast",
-    "exscan",
-    "gather",
-    "gatherv",
-    "reduce",
-    "reduce_scatter",
-    "reduce_scatter_block",
-    "scan",
-    "scatter",
-    "scatterv",
-    "neighbor_allgather",
-    "neighbor_allgatherv",
-    "neighbor_alltoall",
-    "neighbor_alltoallv",
-    "neighbor_alltoallw",
-];
-const ARRAY_COUNTS: &[&str] = &["alltoallv", "alltoallw", "scatterv", "reduce_scatter"];
+/// collectives are not), with how their bytes are counted.
+fn collective(
+    base: &str,
+    at: impl Fn(Role, usize) -> Option<usize>,
+) -> Option<(Option<Side>, Option<Side>)> {
+    let side = |nth: usize, flags: u32| {
+        Some(Side {
+            count: at(Count, nth)?,
+            datatype: at(Datatype, nth)?,
+            flags,
+        })
+    };
+    const ROOT: u32 = SIDE_ROOT_ONLY;
+    const N: u32 = SIDE_TIMES_SIZE;
+    const ARRAY: u32 = SIDE_ARRAY;
+    let sides = match base {
+        "barrier" => (None, None),
+        "bcast" => (side(0, ROOT | N), side(0, 0)),
+        "gather" => (side(0, 0), side(1, ROOT | N)),
+        "gatherv" => (side(0, 0), side(1, ROOT | ARRAY)),
+        "scatter" => (side(0, ROOT | N), side(1, 0)),
+        "scatterv" => (side(0, ROOT | ARRAY), side(1, 0)),
+        "reduce" => (side(0, 0), side(0, ROOT | N)),
+        "allgather" | "alltoall" => (side(0, N), side(1, N)),
+        "allgatherv" => (side(0, N), side(1, ARRAY)),
+        "alltoallv" => (side(0, ARRAY), side(1, ARRAY)),
+        "allreduce" | "reduce_scatter_block" => (side(0, N), side(0, N)),
+        "reduce_scatter" => (side(0, ARRAY), side(0, SIDE_AT_RANK | N)),
+        "scan" | "exscan" => (side(0, 0), side(0, 0)),
+        "alltoallw"
+        | "neighbor_allgather"
+        | "neighbor_allgatherv"
+        | "neighbor_alltoall"
+        | "neighbor_alltoallv"
+        | "neighbor_alltoallw" => (None, None),
+        _ => return None,
+    };
+    Some(sides)
+}
 
 /// What to capture from a call of `name`, if it moves messages.
 pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
@@ -692,19 +774,19 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
         "request_free" => Some(Capture::RequestFree {
             request: at(Request, 0)?,
         }),
+        "start" | "startall" => Some(Capture::Start {
+            count: at(Count, 0),
+            requests: at(Request, 0)?,
+        }),
         k => {
-            let base = k
-                .strip_prefix('i')
-                .filter(|b| COLLECTIVES.contains(b))
-                .unwrap_or(k);
-            if !COLLECTIVES.contains(&base) {
-                return None;
-            }
-            let mut m = msg(MsgKind::Collective, at(Root, 0), None, 0, None)?;
-            if ARRAY_COUNTS.contains(&base) {
-                m.count = None;
-            }
-            Some(Capture::Messages(vec![m]))
+            let base = k.strip_prefix('i').filter(|b| collective(b, at).is_some());
+            let (send, recv) = collective(base.unwrap_or(k), at)?;
+            Some(Capture::Collective(Coll {
+                root: at(Root, 0),
+                comm: comm?,
+                send,
+                recv,
+            }))
         }
     }
 }
@@ -845,17 +927,72 @@ mod tests {
                 every: true
             })
         );
-        let Some(Capture::Messages(b)) = capture("MPI_Ibcast", Spelling::Exact) else {
+        let Some(Capture::Collective(b)) = capture("MPI_Ibcast", Spelling::Exact) else {
             panic!("ibcast");
         };
-        assert_eq!(
-            (b[0].kind, b[0].peer, b[0].count, b[0].comm),
-            (MsgKind::Collective, Some(3), Some(1), 4)
-        );
-        let Some(Capture::Messages(a)) = capture("MPI_Alltoallv", Spelling::Exact) else {
-            panic!("alltoallv");
+        let side = |count, datatype, flags| {
+            Some(Side {
+                count,
+                datatype,
+                flags,
+            })
         };
-        assert_eq!(a[0].count, None);
+        assert_eq!(
+            b,
+            Coll {
+                root: Some(3),
+                comm: 4,
+                send: side(1, 2, SIDE_ROOT_ONLY | SIDE_TIMES_SIZE),
+                recv: side(1, 2, 0),
+            }
+        );
+        let Some(Capture::Collective(g)) = capture("mpi_gatherv", Spelling::AnyCase) else {
+            panic!("gatherv");
+        };
+        assert_eq!(
+            (g.root, g.comm, g.send, g.recv),
+            (
+                Some(7),
+                8,
+                side(1, 2, 0),
+                side(4, 6, SIDE_ROOT_ONLY | SIDE_ARRAY)
+            )
+        );
+        assert_eq!(
+            g.shape(true),
+            SIDE_PRESENT
+                | (SIDE_PRESENT | SIDE_ROOT_ONLY | SIDE_ARRAY) << RECV_SHIFT
+                | SHAPE_WIDE_COUNTS
+        );
+        let Some(Capture::Collective(a)) = capture("MPI_Allreduce", Spelling::Exact) else {
+            panic!("allreduce");
+        };
+        assert_eq!(
+            (a.root, a.send, a.recv),
+            (
+                None,
+                side(2, 3, SIDE_TIMES_SIZE),
+                side(2, 3, SIDE_TIMES_SIZE)
+            )
+        );
+        let Some(Capture::Collective(w)) = capture("MPI_Alltoallw", Spelling::Exact) else {
+            panic!("alltoallw");
+        };
+        assert_eq!((w.send, w.recv, w.shape(false)), (None, None, 0));
+        assert_eq!(
+            capture("MPI_Startall", Spelling::Exact),
+            Some(Capture::Start {
+                count: Some(0),
+                requests: 1
+            })
+        );
+        assert_eq!(
+            capture("mpi_start", Spelling::AnyCase),
+            Some(Capture::Start {
+                count: None,
+                requests: 0
+            })
+        );
         assert_eq!(capture("MPI_Comm_rank", Spelling::Exact), None);
         assert_eq!(capture("MPI_Allreduce_init", Spelling::Exact), None);
     }

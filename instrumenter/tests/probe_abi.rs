@@ -278,6 +278,10 @@ int main(int argc, char **argv) {
     MPI_Recv(&s, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &st);
     MPI_Wait(&r, &st);
     MPI_Request_free(&r);
+    MPI_Bcast(&s, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Send_init(&s, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &r);
+    MPI_Start(&r);
+    MPI_Wait(&r, &st);
     if (s < 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Finalize();
@@ -347,6 +351,9 @@ const FORTRAN_FREE: &str = "program abi
   call mpi_isend(s, 1, MPI_INTEGER, 0, 1, mpi_comm_world, req, ierr)
   call mpi_send(s, 1, MPI_INTEGER, 0, 1, mpi_comm_world, ierr)
   call mpi_wait(req, st, ierr)
+  call mpi_bcast(s, 1, MPI_INTEGER, 0, mpi_comm_world, ierr)
+  call mpi_send_init(s, 1, MPI_INTEGER, 0, 2, mpi_comm_world, req, ierr)
+  call mpi_start(req, ierr)
   if (s < 0) call mpi_abort(mpi_comm_world, 1, ierr)
   call mpi_finalize(ierr)
 contains
@@ -658,6 +665,8 @@ fn c_prelude_declares_what_the_header_declares() {
         "regio_mpi_reqs",
         "regio_mpi_done",
         "regio_mpi_request_free",
+        "regio_mpi_coll",
+        "regio_mpi_start",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",
@@ -727,6 +736,8 @@ fn fortran_calls_match_the_header_twins() {
         "regio_mpi_post",
         "regio_mpi_reqs",
         "regio_mpi_done",
+        "regio_mpi_coll",
+        "regio_mpi_start",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",

@@ -157,6 +157,13 @@ void regio_mpi_post(uint32_t id, int kind, int peer, int tag, uint64_t comm, int
 void regio_mpi_reqs(int n, const void *reqs, int elem);
 void regio_mpi_done(uint32_t id, int n, const void *reqs, int elem, int all, const void *statuses);
 void regio_mpi_request_free(uint64_t request);
+/* regio_mpi_start: after MPI_Start/MPI_Startall, its n persistent
+ * requests (elem = sizeof(MPI_Request)), whose messages start there. */
+void regio_mpi_start(uint32_t id, int n, const void *reqs, int elem);
+/* regio_mpi_coll: after a collective, its root (-1: none) and per side
+ * (send, receive) a count or an array of one count per rank, and the
+ * datatype; `shape` says how they give this process's bytes. */
+void regio_mpi_coll(uint32_t id, int shape, int root, uint64_t comm, int64_t send_count, const void *send_counts, uint64_t send_type, int64_t recv_count, const void *recv_counts, uint64_t recv_type);
 
 /* Host teams: first and last statement of a teams construct's body. The
  * runtime enters `body` and, inside it, a region `team <k>` (kind
@@ -223,6 +230,10 @@ void regio_mpi_msg_(const int32_t *id, const int32_t *kind, const int32_t *peer,
 void regio_mpi_post_(const int32_t *id, const int32_t *kind, const int32_t *peer, const int32_t *tag, const int32_t *comm, const int32_t *count, const int32_t *datatype, const int32_t *request);
 void regio_mpi_reqs_(const int32_t *n, const int32_t *reqs);
 void regio_mpi_done_(const int32_t *id, const int32_t *n, const int32_t *reqs, const int32_t *all);
+/* call regio_mpi_start(id, n, requests) after MPI_Start/MPI_Startall */
+void regio_mpi_start_(const int32_t *id, const int32_t *n, const int32_t *reqs);
+/* call regio_mpi_coll(id, shape, root, comm, scount, stype, rcount, rtype) */
+void regio_mpi_coll_(const int32_t *id, const int32_t *shape, const int32_t *root, const int32_t *comm, const int32_t *send_count, const int32_t *send_type, const int32_t *recv_count, const int32_t *recv_type);
 
 /* call regio_register_idf(path): `len` is gfortran's hidden CHARACTER
  * length, passed by value; trailing blanks are ignored. */

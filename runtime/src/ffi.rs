@@ -593,6 +593,92 @@ pub extern "C" fn regio_mpi_request_free(request: u64) {
     mpi::probes::request_free(request);
 }
 
+/// After `MPI_Start`/`MPI_Startall` returned: its `n` persistent requests
+/// (`elem` bytes each), whose messages start here.
+///
+/// # Safety
+/// `reqs` must point to `n` handles of `elem` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
+    mpi::probes::start(id, n, reqs, elem);
+}
+
+/// Fortran `call regio_mpi_start(id, n, requests)`: INTEGER(4) handles.
+///
+/// # Safety
+/// `reqs` must hold `*n` handles.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_start_(id: *const i32, n: *const i32, reqs: *const i32) {
+    mpi::probes::start(*id as u32, *n, reqs as *const c_void, 4);
+}
+
+/// After a collective returned, before its region is left: region id,
+/// `shape` (how this process's bytes follow from the arguments: flags of
+/// the send side, the receive side's shifted by 8, bit 16 for 64-bit count
+/// arrays; the instrumenter's `mpi_routines.rs` writes it), root in
+/// `comm` (-1: none), and per side a count or (as the shape says) an
+/// array of one count per rank, and the datatype. Handles widened to 64
+/// bits.
+///
+/// # Safety
+/// An array side must hold one count per rank of `comm`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn regio_mpi_coll(
+    id: u32,
+    shape: i32,
+    root: i32,
+    comm: u64,
+    send_count: i64,
+    send_counts: *const c_void,
+    send_type: u64,
+    recv_count: i64,
+    recv_counts: *const c_void,
+    recv_type: u64,
+) {
+    mpi::probes::collective(&mpi::probes::CollArgs {
+        id,
+        shape,
+        root,
+        comm,
+        send: mpi::probes::CollSide {
+            count: send_count,
+            counts: send_counts,
+            datatype: send_type,
+        },
+        recv: mpi::probes::CollSide {
+            count: recv_count,
+            counts: recv_counts,
+            datatype: recv_type,
+        },
+    });
+}
+
+/// Fortran `call regio_mpi_coll(id, shape, root, comm, scount, stype,
+/// rcount, rtype)`: INTEGER(4) arguments and Fortran handles; a count
+/// the shape marks as an array is the array (its first element).
+///
+/// # Safety
+/// Every argument must be readable; array counts one per rank of `comm`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn regio_mpi_coll_(
+    id: *const i32,
+    shape: *const i32,
+    root: *const i32,
+    comm: *const i32,
+    send_count: *const i32,
+    send_type: *const i32,
+    recv_count: *const i32,
+    recv_type: *const i32,
+) {
+    if let Some(a) = mpi::probes::CollArgs::fortran(
+        id, shape, root, comm, send_count, send_type, recv_count, recv_type,
+    ) {
+        mpi::probes::collective(&a);
+    }
+}
+
 /// Fortran `call regio_mpi_msg(id, kind, peer, tag, comm, count, datatype)`
 /// with INTEGER(4) arguments; `comm` and `datatype` are Fortran handles
 /// (`MPI_Fint`, or `%MPI_VAL` of the `mpi_f08` types). No status: a

@@ -7,8 +7,10 @@
  * - sub-communicator: ranks of equal parity (MPI_Comm_split) pass 3
  *   chars to the next rank of their group with MPI_Sendrecv (ranks are
  *   the group's);
- * - collectives: MPI_Bcast from root 1 % n, MPI_Allreduce, MPI_Reduce to
- *   root n - 1, MPI_Barrier.
+ * - collectives: MPI_Bcast of 8 ints from root 1 % n, MPI_Allreduce of 2,
+ *   MPI_Reduce of 4 to root n - 1, MPI_Gather of 3 to root 2 % n,
+ *   MPI_Gatherv of rank + 1 ints to root 0, MPI_Barrier (the test knows
+ *   every rank's bytes sent and received from these counts).
  * With argument N > 0, sleeps N ms before the barrier (so the two clock
  * measurements lie apart and a drift shows). */
 #include <mpi.h>
@@ -68,6 +70,20 @@ static void collectives(int rank, int size)
     MPI_Bcast(v, 8, MPI_INT, 1 % size, MPI_COMM_WORLD);
     MPI_Allreduce(v, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Reduce(v, sum, 4, MPI_INT, MPI_MAX, size - 1, MPI_COMM_WORLD);
+    int *all = malloc(sizeof(int) * 3 * (size_t)size);
+    int *counts = malloc(sizeof(int) * (size_t)size);
+    int *displs = malloc(sizeof(int) * (size_t)size);
+    int *got = malloc(sizeof(int) * (size_t)size * (size_t)(size + 1) / 2);
+    for (int r = 0; r < size; r++) {
+        counts[r] = r + 1;
+        displs[r] = r * (r + 1) / 2;
+    }
+    MPI_Gather(v, 3, MPI_INT, all, 3, MPI_INT, 2 % size, MPI_COMM_WORLD);
+    MPI_Gatherv(v, rank + 1, MPI_INT, got, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    free(all);
+    free(counts);
+    free(displs);
+    free(got);
 }
 
 int main(int argc, char **argv)

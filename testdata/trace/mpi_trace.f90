@@ -2,13 +2,14 @@
 ! tests/e2e/trace_mpi.rs: a blocking ring (rank r sends r + 1 messages of
 ! r + 1 integers to r + 1, received with the exact source and count, since
 ! the Fortran capture has no status), an MPI_Isend/MPI_Irecv exchange with
-! both neighbours completed by MPI_Waitall, MPI_Bcast from rank 0 and
-! MPI_Allreduce.
+! both neighbours completed by MPI_Waitall, MPI_Bcast of 4 integers from
+! rank 0, MPI_Allreduce of 1 and MPI_Gather of 2 to rank 1 (the test knows
+! every rank's collective bytes from these counts).
 program mpi_trace
   use mpi
   implicit none
   integer :: rank, nranks, ierr, right, left, i
-  integer :: ring_buf(64), total
+  integer :: ring_buf(64), total, gathered(128)
   double precision :: out(8, 2), in(8, 2)
   integer :: req(4)
   integer :: st(MPI_STATUS_SIZE)
@@ -45,6 +46,7 @@ program mpi_trace
   end if
   call MPI_Bcast(ring_buf, 4, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
   call MPI_Allreduce(rank, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call MPI_Gather(ring_buf, 2, MPI_INTEGER, gathered, 2, MPI_INTEGER, 1, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a, i0, a)', 'mpi_trace done on ', nranks, ' ranks'
   call MPI_Finalize(ierr)
 end program mpi_trace

@@ -18,10 +18,22 @@
 //!   (communicator, tag, length), as many as the profile's messages, and
 //!   the collectives with their operations;
 //! - `REGIO_EVENTS` without `messages` leaves message records out and
-//!   keeps the rest.
+//!   keeps the rest;
+//! - every rank's collectives (Bcast, Allreduce, Reduce, Gather, Gatherv,
+//!   Barrier) carry the bytes it sent and received, as the program's
+//!   counts give them (roots decide the direction), in the trace, the
+//!   profile's per-rank collectives and the OTF2 archive.
+//!
+//! `testdata/trace/mpi_persistent.c` on 4 ranks: persistent requests
+//! (`MPI_Send_init`/`MPI_Recv_init`, `MPI_Start`/`MPI_Startall`) are
+//! posted at their start and completed in their wait, so every message
+//! matches with no receive ending before its send began, and on the
+//! ranks that sleep between start and wait the send's post comes that
+//! long before its completion.
 //!
 //! `testdata/trace/mpi_trace.f90` (`use mpi`, `mpif90`) on 4 ranks: the
-//! same matching and profile comparison.
+//! same matching and profile comparison, and the bytes of its Bcast,
+//! Allreduce and Gather.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -275,11 +287,14 @@ fn perfetto_flows(run_dir: &Path, out: &Path) -> (Matrix, String) {
     (starts, r.stderr)
 }
 
+/// An OTF2 collective's operation, bytes sent and received.
+type Otf2Collective = (String, u64, u64);
+
 /// `instrument export --format otf2` read back by `otf2-print` (None
 /// without `otf2-tools`): sends and receives per (communicator, tag,
 /// length) must pair up; returns (point-to-point messages, collective
-/// operations seen).
-fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<String>)> {
+/// operations seen with their bytes sent and received).
+fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<Otf2Collective>)> {
     if !require_tool("otf2-print", "otf2-tools") {
         return None;
     }
@@ -307,8 +322,16 @@ fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<String>)> {
             "MPI_SEND" | "MPI_ISEND" => *sends.entry(key()).or_default() += 1,
             "MPI_RECV" | "MPI_IRECV" => *recvs.entry(key()).or_default() += 1,
             "MPI_COLLECTIVE_END" => {
-                if let Some(op) = line.split("Operation: ").nth(1) {
-                    ops.push(op.split(',').next().unwrap_or("").trim().to_string());
+                let field = |name: &str| {
+                    line.split(name)
+                        .nth(1)
+                        .map(|v| v.split(',').next().unwrap_or("").trim().to_string())
+                };
+                if let Some(op) = field("Operation: ") {
+                    let bytes = |name: &str| {
+                        field(name).map_or(u64::MAX, |v| v.parse().unwrap_or(u64::MAX))
+                    };
+                    ops.push((op, bytes("Sent: "), bytes("Received: ")));
                 }
             }
             _ => {}
@@ -365,6 +388,95 @@ print(enters, sum(sends.values()))
     (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0))
 }
 
+/// (bytes sent, bytes received) of one collective on one rank.
+type CollBytes = (u64, u64);
+
+/// What `mpi_trace.c`'s collectives move on rank `r` of `n`, in call
+/// order (`mpi_routines.rs`'s convention: every rank, the root included,
+/// is one of the ranks a block goes to or comes from).
+fn c_collectives(r: u64, n: u64) -> Vec<CollBytes> {
+    let int = 4;
+    let root_of = |root: u64, bytes: u64| if r == root { bytes } else { 0 };
+    vec![
+        // MPI_Bcast of 8 ints from 1 % n.
+        (root_of(1 % n, 8 * int * n), 8 * int),
+        // MPI_Allreduce of 2.
+        (2 * int * n, 2 * int * n),
+        // MPI_Reduce of 4 to n - 1.
+        (4 * int, root_of(n - 1, 4 * int * n)),
+        // MPI_Gather of 3 to 2 % n.
+        (3 * int, root_of(2 % n, 3 * int * n)),
+        // MPI_Gatherv of r + 1 ints to 0.
+        ((r + 1) * int, root_of(0, int * n * (n + 1) / 2)),
+        // MPI_Barrier.
+        (0, 0),
+    ]
+}
+
+/// The same for `mpi_trace.f90`: Bcast of 4 integers from 0, Allreduce
+/// of 1, Gather of 2 to 1.
+fn fortran_collectives(r: u64, n: u64) -> Vec<CollBytes> {
+    let int = 4;
+    let root_of = |root: u64, bytes: u64| if r == root { bytes } else { 0 };
+    vec![
+        (root_of(0, 4 * int * n), 4 * int),
+        (int * n, int * n),
+        (2 * int, root_of(1, 2 * int * n)),
+    ]
+}
+
+/// Every rank's `mpi_collective_end` records carry `want(rank, ranks)` in
+/// order, and the profile's per-rank collectives (`instrument report
+/// --format json`) their sums.
+fn check_collective_bytes(run_dir: &Path, want: fn(u64, u64) -> Vec<CollBytes>) {
+    let n = u64::from(RANKS);
+    for (name, f) in trace_files(run_dir) {
+        let got: Vec<CollBytes> = f
+            .records
+            .iter()
+            .filter_map(|r| match r.event {
+                Event::MpiCollectiveEnd { sent, received, .. } => Some((sent, received)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            got,
+            want(u64::from(f.header.rank), n),
+            "{name}: (sent, received) per collective"
+        );
+    }
+    let report = report_json(&[run_dir]).unwrap_or_else(|e| panic!("{e}"));
+    let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<(u64, u64, u64, u64)> = run["communication"]["collectives"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .map(|c| {
+            (
+                c["rank"].as_u64().unwrap_or(u64::MAX),
+                c["operations"].as_u64().unwrap_or(0),
+                c["bytes_sent"].as_u64().unwrap_or(0),
+                c["bytes_received"].as_u64().unwrap_or(u64::MAX),
+            )
+        })
+        .collect();
+    let expected: Vec<(u64, u64, u64, u64)> = (0..n)
+        .map(|r| {
+            let ops = want(r, n);
+            (
+                r,
+                ops.len() as u64,
+                ops.iter().map(|o| o.0).sum(),
+                ops.iter().map(|o| o.1).sum(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got, expected,
+        "profile: (rank, operations, bytes sent, bytes received)"
+    );
+}
+
 fn check_c_program(mpi: &Mpi) {
     let _machine = machine::hold();
     let tmp = TestDir::new(&format!("trace-mpi-{}", mpi.name));
@@ -410,15 +522,15 @@ fn check_c_program(mpi: &Mpi) {
         let group: Vec<u32> = (0..RANKS).filter(|r| r % 2 == parity).collect();
         assert_eq!(comms, [&group], "{name}: the MPI_Comm_split group");
         let count = |p: fn(&Event) -> bool| f.records.iter().filter(|r| p(&r.event)).count();
-        // Bcast, Allreduce, Reduce, Barrier.
+        // Bcast, Allreduce, Reduce, Gather, Gatherv, Barrier.
         assert_eq!(
             count(|e| matches!(e, Event::MpiCollectiveEnd { .. })),
-            4,
+            6,
             "{name}"
         );
         assert_eq!(
             count(|e| matches!(e, Event::MpiCollectiveBegin)),
-            4,
+            6,
             "{name}"
         );
         assert_eq!(count(|e| matches!(e, Event::MpiIsend { .. })), 2, "{name}");
@@ -434,6 +546,8 @@ fn check_c_program(mpi: &Mpi) {
         );
         assert_eq!(count(|e| matches!(e, Event::MpiIrecv { .. })), 2, "{name}");
     }
+
+    check_collective_bytes(&run_dir, c_collectives);
 
     // The skew shows without correction...
     let (trace, raw) = load(&run_dir, Clocks::Local);
@@ -452,15 +566,48 @@ fn check_c_program(mpi: &Mpi) {
     assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
     check_warnings(&stderr, within);
 
-    if let Some((messages, mut ops)) = otf2_messages(&run_dir, &tmp.join("t.otf2")) {
+    if let Some((messages, ops)) = otf2_messages(&run_dir, &tmp.join("t.otf2")) {
         assert_eq!(messages, total, "OTF2 point-to-point messages");
-        ops.sort();
-        ops.dedup();
+        let mut names: Vec<&str> = ops.iter().map(|o| o.0.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
         assert_eq!(
-            ops,
-            ["ALLREDUCE", "BARRIER", "BCAST", "REDUCE"],
+            names,
+            [
+                "ALLREDUCE",
+                "BARRIER",
+                "BCAST",
+                "GATHER",
+                "GATHERV",
+                "REDUCE"
+            ],
             "OTF2 collectives"
         );
+        // Bytes per operation over all ranks, as the program's counts give.
+        let n = u64::from(RANKS);
+        let mut want: BTreeMap<String, CollBytes> = BTreeMap::new();
+        let mut got: BTreeMap<String, CollBytes> = BTreeMap::new();
+        let order = [
+            "BCAST",
+            "ALLREDUCE",
+            "REDUCE",
+            "GATHER",
+            "GATHERV",
+            "BARRIER",
+        ];
+        for r in 0..n {
+            for (op, (s, rcv)) in order.iter().zip(c_collectives(r, n)) {
+                let e = want.entry(op.to_string()).or_default();
+                e.0 += s;
+                e.1 += rcv;
+            }
+        }
+        for (op, s, rcv) in ops {
+            let e = got.entry(op).or_default();
+            e.0 += s;
+            e.1 += rcv;
+        }
+        assert_eq!(got, want, "OTF2 (sent, received) per operation");
     }
 
     // Without `messages` in REGIO_EVENTS: no message records, the rest
@@ -522,6 +669,90 @@ fn mpi_messages_in_traces_match_after_clock_correction_with_mpich() {
     }
 }
 
+/// How long even ranks of `mpi_persistent.c` wait between start and wait.
+const PERSISTENT_SLEEP_MS: u64 = 40;
+
+fn check_persistent_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-persistent-{}", mpi.name));
+    let exe = build(mpi, "mpi_persistent.c", &tmp);
+    let run_dir = tmp.join("run");
+    mpirun_traced(
+        mpi,
+        &exe,
+        &[&PERSISTENT_SLEEP_MS.to_string()],
+        &run_dir,
+        &[],
+    );
+    for (name, f) in trace_files(&run_dir) {
+        let count = |p: fn(&Event) -> bool| f.records.iter().filter(|r| p(&r.event)).count();
+        // Three rounds: one post and one completion per request each.
+        assert_eq!(count(|e| matches!(e, Event::MpiIsend { .. })), 3, "{name}");
+        assert_eq!(
+            count(|e| matches!(e, Event::MpiIsendComplete { .. })),
+            3,
+            "{name}"
+        );
+        assert_eq!(
+            count(|e| matches!(e, Event::MpiIrecvRequest { .. })),
+            3,
+            "{name}"
+        );
+        assert_eq!(count(|e| matches!(e, Event::MpiIrecv { .. })), 3, "{name}");
+        // Each send is posted before it completes; where the rank slept
+        // between start and wait, by at least that long (less a slack for
+        // the clock's rate).
+        let posts: Vec<u64> = f
+            .records
+            .iter()
+            .filter(|r| matches!(r.event, Event::MpiIsend { .. }))
+            .map(|r| r.ticks)
+            .collect();
+        let dones: Vec<u64> = f
+            .records
+            .iter()
+            .filter(|r| matches!(r.event, Event::MpiIsendComplete { .. }))
+            .map(|r| r.ticks)
+            .collect();
+        let min_ticks = if f.header.rank % 2 == 0 {
+            (PERSISTENT_SLEEP_MS as f64 * 0.9e-3 * f.header.ticks_per_second) as u64
+        } else {
+            0
+        };
+        for (post, done) in posts.iter().zip(&dones) {
+            assert!(
+                done.saturating_sub(*post) >= min_ticks && post <= done,
+                "{name}: send posted at tick {post}, completed at {done} (want >= {min_ticks} apart)"
+            );
+        }
+    }
+    let (matrix, within) = check_corrected(&run_dir);
+    for r in 0..RANKS {
+        assert_eq!(
+            matrix.get(&(r, (r + 1) % RANKS)),
+            Some(&(3, 64 * 3)),
+            "{r}: {matrix:?}"
+        );
+    }
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+}
+
+#[test]
+fn persistent_requests_are_posted_at_their_start() {
+    if open_mpi() {
+        check_persistent_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn persistent_requests_are_posted_at_their_start_with_mpich() {
+    if mpich() {
+        check_persistent_program(&MPICH);
+    }
+}
+
 fn check_fortran_program(mpi: &Mpi) {
     let _machine = machine::hold();
     let tmp = TestDir::new(&format!("trace-mpi-f90-{}", mpi.name));
@@ -529,6 +760,7 @@ fn check_fortran_program(mpi: &Mpi) {
     let run_dir = tmp.join("run");
     mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
     let (matrix, within) = check_corrected(&run_dir);
+    check_collective_bytes(&run_dir, fortran_collectives);
     // Ring: rank r sends r + 1 messages to r + 1; exchange: one message to
     // each neighbour (4 ranks: neighbours differ).
     for r in 0..RANKS {

@@ -9,7 +9,7 @@ use regio_idf::rundir::CounterInfo;
 use serde::{Deserialize, Serialize};
 
 use super::DEEP;
-use crate::comm::{MatrixCell, NodeMessages, RankClock};
+use crate::comm::{MatrixCell, NodeMessages, RankClock, RankCollectives};
 use crate::merge::{
     visit, Node, ProcessSummary, RankMpi, RankStat, RankSummary, Report, ThreadStat, ThreadSummary,
     Visit,
@@ -84,6 +84,9 @@ pub struct JsonCommunication {
     pub matrix: Vec<MatrixCell>,
     pub messages_dropped: u64,
     pub clock_sync: Vec<RankClock>,
+    /// Per rank: collective operations, bytes sent and received.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<RankCollectives>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -215,6 +218,7 @@ impl JsonRun {
                 matrix: r.comm.matrix.clone(),
                 messages_dropped: r.comm.dropped,
                 clock_sync: r.comm.clocks.clone(),
+                collectives: r.comm.collectives.clone(),
             }),
             user_events: json_user_events(r),
             throttled: crate::throttled::throttled(r),

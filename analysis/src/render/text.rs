@@ -58,6 +58,20 @@ user events: per region path and name, over all threads and processes
                 value_text(e.max),
                 value_text(e.sum),
             ]);
+            // Events from several ranks: a row per rank under the total.
+            if e.per_rank.len() > 1 {
+                for k in &e.per_rank {
+                    rows.push([
+                        String::new(),
+                        format!("  rank {}", k.rank),
+                        k.count.to_string(),
+                        value_text(k.min),
+                        value_text(k.mean),
+                        value_text(k.max),
+                        value_text(k.sum),
+                    ]);
+                }
+            }
         }
     }
     let mut widths = [0usize; 7];
@@ -142,6 +156,17 @@ fn communication(out: &mut String, r: &Report) {
                     m.sender, m.receiver, m.messages, m.bytes
                 );
             }
+        }
+    }
+    if !c.collectives.is_empty() {
+        out.push_str("\ncollectives per rank: operations, bytes sent, bytes received\n");
+        for k in &c.collectives {
+            let received = k.bytes_received.map_or("-".to_string(), |b| b.to_string());
+            let _ = writeln!(
+                out,
+                "{:>6}  {:>10} operations  {:>14} sent  {:>14} received",
+                k.rank, k.operations, k.bytes_sent, received
+            );
         }
     }
     if c.dropped > 0 {

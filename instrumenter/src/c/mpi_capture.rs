@@ -1,6 +1,6 @@
 //! The C text that hands an MPI call's argument values to the runtime
 //! (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs`/`regio_mpi_done`,
-//! `regio_mpi_request_free`), from the argument positions of the routine
+//! `regio_mpi_request_free`, `regio_mpi_coll`, `regio_mpi_start`), from the argument positions of the routine
 //! table (`mpi_routines::capture`).
 //!
 //! The arguments are evaluated a second time, after the call (before it
@@ -15,7 +15,7 @@ use tree_sitter::Node;
 
 use crate::c::prelude::BASE;
 
-use crate::mpi_routines::{self, Capture, Msg, MsgKind, Spelling};
+use crate::mpi_routines::{self, Capture, Msg, MsgKind, Side, Spelling, SIDE_ARRAY, SIDE_AT_RANK};
 
 /// Probe text around one MPI call: `before` (a statement, `;`-ended)
 /// runs before the call, `record` (an expression) right after it, before
@@ -157,6 +157,48 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                 ),
                 record: format!(
                     "regio_mpi_done({BASE} + {id}u, {n}, (const void *)({reqs}), (int)sizeof *({reqs}), {all}, {statuses})"
+                ),
+            })
+        }
+        Capture::Collective(coll) => {
+            // A side's count: a value, or (count arrays) 0 and the array.
+            let side = |s: Option<Side>| -> Option<String> {
+                let Some(s) = s else {
+                    return Some("0, (const void *)0, 0".into());
+                };
+                let count = if s.flags & (SIDE_ARRAY | SIDE_AT_RANK) != 0 {
+                    format!("0, (const void *)({})", arg(s.count)?)
+                } else {
+                    format!("(__INT64_TYPE__)({}), (const void *)0", arg(s.count)?)
+                };
+                Some(format!("{count}, {}", handle(s.datatype)?))
+            };
+            let root = match coll.root {
+                Some(r) => format!("(int)({})", arg(r)?),
+                None => "-1".into(),
+            };
+            let wide = name.ends_with("_c");
+            Some(CaptureText {
+                before: String::new(),
+                record: format!(
+                    "regio_mpi_coll({BASE} + {id}u, {}, {root}, {}, {}, {})",
+                    coll.shape(wide),
+                    handle(coll.comm)?,
+                    side(coll.send)?,
+                    side(coll.recv)?
+                ),
+            })
+        }
+        Capture::Start { count, requests } => {
+            let n = match count {
+                Some(c) => format!("(int)({})", arg(c)?),
+                None => "1".into(),
+            };
+            let reqs = arg(requests)?;
+            Some(CaptureText {
+                before: String::new(),
+                record: format!(
+                    "regio_mpi_start({BASE} + {id}u, {n}, (const void *)({reqs}), (int)sizeof *({reqs}))"
                 ),
             })
         }

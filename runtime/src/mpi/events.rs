@@ -11,9 +11,10 @@
 //! receive posted (`mpi_irecv_request`) and completed (`mpi_irecv`), a
 //! collective as `mpi_collective_begin` at the call's entry and
 //! `mpi_collective_end` at its end. A persistent request's message is
-//! recorded at each completion (the `Start` that sent it is not
-//! captured): its send and its posted receive at the completing call's
-//! entry. Message records are left out when `REGIO_EVENTS` does not
+//! posted at the `MPI_Start(all)` that starts it (`mpi_isend` /
+//! `mpi_irecv_request`) and completed in its Wait/Test; code whose
+//! `Start` was not captured (instrumented before it was) has the post
+//! written at the completing call's entry. Message records are left out when `REGIO_EVENTS` does not
 //! select `messages`; clock-sync records never are.
 
 use regio_trace_format::{collective, Event};
@@ -44,7 +45,11 @@ pub struct Message {
     pub tag: i32,
     /// The communicator's C handle (see `pmpi`).
     pub comm: u64,
+    /// Bytes sent (a collective: this process's share sent) or received
+    /// (a point-to-point receive).
     pub bytes: u64,
+    /// A collective's bytes received by this process (0 otherwise).
+    pub received: u64,
     /// Ticks from the call's entry to the record (the probe runs right
     /// after the call returns).
     pub ticks: u64,
@@ -59,6 +64,8 @@ pub struct Message {
 pub struct Request {
     pub handle: u64,
     pub persistent: bool,
+    /// A persistent request whose post was recorded at its `Start`.
+    pub started: bool,
 }
 
 /// A non-blocking or persistent message just posted.
@@ -71,11 +78,20 @@ pub struct Post {
     pub comm: u64,
     pub bytes: u64,
     pub request: u64,
+    /// A persistent request's post at its `MPI_Start(all)`.
+    pub started: bool,
 }
 
 /// Records `m` for the thread `owner` (the caller's own state) at `now`.
 pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
-    stats::mine(owner).add(m.node, m.peer, m.direction, 1, m.bytes, m.ticks);
+    stats::mine(owner).add(
+        m.node,
+        m.peer,
+        m.direction,
+        1,
+        (m.bytes, m.received),
+        m.ticks,
+    );
     // A definition goes before the first record, which may be at the
     // call's entry (a record earlier than the one before it would be
     // moved to that one's time).
@@ -106,7 +122,7 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
             },
         ),
         (Direction::Send, Some(r)) => {
-            if r.persistent {
+            if r.persistent && !r.started {
                 let request = r.handle;
                 put(
                     m.start,
@@ -122,7 +138,7 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
             put(now, Event::MpiIsendComplete { request: r.handle });
         }
         (Direction::Recv, Some(r)) => {
-            if r.persistent {
+            if r.persistent && !r.started {
                 put(m.start, Event::MpiIrecvRequest { request: r.handle });
             }
             put(
@@ -146,10 +162,8 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
                     op: collective::OF_REGION,
                     comm,
                     root: u32::try_from(m.comm_peer).ok(),
-                    // The capture names one buffer (the first count and
-                    // datatype): both directions carry its size.
                     sent: bytes,
-                    received: bytes,
+                    received: m.received,
                 },
             );
         }
@@ -157,9 +171,10 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
 }
 
 /// A non-blocking message posted at `now` (its completion comes through
-/// [`message`]). Persistent requests are recorded at their completions.
+/// [`message`]). A persistent request is posted at each `Start`, not
+/// where it is made.
 pub fn posted(owner: *const ThreadState, p: &Post, now: u64) {
-    if p.persistent {
+    if p.persistent && !p.started {
         return;
     }
     let Some(comm) = traced_comm(owner, p.comm, now) else {

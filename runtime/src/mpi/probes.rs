@@ -6,7 +6,8 @@
 //! its entry tick gives the time.
 //!
 //! `kind`: 0 a send, 1 a receive, 2 a collective (`peer` is its root, or
-//! negative for none); `post` adds 4 for a persistent request.
+//! negative for none; older instrumented code, today's writes
+//! `regio_mpi_coll`); `post` adds 4 for a persistent request.
 //! Handles are widened to 64 bits (see `pmpi`).
 
 use std::ffi::c_void;
@@ -144,14 +145,18 @@ struct Call {
 
 impl Call {
     fn of(a: &MsgArgs) -> Option<Call> {
-        let (t, node, start) = open_call(a.id)?;
+        Call::of_id(a.id, a.comm)
+    }
+
+    fn of_id(id: u32, comm: u64) -> Option<Call> {
+        let (t, node, start) = open_call(id)?;
         let c = pmpi::consts()?;
         Some(Call {
             t,
             node,
             start,
             c,
-            comm: handle(c, a.comm),
+            comm: handle(c, comm),
         })
     }
 }
@@ -199,6 +204,193 @@ pub unsafe fn message(a: &MsgArgs, status: *const c_void) {
             tag,
             comm,
             bytes,
+            received: if direction == Direction::Collective {
+                bytes
+            } else {
+                0
+            },
+            ticks: now.saturating_sub(start),
+            start,
+            request: None,
+        },
+        now,
+    );
+}
+
+/// Side flags of a collective's `shape` (`mpi_routines.rs` in the
+/// instrumenter writes them): the bytes count on the root only, times the
+/// communicator's size, the count is an array summed over the ranks, or
+/// this rank's entry of it; the side is there at all.
+const SIDE_ROOT_ONLY: i32 = 1;
+const SIDE_TIMES_SIZE: i32 = 2;
+const SIDE_ARRAY: i32 = 4;
+const SIDE_AT_RANK: i32 = 8;
+const SIDE_PRESENT: i32 = 16;
+const RECV_SHIFT: i32 = 8;
+/// Count arrays hold 64-bit counts (C large-count `_c` routines).
+const SHAPE_WIDE_COUNTS: i32 = 1 << 16;
+
+/// One side of a collective as the probe receives it: a count, or (the
+/// shape says which) an array of counts, one per rank of the
+/// communicator; and the datatype's C handle.
+#[derive(Clone, Copy, Debug)]
+pub struct CollSide {
+    pub count: i64,
+    pub counts: *const c_void,
+    pub datatype: u64,
+}
+
+/// The arguments of a collective probe (`regio_mpi_coll` and its Fortran
+/// twin): region id, shape (`SIDE_*` flags of the send side, the receive
+/// side's shifted by 8), root in `comm` (negative: none), the C handle of
+/// the communicator, and both sides.
+#[derive(Clone, Copy, Debug)]
+pub struct CollArgs {
+    pub id: u32,
+    pub shape: i32,
+    pub root: i32,
+    pub comm: u64,
+    pub send: CollSide,
+    pub recv: CollSide,
+}
+
+impl CollArgs {
+    /// From Fortran's references: INTEGER(4) values and handles; a side
+    /// whose shape flags say "array" passes its array, read in place.
+    /// None when MPI cannot translate a handle of a side that is there.
+    ///
+    /// # Safety
+    /// Every pointer must be readable.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn fortran(
+        id: *const i32,
+        shape: *const i32,
+        root: *const i32,
+        comm: *const i32,
+        send_count: *const i32,
+        send_type: *const i32,
+        recv_count: *const i32,
+        recv_type: *const i32,
+    ) -> Option<CollArgs> {
+        let shape = *shape & !SHAPE_WIDE_COUNTS;
+        let side = |flags: i32, count: *const i32, datatype: *const i32| -> Option<CollSide> {
+            if flags & SIDE_PRESENT == 0 {
+                return Some(CollSide {
+                    count: 0,
+                    counts: std::ptr::null(),
+                    datatype: 0,
+                });
+            }
+            let array = flags & (SIDE_ARRAY | SIDE_AT_RANK) != 0;
+            Some(CollSide {
+                count: if array { 0 } else { i64::from(*count) },
+                counts: if array {
+                    count as *const c_void
+                } else {
+                    std::ptr::null()
+                },
+                datatype: pmpi::type_f2c(*datatype)?,
+            })
+        };
+        Some(CollArgs {
+            id: *id as u32,
+            shape,
+            root: *root,
+            comm: pmpi::comm_f2c(*comm)?,
+            send: side(shape & 0xff, send_count, send_type)?,
+            recv: side((shape >> RECV_SHIFT) & 0xff, recv_count, recv_type)?,
+        })
+    }
+}
+
+/// The bytes of one side for the rank `me` of `size` (see `mpi_routines`
+/// in the instrumenter for the convention: Score-P's).
+///
+/// # Safety
+/// An array side's `counts` must hold `size` counts.
+unsafe fn side_bytes(
+    c: &Consts,
+    flags: i32,
+    wide: bool,
+    s: &CollSide,
+    root: i32,
+    (size, me): (i32, i32),
+) -> u64 {
+    if flags & SIDE_PRESENT == 0 || (flags & SIDE_ROOT_ONLY != 0 && me != root) {
+        return 0;
+    }
+    let entry = |i: usize| -> i64 {
+        if wide {
+            (s.counts as *const i64).add(i).read_unaligned()
+        } else {
+            i64::from((s.counts as *const i32).add(i).read_unaligned())
+        }
+    };
+    let n = size.max(0) as usize;
+    let count = if flags & (SIDE_ARRAY | SIDE_AT_RANK) != 0 {
+        if s.counts.is_null() || me < 0 || me as usize >= n {
+            return 0;
+        }
+        if flags & SIDE_AT_RANK != 0 {
+            entry(me as usize)
+        } else {
+            (0..n).map(|i| entry(i).max(0)).sum()
+        }
+    } else {
+        s.count
+    };
+    let times = if flags & SIDE_TIMES_SIZE != 0 {
+        n as u64
+    } else {
+        1
+    };
+    bytes_of(count, handle(c, s.datatype)).saturating_mul(times)
+}
+
+/// After a collective returned: this process's bytes sent and received
+/// by the shape's rules, one `collective` record.
+///
+/// # Safety
+/// An array side's `counts` must hold one count per rank of `comm`.
+pub unsafe fn collective(a: &CollArgs) {
+    let Some(Call {
+        t,
+        node,
+        start,
+        c,
+        comm,
+    }) = Call::of_id(a.id, a.comm)
+    else {
+        return;
+    };
+    let world_root = peer_of(c, COLLECTIVE, a.root, comm).unwrap_or(NO_ROOT);
+    let size_rank = if a.shape & !SHAPE_WIDE_COUNTS == 0 {
+        (0, -1)
+    } else {
+        pmpi::comm_size_rank(comm).unwrap_or((0, -1))
+    };
+    let wide = a.shape & SHAPE_WIDE_COUNTS != 0;
+    let sent = side_bytes(c, a.shape & 0xff, wide, &a.send, a.root, size_rank);
+    let received = side_bytes(
+        c,
+        (a.shape >> RECV_SHIFT) & 0xff,
+        wide,
+        &a.recv,
+        a.root,
+        size_rank,
+    );
+    let now = clock::ticks();
+    events::message(
+        t,
+        &Message {
+            direction: Direction::Collective,
+            node,
+            peer: world_root,
+            comm_peer: a.root,
+            tag: 0,
+            comm,
+            bytes: sent,
+            received,
             ticks: now.saturating_sub(start),
             start,
             request: None,
@@ -235,6 +427,7 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
         tag: a.tag,
         comm,
         bytes: bytes_of(a.count, handle(c, a.datatype)),
+        started: false,
     };
     let now = clock::ticks();
     events::posted(
@@ -247,6 +440,7 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
             comm,
             bytes: posted.bytes,
             request: posted.request,
+            started: false,
         },
         now,
     );
@@ -266,6 +460,44 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
             record(t, node, &before, None, now, start, 0);
             record(t, node, &posted, None, now, start, ticks);
         }
+    }
+}
+
+/// After `MPI_Start`/`MPI_Startall`: its `n` requests (`elem` bytes each)
+/// start their messages, posted here in the trace (the profile counts
+/// each at its completion). Requests not followed (not persistent, or
+/// made where the map was full) are left alone.
+///
+/// # Safety
+/// `reqs` must point to `n` handles of `elem` bytes.
+pub unsafe fn start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
+    if reqs.is_null() || n <= 0 {
+        return;
+    }
+    let Some((t, _, _)) = open_call(id) else {
+        return;
+    };
+    let Some(c) = pmpi::consts() else { return };
+    let m = requests::mine();
+    let now = clock::ticks();
+    for i in 0..n as usize {
+        let Some(p) = m.start(handle(c, read_handle(reqs, elem, i))) else {
+            continue;
+        };
+        events::posted(
+            t,
+            &Post {
+                send: p.send,
+                persistent: true,
+                comm_peer: p.comm_peer,
+                tag: p.tag,
+                comm: p.comm,
+                bytes: p.bytes,
+                request: p.request,
+                started: true,
+            },
+            now,
+        );
     }
 }
 
@@ -389,11 +621,13 @@ unsafe fn record(
             tag,
             comm: p.comm,
             bytes,
+            received: 0,
             ticks,
             start,
             request: Some(Request {
                 handle: p.request,
                 persistent: p.persistent,
+                started: p.started,
             }),
         },
         now,

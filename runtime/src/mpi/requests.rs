@@ -17,7 +17,8 @@
 //! a shared handle: the messages are counted all the same, at their
 //! posting calls.
 //! Persistent requests stay in the map after completion (each `Start` and
-//! completion is one more message) until `MPI_Request_free` forgets them
+//! completion is one more message; a captured `Start` marks the request
+//! started, its completion clears the mark) until `MPI_Request_free` forgets them
 //! or they are completed through `Waitany`/`Testany`/`Waitsome`/`Testsome`
 //! (whose completion is only seen for non-persistent requests, by their
 //! handle becoming `MPI_REQUEST_NULL`).
@@ -46,6 +47,9 @@ pub struct Posted {
     /// Posted size in bytes (a receive's buffer may be larger than what
     /// arrives: the status says what did).
     pub bytes: u64,
+    /// A persistent request's current message was started by a captured
+    /// `MPI_Start(all)` (its post is in the trace already).
+    pub started: bool,
 }
 
 /// What [`Map::post`] did with a message.
@@ -143,17 +147,30 @@ impl Map {
         }
     }
 
-    /// The message of `request`; a non-persistent one is forgotten.
+    /// The message of `request`; a non-persistent one is forgotten, a
+    /// persistent one waits for its next start.
     pub fn complete(&mut self, request: u64) -> Option<Posted> {
         let s = self
             .slots
             .iter_mut()
             .find(|s| s.is_some_and(|p| p.request == request))?;
         let p = (*s)?;
-        if !p.persistent {
-            *s = None;
-        }
+        *s = p.persistent.then_some(Posted {
+            started: false,
+            ..p
+        });
         Some(p)
+    }
+
+    /// `MPI_Start` of persistent `request`: marked started; its message.
+    pub fn start(&mut self, request: u64) -> Option<Posted> {
+        let p = self
+            .slots
+            .iter_mut()
+            .flatten()
+            .find(|p| p.request == request && p.persistent)?;
+        p.started = true;
+        Some(*p)
     }
 
     /// Forgets `request` (`MPI_Request_free`).
@@ -199,6 +216,7 @@ mod tests {
             tag: 0,
             comm: 0,
             bytes: 8,
+            started: false,
         }
     }
 
@@ -218,6 +236,20 @@ mod tests {
         assert!(m.complete(9).is_some());
         m.forget(9);
         assert_eq!(m.complete(9), None);
+    }
+
+    #[test]
+    fn a_start_marks_a_persistent_request_until_its_completion() {
+        let mut m = Map::new();
+        assert_eq!(m.post(posted(9, true)), PostOutcome::Followed);
+        assert_eq!(m.post(posted(4, false)), PostOutcome::Followed);
+        // Only persistent requests are started.
+        assert_eq!(m.start(4), None);
+        assert_eq!(m.start(9).map(|p| p.started), Some(true));
+        assert_eq!(m.complete(9).map(|p| p.started), Some(true));
+        // Completed: not started again until the next Start.
+        assert_eq!(m.complete(9).map(|p| p.started), Some(false));
+        assert_eq!(m.start(9).map(|p| p.started), Some(true));
     }
 
     #[test]

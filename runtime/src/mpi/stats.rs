@@ -65,7 +65,10 @@ pub struct Entry {
     node: AtomicU32,
     peer: AtomicI32,
     pub messages: AtomicU64,
+    /// Bytes sent (send, collective) or received (recv).
     pub bytes: AtomicU64,
+    /// A collective's bytes received (0 for point-to-point records).
+    pub received: AtomicU64,
     /// Ticks.
     pub time: AtomicU64,
 }
@@ -100,6 +103,7 @@ impl Table {
                 peer: AtomicI32::new(0),
                 messages: AtomicU64::new(0),
                 bytes: AtomicU64::new(0),
+                received: AtomicU64::new(0),
                 time: AtomicU64::new(0),
             })
             .collect();
@@ -111,8 +115,17 @@ impl Table {
         }
     }
 
-    /// Adds one record (owner thread only).
-    pub fn add(&self, node: u32, peer: i32, dir: Direction, messages: u64, bytes: u64, ticks: u64) {
+    /// Adds one record (owner thread only); `bytes`: (sent or received,
+    /// a collective's received).
+    pub fn add(
+        &self,
+        node: u32,
+        peer: i32,
+        dir: Direction,
+        messages: u64,
+        (bytes, received): (u64, u64),
+        ticks: u64,
+    ) {
         let h = (node as u64)
             .wrapping_mul(0x9e37_79b9_7f4a_7c15)
             .wrapping_add((peer as u32 as u64) << 2 | dir as u64)
@@ -126,6 +139,7 @@ impl Table {
                     e.peer.store(peer, Relaxed);
                     e.messages.store(messages, Relaxed);
                     e.bytes.store(bytes, Relaxed);
+                    e.received.store(received, Relaxed);
                     e.time.store(ticks, Relaxed);
                     e.direction.store(dir as u8, Release);
                     return;
@@ -136,6 +150,7 @@ impl Table {
                 {
                     bump(&e.messages, messages);
                     bump(&e.bytes, bytes);
+                    bump(&e.received, received);
                     bump(&e.time, ticks);
                     return;
                 }
@@ -228,10 +243,12 @@ mod tests {
     #[test]
     fn records_add_up_per_node_peer_and_direction() {
         let t = Table::new(ptr::null());
-        t.add(3, 1, Direction::Send, 1, 8, 10);
-        t.add(3, 1, Direction::Send, 1, 8, 5);
-        t.add(3, 1, Direction::Recv, 1, 4, 1);
-        t.add(4, 2, Direction::Send, 1, 16, 1);
+        t.add(3, 1, Direction::Send, 1, (8, 0), 10);
+        t.add(3, 1, Direction::Send, 1, (8, 0), 5);
+        t.add(3, 1, Direction::Recv, 1, (4, 0), 1);
+        t.add(4, 2, Direction::Send, 1, (16, 0), 1);
+        t.add(5, -1, Direction::Collective, 1, (8, 32), 1);
+        t.add(5, -1, Direction::Collective, 1, (8, 32), 1);
         let mut got: Vec<_> = t
             .records()
             .map(|(n, p, d, e)| {
@@ -241,6 +258,7 @@ mod tests {
                     d as u8,
                     e.messages.load(Relaxed),
                     e.bytes.load(Relaxed),
+                    e.received.load(Relaxed),
                     e.time.load(Relaxed),
                 )
             })
@@ -249,9 +267,10 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (3, 1, 1, 2, 16, 15),
-                (3, 1, 2, 1, 4, 1),
-                (4, 2, 1, 1, 16, 1)
+                (3, 1, 1, 2, 16, 0, 15),
+                (3, 1, 2, 1, 4, 0, 1),
+                (4, 2, 1, 1, 16, 0, 1),
+                (5, -1, 3, 2, 16, 64, 2)
             ]
         );
     }
@@ -260,7 +279,7 @@ mod tests {
     fn a_full_table_counts_what_it_drops() {
         let t = Table::new(ptr::null());
         for n in 0..CAPACITY as u32 + 3 {
-            t.add(n + 1, 0, Direction::Send, 1, 1, 1);
+            t.add(n + 1, 0, Direction::Send, 1, (1, 0), 1);
         }
         assert_eq!(t.records().count(), CAPACITY);
         assert_eq!(t.dropped.load(Relaxed), 3);

@@ -5,8 +5,9 @@
 //! with `node` (the node's `id` in the thread's `nodes`), `peer` (world
 //! rank; -2 a receive from `MPI_ANY_SOURCE` whose status was not seen, -1
 //! a collective without root), `direction` (`send`, `recv`, `collective`),
-//! `messages`, `bytes`, `time_ns`; and `messages_dropped` (records a full
-//! table could not hold). Per process, `clock_sync`: `init` and
+//! `messages`, `bytes` (sent; received for `recv`), for `collective`
+//! records `received_bytes` (what this process received), `time_ns`; and
+//! `messages_dropped` (records a full table could not hold). Per process, `clock_sync`: `init` and
 //! `finalize`, each null or `local_ns`, `offset_ns`, `round_trip_ns`.
 
 use std::sync::atomic::Ordering::*;
@@ -46,6 +47,10 @@ pub fn thread_messages(o: &mut Out, t: &ThreadState, cal: Calibration) {
         o.uint(e.messages.load(Relaxed), W64);
         o.raw(b",\"bytes\":");
         o.uint(e.bytes.load(Relaxed), W64);
+        if dir == stats::Direction::Collective {
+            o.raw(b",\"received_bytes\":");
+            o.uint(e.received.load(Relaxed), W64);
+        }
         o.raw(b",\"time_ns\":");
         o.uint(cal.to_ns(e.time.load(Relaxed)), W64);
         o.raw(b"}");

@@ -1,6 +1,7 @@
 //! The Fortran probe statements that hand an MPI call's argument values
 //! to the runtime (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs` /
-//! `regio_mpi_done`), from the routine table's capture plan.
+//! `regio_mpi_done`, `regio_mpi_coll`, `regio_mpi_start`), from the
+//! routine table's capture plan.
 //!
 //! Arguments are evaluated again after the call (the requests of a
 //! completion call before it too), so only arguments that cannot have
@@ -13,7 +14,7 @@
 //! receive from `MPI_ANY_SOURCE` keeps the wildcard. `Test` calls are left
 //! out (their flag is LOGICAL).
 
-use crate::mpi_routines::{self, Capture, Msg, Spelling};
+use crate::mpi_routines::{self, Capture, Msg, Side, Spelling, SIDE_ARRAY, SIDE_AT_RANK};
 
 /// Probe statements around one call: `before` runs before the call,
 /// `record` right after it, before its region is left; `names` are the
@@ -148,6 +149,50 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
                 names: vec!["regio_mpi_reqs", "regio_mpi_done"],
             })
         }
+        Capture::Collective(coll) => {
+            // Counts go by reference: a scalar or (count arrays, as the
+            // shape says) the array's first element.
+            let side = |s: Option<Side>| -> Option<String> {
+                let Some(s) = s else {
+                    return Some("0, 0".into());
+                };
+                let array = s.flags & (SIDE_ARRAY | SIDE_AT_RANK) != 0;
+                Some(format!(
+                    "{}, {}",
+                    arg(s.count, array)?,
+                    handle(s.datatype, false)?
+                ))
+            };
+            let root = match coll.root {
+                Some(r) => arg(r, false)?,
+                None => "-1".into(),
+            };
+            Some(FortranCapture {
+                before: None,
+                record: vec![format!(
+                    "call regio_mpi_coll({id}, {}, {root}, {}, {}, {})",
+                    coll.shape(false),
+                    handle(coll.comm, false)?,
+                    side(coll.send)?,
+                    side(coll.recv)?
+                )],
+                names: vec!["regio_mpi_coll"],
+            })
+        }
+        Capture::Start { count, requests } => {
+            let n = match count {
+                Some(c) => arg(c, false)?,
+                None => "1".into(),
+            };
+            Some(FortranCapture {
+                before: None,
+                record: vec![format!(
+                    "call regio_mpi_start({id}, {n}, {})",
+                    handle(requests, true)?
+                )],
+                names: vec!["regio_mpi_start"],
+            })
+        }
         Capture::Complete { .. } | Capture::RequestFree { .. } => None,
     }
 }
@@ -207,6 +252,30 @@ mod tests {
         assert_eq!(
             f08.map(|c| c.record),
             Some(vec!["call regio_mpi_post(regio_b + 5, 1, left, 20, comm%MPI_VAL, 1, MPI_INTEGER8%MPI_VAL, req(1)%MPI_VAL)".to_string()])
+        );
+        let gather = capture(
+            7,
+            "MPI_GATHERV",
+            &args(&[
+                "s",
+                "n",
+                "MPI_REAL8",
+                "r",
+                "counts",
+                "displs",
+                "MPI_REAL8",
+                "0",
+                "comm",
+                "ierr",
+            ]),
+            false,
+        );
+        assert_eq!(
+            gather.map(|c| c.record),
+            Some(vec![
+                "call regio_mpi_coll(7, 5392, 0, comm, n, MPI_REAL8, counts, MPI_REAL8)"
+                    .to_string()
+            ])
         );
         assert_eq!(
             capture(
