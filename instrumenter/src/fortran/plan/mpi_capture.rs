@@ -273,7 +273,7 @@ mod tests {
         assert_eq!(
             gather.map(|c| c.record),
             Some(vec![
-                "call regio_mpi_coll(7, 5392, 0, comm, n, MPI_REAL8, counts, MPI_REAL8)"
+                "call regio_mpi_coll(regio_b + 7, 5392, 0, comm, n, MPI_REAL8, counts, MPI_REAL8)"
                     .to_string()
             ])
         );
