@@ -207,6 +207,41 @@ fn idf_ids(idf: &Path) -> BTreeSet<u32> {
     idf.regions.iter().map(|r| r.id).collect()
 }
 
+/// Copies testdata/objects to TMP/src and instruments its parts `lib` and
+/// `main` by two separate `instrument` calls (into TMP/inst-PART) with
+/// `--regions REGIONS`. The two IDFs must share ids, else a test of
+/// separate objects tests nothing. Returns the copy and the two outputs.
+fn instrument_parts_separately(
+    tmp: &TestDir,
+    regions: &str,
+    lib: &str,
+    main: &str,
+) -> (PathBuf, PathBuf, PathBuf) {
+    let src = tmp.join("src");
+    copy_tree(&testdata().join("objects"), &src);
+    let inst = |part: &str| {
+        let out = tmp.join(format!("inst-{part}"));
+        run_ok(
+            Command::new(instrument_bin())
+                .arg(src.join(part))
+                .arg("--out")
+                .arg(&out)
+                .args(["--regions", regions]),
+        );
+        out
+    };
+    let (lib, main) = (inst(lib), inst(main));
+    let ids = [
+        idf_ids(&lib.join("regio.idf.json")),
+        idf_ids(&main.join("regio.idf.json")),
+    ];
+    assert!(
+        ids[0].intersection(&ids[1]).next().is_some(),
+        "the parts' ids do not overlap: the test tests nothing"
+    );
+    (src, lib, main)
+}
+
 fn check(how: Instrumented, lib: Library) {
     if !require_tool("ar", "binutils") {
         return;
@@ -363,28 +398,8 @@ fn a_fortran_program_with_a_separately_instrumented_c_library() {
         return;
     }
     let tmp = TestDir::new("objects-fortran");
-    let src = tmp.join("src");
-    copy_tree(&testdata().join("objects"), &src);
-    let inst = |part: &str| {
-        let out = tmp.join(format!("inst-{part}"));
-        run_ok(
-            Command::new(instrument_bin())
-                .arg(src.join(part))
-                .arg("--out")
-                .arg(&out)
-                .args(["--regions", "functions,loops"]),
-        );
-        out
-    };
-    let (lib, fortran) = (inst("lib"), inst("fortran"));
-    let ids = [
-        idf_ids(&lib.join("regio.idf.json")),
-        idf_ids(&fortran.join("regio.idf.json")),
-    ];
-    assert!(
-        ids[0].intersection(&ids[1]).next().is_some(),
-        "the parts' ids do not overlap: the test tests nothing"
-    );
+    let (src, lib, fortran) =
+        instrument_parts_separately(&tmp, "functions,loops", "lib", "fortran");
     let libs = instrument_flags("--libs");
     let so = tmp.join("libobjlib.so");
     let mut a: Vec<String> = vec!["-O1".into(), "-fPIC".into(), "-shared".into()];
@@ -524,28 +539,7 @@ fn a_sigkilled_trace_of_two_objects_is_exported_with_region_names() {
     use std::process::Stdio;
 
     let tmp = TestDir::new("objects-killed");
-    let src = tmp.join("src");
-    copy_tree(&testdata().join("objects"), &src);
-    let inst = |part: &str| {
-        let out = tmp.join(format!("inst-{part}"));
-        run_ok(
-            Command::new(instrument_bin())
-                .arg(src.join(part))
-                .arg("--out")
-                .arg(&out)
-                .args(["--regions", "functions"]),
-        );
-        out
-    };
-    let (lib, main) = (inst("lib"), inst("killed"));
-    let ids = [
-        idf_ids(&lib.join("regio.idf.json")),
-        idf_ids(&main.join("regio.idf.json")),
-    ];
-    assert!(
-        ids[0].intersection(&ids[1]).next().is_some(),
-        "the parts' ids do not overlap: the test tests nothing"
-    );
+    let (src, lib, main) = instrument_parts_separately(&tmp, "functions", "lib", "killed");
     let cflags = instrument_flags("--cflags");
     let libs = instrument_flags("--libs");
     let obj = tmp.join("objlib.o");
@@ -682,32 +676,11 @@ fn check_fortran(main: FortranMain, lib: Library) {
         return;
     }
     let tmp = TestDir::new(&format!("objects-fortran-{main:?}-{lib:?}").to_lowercase());
-    let src = tmp.join("src");
-    copy_tree(&testdata().join("objects"), &src);
-    let inst = |part: &str| {
-        let out = tmp.join(format!("inst-{part}"));
-        run_ok(
-            Command::new(instrument_bin())
-                .arg(src.join(part))
-                .arg("--out")
-                .arg(&out)
-                .args(["--regions", "functions"]),
-        );
-        out
-    };
     let main_part = match main {
         FortranMain::Fortran => "fprog",
         FortranMain::C => "cmain",
     };
-    let (flib, prog) = (inst("flib"), inst(main_part));
-    let ids = [
-        idf_ids(&flib.join("regio.idf.json")),
-        idf_ids(&prog.join("regio.idf.json")),
-    ];
-    assert!(
-        ids[0].intersection(&ids[1]).next().is_some(),
-        "the parts' ids do not overlap: the test tests nothing"
-    );
+    let (src, flib, prog) = instrument_parts_separately(&tmp, "functions", "flib", main_part);
     let libs = instrument_flags("--libs");
     let mods = tmp.join("mod");
     std::fs::create_dir_all(&mods).unwrap_or_else(|e| panic!("{e}"));
