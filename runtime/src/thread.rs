@@ -434,6 +434,28 @@ impl ThreadState {
         if child.is_null() {
             return None;
         }
+        let (_, _, f) = Self::open_frame(stack, d, region, child, calls, polls);
+        // Read the clock last so the probe's own work is outside the region.
+        let start = clock.now_inline();
+        f.start.store(start, Relaxed);
+        // Release: a reader that sees the new depth sees the frame.
+        self.depth.store(d as u32 + 1, Release);
+        Some(start)
+    }
+
+    /// The entry's work on the node and the new frame at depth `d`, shared
+    /// by the inline fast path and the slow path: opens `child`, counts
+    /// `calls` (and recursive ones) and `polls`, writes the frame but its
+    /// start. Returns the node, whether the entry is recursive, the frame.
+    #[inline(always)]
+    unsafe fn open_frame<'a>(
+        stack: *mut Frame,
+        d: usize,
+        region: u32,
+        child: *const Node,
+        calls: u64,
+        polls: u64,
+    ) -> (&'a Node, bool, &'a Frame) {
         let node = &*child;
         let open = node.open.load(Relaxed);
         let recursive = open != 0;
@@ -451,12 +473,7 @@ impl ThreadState {
         f.key.store(frame_key(region, recursive), Relaxed);
         f.node.store(child as *mut Node, Relaxed);
         f.child.store(0, Relaxed);
-        // Read the clock last so the probe's own work is outside the region.
-        let start = clock.now_inline();
-        f.start.store(start, Relaxed);
-        // Release: a reader that sees the new depth sees the frame.
-        self.depth.store(d as u32 + 1, Release);
-        Some(start)
+        (node, recursive, f)
     }
 
     /// Every other entry (new node, stack growth, counters, trace, a clock
@@ -485,23 +502,7 @@ impl ThreadState {
                 return 0;
             }
         }
-        let node = &*child;
-        let open = node.open.load(Relaxed);
-        let recursive = open != 0;
-        node.open.store(open + 1, Relaxed);
-        if calls != 0 {
-            bump(&node.calls, calls);
-            if recursive {
-                bump(&node.recursive_calls, calls);
-            }
-        }
-        if polls != 0 {
-            bump(&node.polls, polls);
-        }
-        let f = &*stack.add(d);
-        f.key.store(frame_key(region, recursive), Relaxed);
-        f.node.store(child as *mut Node, Relaxed);
-        f.child.store(0, Relaxed);
+        let (node, recursive, f) = Self::open_frame(stack, d, region, child, calls, polls);
         // Counters before the clock: the read's own cost stays outside.
         let tc = self.counters;
         if !tc.is_null() {
