@@ -186,6 +186,16 @@ pub(crate) fn declares_data_only(src: &str, range: Range<usize>) -> bool {
     true
 }
 
+/// Blanks `r` of `bytes` for the parser, keeping line ends (so offsets
+/// and line numbers stay).
+pub(crate) fn blank(bytes: &mut [u8], r: Range<usize>) {
+    for b in &mut bytes[r] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
+}
+
 fn is_code(t: Tok) -> bool {
     !matches!(t, Tok::Space { .. } | Tok::Comment | Tok::Directive)
 }
@@ -296,13 +306,6 @@ fn rewrite(
     let range_start = range.start;
     let lexed = lex(src, range);
     let word = |r: &Range<usize>| std::str::from_utf8(&src[r.clone()]).unwrap_or("");
-    let blank = |bytes: &mut [u8], r: Range<usize>| {
-        for b in &mut bytes[r] {
-            if *b != b'\n' && *b != b'\r' {
-                *b = b' ';
-            }
-        }
-    };
     let toks = &lexed.toks;
     // Brace depth at each token, for file-scope rewrites.
     let mut depth = 0i64;
@@ -949,11 +952,7 @@ fn control_macro_as_written(
     if span.len() < text.len() {
         return None;
     }
-    for b in &mut bytes[span.clone()] {
-        if *b != b'\n' && *b != b'\r' {
-            *b = b' ';
-        }
-    }
+    blank(bytes, span.clone());
     bytes[span.start..span.start + text.len()].copy_from_slice(text);
     Some(close)
 }

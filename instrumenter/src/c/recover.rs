@@ -701,13 +701,7 @@ pub(crate) fn groups(src: &str, range: Range<usize>) -> Vec<Range<usize>> {
 pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) -> Masked {
     let mut bytes = src.as_bytes().to_vec();
     let mut hidden_omp = Vec::new();
-    let blank = |bytes: &mut Vec<u8>, r: Range<usize>| {
-        for b in &mut bytes[r] {
-            if *b != b'\n' && *b != b'\r' {
-                *b = b' ';
-            }
-        }
-    };
+    let blank = super::mask::blank;
     for unit in units {
         // Per open group: whether the branch being read is kept, and
         // whether a kept branch was already seen.
