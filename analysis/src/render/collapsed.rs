@@ -3,17 +3,18 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::sink::Sink;
 use super::DEEP;
 use crate::merge::{visit, Node, Visit};
 use crate::Report;
 
-pub(super) fn render(reports: &[Report]) -> String {
-    let mut out = String::new();
+/// The stacks of `reports`, into `out`.
+pub(super) fn write(reports: &[Report], out: &mut Sink<'_>) -> std::io::Result<()> {
     for r in reports {
         let labels = frame_labels(r);
         // With several runs each gets its own tower under its directory.
         let prefix = (reports.len() > 1).then(|| sanitize(&r.run_dir.display().to_string()));
-        let line = |out: &mut String, path: &[&Node], last: Option<&str>, ns: u64| {
+        let line = |out: &mut Sink<'_>, path: &[&Node], last: Option<&str>, ns: u64| {
             let mut frames: Vec<&str> = prefix.iter().map(String::as_str).collect();
             frames.extend(
                 path.iter()
@@ -29,21 +30,24 @@ pub(super) fn render(reports: &[Report]) -> String {
         // goes to one `[deeper]` frame under their ancestor at that depth.
         let mut deeper: u64 = 0;
         visit(&r.roots, &mut |e| match e {
+            _ if out.failed() => {}
             Visit::Enter(n, path) if path.len() <= DEEP => {
                 if n.exclusive_ns > 0 {
-                    line(&mut out, path, None, n.exclusive_ns);
+                    line(out, path, None, n.exclusive_ns);
+                    out.piece();
                 }
             }
             Visit::Enter(n, _) => deeper = deeper.saturating_add(n.exclusive_ns),
             Visit::Leave(_, path) => {
                 if path.len() == DEEP && deeper > 0 {
-                    line(&mut out, path, Some(DEEPER_FRAME), deeper);
+                    line(out, path, Some(DEEPER_FRAME), deeper);
                     deeper = 0;
                 }
             }
         });
     }
-    out
+    // Write errors are the sink's: `Sink::finish` returns them.
+    Ok(())
 }
 
 /// The frame that stands for every region below [`DEEP`] frames.

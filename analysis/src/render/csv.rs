@@ -1,5 +1,8 @@
 //! One CSV row per DRG node, every run in one table.
 
+use std::io;
+
+use super::sink::Sink;
 use crate::Report;
 
 const HEADER: [&str; 18] = [
@@ -23,15 +26,11 @@ const HEADER: [&str; 18] = [
     "max_thread_inclusive_ns",
 ];
 
-pub(super) fn render(reports: &[Report]) -> String {
-    match write(reports) {
-        Ok(text) => text,
-        Err(e) => format!("error: cannot write CSV: {e}\n"),
-    }
-}
-
-fn write(reports: &[Report]) -> Result<String, Box<dyn std::error::Error>> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+/// One table for `reports`, into `out`.
+/// The csv writer hands its buffer to the sink whenever it fills; the sink
+/// passes it on in pieces (its `io::Write`).
+pub(super) fn write(reports: &[Report], out: &mut Sink<'_>) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
     w.write_record(HEADER)?;
     for r in reports {
         let run = r.run_dir.display().to_string();
@@ -41,29 +40,30 @@ fn write(reports: &[Report]) -> Result<String, Box<dyn std::error::Error>> {
                 return;
             }
             let t = &n.threads;
+            let line = n.info.line.map(|l| l.to_string()).unwrap_or_default();
             result = w.write_record([
-                run.clone(),
-                super::path_names(path),
-                (path.len() - 1).to_string(),
-                n.region.to_string(),
-                n.info.name.clone(),
-                n.info.kind.clone(),
-                n.info.file.clone().unwrap_or_default(),
-                n.info.line.map(|l| l.to_string()).unwrap_or_default(),
-                n.calls.to_string(),
-                n.recursive_calls.to_string(),
-                n.inclusive_ns.to_string(),
-                n.exclusive_ns.to_string(),
-                n.min_ns.to_string(),
-                n.max_ns.to_string(),
-                t.count.to_string(),
-                t.min_inclusive_ns.to_string(),
-                t.mean_inclusive_ns.to_string(),
-                t.max_inclusive_ns.to_string(),
+                run.as_str(),
+                &super::path_names(path),
+                &(path.len() - 1).to_string(),
+                &n.region.to_string(),
+                &n.info.name,
+                &n.info.kind,
+                n.info.file.as_deref().unwrap_or_default(),
+                &line,
+                &n.calls.to_string(),
+                &n.recursive_calls.to_string(),
+                &n.inclusive_ns.to_string(),
+                &n.exclusive_ns.to_string(),
+                &n.min_ns.to_string(),
+                &n.max_ns.to_string(),
+                &t.count.to_string(),
+                &t.min_inclusive_ns.to_string(),
+                &t.mean_inclusive_ns.to_string(),
+                &t.max_inclusive_ns.to_string(),
             ]);
         });
         result?;
     }
-    let bytes = w.into_inner().map_err(|e| e.into_error())?;
-    Ok(String::from_utf8(bytes)?)
+    w.flush()?;
+    Ok(())
 }

@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use super::sink::Sink;
 use super::DEEP;
 use crate::merge::{visit, Node, ProcessSummary, Report, Visit};
 use crate::units::{human_ns, percent};
@@ -70,8 +71,8 @@ function regioFold(open) {
 }
 "#;
 
-pub(super) fn render(reports: &[Report]) -> String {
-    let mut out = String::new();
+/// The page for `reports`, into `out`.
+pub(super) fn write(reports: &[Report], out: &mut Sink<'_>) -> std::io::Result<()> {
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     let dirs: Vec<String> = reports
         .iter()
@@ -86,13 +87,14 @@ pub(super) fn render(reports: &[Report]) -> String {
     let _ = writeln!(out, "<script>{SCRIPT}</script>");
     out.push_str("</head>\n<body>\n");
     for (i, r) in reports.iter().enumerate() {
-        run(&mut out, r, i);
+        run(out, r, i);
     }
     out.push_str("</body>\n</html>\n");
-    out
+    // Write errors are the sink's: `Sink::finish` returns them.
+    Ok(())
 }
 
-fn run(out: &mut String, r: &Report, index: usize) {
+fn run(out: &mut Sink<'_>, r: &Report, index: usize) {
     let _ = writeln!(out, "<section class=\"run\" id=\"run-{index}\">");
     let _ = writeln!(
         out,
@@ -107,7 +109,7 @@ fn run(out: &mut String, r: &Report, index: usize) {
     out.push_str("</section>\n");
 }
 
-fn header(out: &mut String, r: &Report) {
+fn header(out: &mut Sink<'_>, r: &Report) {
     out.push_str("<table class=\"kv\">\n");
     let mut line = |label: &str, class: &str, value: &str| {
         let class = if class.is_empty() {
@@ -142,7 +144,7 @@ fn header(out: &mut String, r: &Report) {
     out.push_str("</table>\n");
 }
 
-fn processes(out: &mut String, r: &Report) {
+fn processes(out: &mut Sink<'_>, r: &Report) {
     if r.processes.is_empty() {
         return;
     }
@@ -195,7 +197,7 @@ struct Layout<'a> {
     counters: Vec<&'a str>,
 }
 
-fn drg(out: &mut String, r: &Report) {
+fn drg(out: &mut Sink<'_>, r: &Report) {
     out.push_str("<h2>dynamic region graph</h2>\n");
     if r.roots.is_empty() {
         out.push_str("<p>(no regions were measured)</p>\n");
@@ -225,12 +227,14 @@ fn drg(out: &mut String, r: &Report) {
     // (browsers flatten deep markup anyway): they follow each other inside
     // their ancestor at that depth, each with its depth before the name.
     visit(&r.roots, &mut |e| match e {
+        _ if out.failed() => {}
         Visit::Enter(n, path) => {
             let depth = path.len() - 1;
             node(out, n, depth, &layout);
             if depth >= DEEP || n.children.is_empty() {
                 out.push_str("</details>\n");
             }
+            out.piece();
         }
         Visit::Leave(n, path) => {
             if path.len() <= DEEP && !n.children.is_empty() {
@@ -253,7 +257,7 @@ fn drg(out: &mut String, r: &Report) {
 
 /// The opening tag and the row of one node; its children and the closing
 /// tag are the caller's.
-fn node(out: &mut String, n: &Node, depth: usize, l: &Layout) {
+fn node(out: &mut Sink<'_>, n: &Node, depth: usize, l: &Layout) {
     let pct = n.percent(l.wall_ns);
     let flat = depth >= DEEP;
     let leaf = n.children.is_empty() || flat;
@@ -355,7 +359,7 @@ fn extras(n: &Node, l: &Layout) -> Vec<String> {
 }
 
 /// Per rank: time in MPI against time outside it.
-fn mpi(out: &mut String, r: &Report) {
+fn mpi(out: &mut Sink<'_>, r: &Report) {
     if r.mpi.is_empty() {
         return;
     }
@@ -385,7 +389,7 @@ fn mpi(out: &mut String, r: &Report) {
 }
 
 /// User events (`regio_event`) per node and name.
-fn user_events(out: &mut String, r: &Report) {
+fn user_events(out: &mut Sink<'_>, r: &Report) {
     let u = &r.user_events;
     if u.is_empty() {
         return;

@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use regio_idf::rundir::CounterInfo;
 use serde::{Deserialize, Serialize};
 
+use super::sink::Sink;
 use super::DEEP;
 use crate::comm::{MatrixCell, NodeMessages, RankClock, RankCollectives};
 use crate::merge::{
@@ -324,41 +325,25 @@ fn node(n: &Node, wall_ns: u64) -> JsonNode {
 }
 
 pub(super) fn render(reports: &[Report]) -> String {
-    let mut out = String::new();
-    match write(reports, &mut out, &mut None) {
-        Ok(()) => out,
+    let mut sink = Sink::collect();
+    let written = write(reports, &mut sink);
+    match written
+        .map_err(io::Error::other)
+        .and_then(|()| sink.finish())
+    {
+        Ok(text) => text,
         // Plain structs with string keys and finite numbers always
         // serialise; keep the output JSON all the same.
         Err(e) => format!("{{\"error\": {:?}}}\n", e.to_string()),
     }
 }
 
-/// Like `render`, handing the text to `w` in pieces of about [`PIECE`]
-/// bytes as it is made: a DRG of a million nodes is gigabytes of JSON.
+/// Like `render`, handing the text to `w` as it is made: a DRG of a
+/// million nodes is gigabytes of JSON.
 pub(super) fn render_to(reports: &[Report], w: &mut dyn Write) -> io::Result<()> {
-    let mut out = String::with_capacity(2 * PIECE);
-    let mut sink = Some(w);
-    match write(reports, &mut out, &mut sink) {
-        Ok(()) => sink.map_or(Ok(()), |w| w.write_all(out.as_bytes())),
-        Err(e) => match e.io_error_kind() {
-            Some(kind) => Err(io::Error::new(kind, e)),
-            None => Err(io::Error::other(e)),
-        },
-    }
-}
-
-/// Output made is handed on once it passes this size.
-const PIECE: usize = 1 << 16;
-
-/// Hands `out` to `w` (when streaming) once it passes [`PIECE`].
-fn piece(out: &mut String, w: &mut Option<&mut dyn Write>) -> Result<(), serde_json::Error> {
-    if let Some(w) = w {
-        if out.len() >= PIECE {
-            w.write_all(out.as_bytes()).map_err(serde_json::Error::io)?;
-            out.clear();
-        }
-    }
-    Ok(())
+    let mut sink = Sink::stream(w);
+    write(reports, &mut sink).map_err(io::Error::other)?;
+    sink.finish().map(drop)
 }
 
 /// What `serde_json::to_string_pretty(&JsonReport::new(reports))` writes,
@@ -366,13 +351,8 @@ fn piece(out: &mut String, w: &mut Option<&mut dyn Write>) -> Result<(), serde_j
 /// per level): each node's fields are serialised by serde and its children
 /// are spliced into its empty `children` array. Nodes deeper than
 /// [`DEEP`] are written compactly, one per line, so the indentation does
-/// not make the output grow with the square of the depth. With `w`, the
-/// text goes there as it is made (`piece`), the rest stays in `out`.
-fn write(
-    reports: &[Report],
-    out: &mut String,
-    w: &mut Option<&mut dyn Write>,
-) -> Result<(), serde_json::Error> {
+/// not make the output grow with the square of the depth.
+fn write(reports: &[Report], out: &mut Sink<'_>) -> Result<(), serde_json::Error> {
     if reports.is_empty() {
         out.push_str("{\n  \"runs\": []\n}\n");
         return Ok(());
@@ -382,19 +362,19 @@ fn write(
         if i > 0 {
             out.push_str(",\n");
         }
-        write_run(out, r, w)?;
+        write_run(out, r)?;
     }
     out.push_str("\n  ]\n}\n");
     Ok(())
 }
 
 /// `text`, every line indented by `indent` blanks.
-fn push_indented(out: &mut String, text: &str, indent: usize) {
+fn push_indented(out: &mut Sink<'_>, text: &str, indent: usize) {
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.extend(std::iter::repeat_n(' ', indent));
+        out.blanks(indent);
         out.push_str(line);
     }
 }
@@ -406,11 +386,7 @@ fn malformed(what: &str) -> serde_json::Error {
 }
 
 /// Runs are items of `runs` (4 blanks), roots items of `drg` (8 blanks).
-fn write_run(
-    out: &mut String,
-    r: &Report,
-    w: &mut Option<&mut dyn Write>,
-) -> Result<(), serde_json::Error> {
+fn write_run(out: &mut Sink<'_>, r: &Report) -> Result<(), serde_json::Error> {
     let head = serde_json::to_string_pretty(&JsonRun::header(r))?;
     if r.roots.is_empty() {
         push_indented(out, &head, 4);
@@ -429,7 +405,7 @@ fn write_run(
     let compact_from = if count > LARGE_DRG { 0 } else { DEEP };
     let mut result = Ok(());
     visit(&r.roots, &mut |e| {
-        if result.is_ok() {
+        if result.is_ok() && !out.failed() {
             result = match e {
                 Visit::Enter(n, path) => enter(out, r, n, path, compact_from),
                 Visit::Leave(n, path) => {
@@ -437,7 +413,7 @@ fn write_run(
                     Ok(())
                 }
             }
-            .and_then(|()| piece(out, w));
+            .map(|()| out.piece());
         }
     });
     result?;
@@ -456,7 +432,7 @@ const LARGE_DRG: usize = super::text::TEXT_NODES;
 /// Nodes at `compact_from` levels below a root and deeper are written
 /// compactly, one per line.
 fn enter(
-    out: &mut String,
+    out: &mut Sink<'_>,
     r: &Report,
     n: &Node,
     path: &[&Node],
@@ -499,7 +475,7 @@ fn enter(
 }
 
 /// Closes the children array and the object of a node that has children.
-fn leave(out: &mut String, n: &Node, depth: usize, compact_from: usize) {
+fn leave(out: &mut Sink<'_>, n: &Node, depth: usize, compact_from: usize) {
     if n.children.is_empty() {
         return;
     }
@@ -508,8 +484,8 @@ fn leave(out: &mut String, n: &Node, depth: usize, compact_from: usize) {
         return;
     }
     out.push('\n');
-    out.extend(std::iter::repeat_n(' ', indent(depth) + 2));
+    out.blanks(indent(depth) + 2);
     out.push_str("]\n");
-    out.extend(std::iter::repeat_n(' ', indent(depth)));
+    out.blanks(indent(depth));
     out.push('}');
 }

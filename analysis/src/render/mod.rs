@@ -5,12 +5,14 @@ mod collapsed;
 mod csv;
 mod html;
 pub mod json;
+mod sink;
 mod text;
 mod words;
 
 use std::io::{self, Write};
 use std::str::FromStr;
 
+use self::sink::Sink;
 use crate::merge::Node;
 use crate::Report;
 
@@ -88,23 +90,46 @@ impl FromStr for Format {
     }
 }
 
-/// Render one or several runs in `format` into `w`; JSON goes out as it is
-/// made (a DRG of a million nodes is gigabytes of it), the other formats
-/// whole.
+/// Render one or several runs in `format` into `w`. Every format but the
+/// text report (which shows a bounded number of nodes) goes out as it is
+/// made: a DRG of a million nodes is hundreds of megabytes of HTML or CSV
+/// and gigabytes of JSON.
 pub fn render_to(reports: &[Report], format: Format, w: &mut dyn Write) -> io::Result<()> {
-    match format {
-        Format::Json => json::render_to(reports, w),
-        _ => w.write_all(render(reports, format).as_bytes()),
+    match (format, streamed(format)) {
+        (_, Some(write)) => {
+            let mut sink = Sink::stream(w);
+            write(reports, &mut sink)?;
+            sink.finish().map(drop)
+        }
+        (Format::Json, None) => json::render_to(reports, w),
+        (_, None) => w.write_all(render(reports, format).as_bytes()),
     }
 }
 
 /// Render one or several runs in `format`.
 pub fn render(reports: &[Report], format: Format) -> String {
+    match (format, streamed(format)) {
+        (_, Some(write)) => {
+            let mut sink = Sink::collect();
+            match write(reports, &mut sink).and_then(|()| sink.finish()) {
+                Ok(text) => text,
+                Err(e) => format!("error: cannot write the report: {e}\n"),
+            }
+        }
+        (Format::Json, None) => json::render(reports),
+        (_, None) => text::render(reports),
+    }
+}
+
+type SinkWriter = fn(&[Report], &mut Sink<'_>) -> io::Result<()>;
+
+/// The formats written node by node into a [`Sink`]. JSON streams on its
+/// own (serde writes each node); the text report is bounded.
+fn streamed(format: Format) -> Option<SinkWriter> {
     match format {
-        Format::Text => text::render(reports),
-        Format::Json => json::render(reports),
-        Format::Csv => csv::render(reports),
-        Format::Collapsed => collapsed::render(reports),
-        Format::Html => html::render(reports),
+        Format::Csv => Some(csv::write),
+        Format::Collapsed => Some(collapsed::write),
+        Format::Html => Some(html::write),
+        Format::Text | Format::Json => None,
     }
 }
