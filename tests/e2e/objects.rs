@@ -838,3 +838,144 @@ fn two_separately_instrumented_fortran_trees_with_a_shared_library() {
 fn a_separately_instrumented_fortran_library_with_a_c_main() {
     check_fortran(FortranMain::C, Library::Shared);
 }
+
+/// The 1-based line of `file` that is `text` (a definition, where a
+/// declaration line starts alike).
+fn definition_line(file: &Path, text: &str) -> u64 {
+    let src = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    src.lines()
+        .position(|l| l == text)
+        .map(|i| i as u64 + 1)
+        .unwrap_or_else(|| panic!("{} has no line `{text}`", file.display()))
+}
+
+/// Which units of the library's tree include its instrumented header.
+#[derive(Clone, Copy, Debug)]
+enum HeaderUse {
+    /// Only the application's unit compiles `hdr_scale` (`sum_plain.c`).
+    AppOnly,
+    /// The library's unit does too (`sum_inline.c`).
+    Both,
+}
+
+/// A library whose public header (`testdata/objects/hdrlib/hdrlib.h`) has
+/// an inline function with a region, and an application that includes the
+/// header from the library's instrumented tree, the two trees instrumented
+/// separately (overlapping local ids): the header's region is the
+/// library's (named from the library's IDF at the header's file and
+/// line), with the calls of every unit that compiled it, whichever unit's
+/// base would have been the application's.
+fn check_header(use_: HeaderUse) {
+    let tmp = TestDir::new(&format!("objects-header-{use_:?}").to_lowercase());
+    let (src, lib, app) = instrument_parts_separately(&tmp, "functions", "hdrlib", "hdrapp");
+    // The header's region has a local id the application's IDF uses too.
+    let lib_idf =
+        regio_idf::Idf::read(&lib.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}"));
+    let scale_id = lib_idf
+        .regions
+        .iter()
+        .find(|r| r.name == "hdr_scale")
+        .map(|r| r.id)
+        .unwrap_or_else(|| panic!("no hdr_scale in the library's IDF"));
+    assert!(
+        idf_ids(&app.join("regio.idf.json")).contains(&scale_id),
+        "hdr_scale's local id {scale_id} is not an id of the application: the test tests nothing"
+    );
+    let lib_file = match use_ {
+        HeaderUse::AppOnly => "sum_plain.c",
+        HeaderUse::Both => "sum_inline.c",
+    };
+    let strict = ["-O1".to_string(), "-Wall".into(), "-Werror".into()];
+    let build_pair =
+        |lib_dir: &Path, app_dir: &Path, label: &str, flags: &[String], libs: &[String]| {
+            let out = tmp.join(label);
+            std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+            let mut a: Vec<String> = flags.to_vec();
+            a.extend(strict.iter().cloned());
+            a.extend(["-fPIC".into(), "-shared".into(), s(lib_dir.join(lib_file))]);
+            a.extend(["-o".into(), s(out.join("libhdrlib.so"))]);
+            a.extend(libs.iter().cloned());
+            build(lib_dir, &cc(), &a, None);
+            let exe = out.join("hdrapp");
+            let mut a: Vec<String> = flags.to_vec();
+            a.extend(strict.iter().cloned());
+            a.extend([
+                format!("-I{}", s(lib_dir)),
+                s(app_dir.join("hdrapp.c")),
+                format!("-L{}", s(&out)),
+                "-lhdrlib".into(),
+                format!("-Wl,-rpath,{}", s(&out)),
+                "-o".into(),
+                s(&exe),
+            ]);
+            a.extend(libs.iter().cloned());
+            build(app_dir, &cc(), &a, None);
+            exe
+        };
+    let plain = build_pair(&src.join("hdrlib"), &src.join("hdrapp"), "plain", &[], &[]);
+    let measured = build_pair(
+        &lib,
+        &app,
+        "measured",
+        &instrument_flags("--cflags"),
+        &instrument_flags("--libs"),
+    );
+    let want_out = run_ok(&mut Command::new(&plain)).stdout;
+    let run_dir = tmp.join("run");
+    let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(got_out, want_out, "the measured program's output differs");
+
+    let (named, unnamed) = calls(&run_dir);
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let scale_calls = match use_ {
+        HeaderUse::AppOnly => 4,
+        HeaderUse::Both => 4 + 3,
+    };
+    let want = [
+        ("main", "hdrapp.c", at("hdrapp", "hdrapp.c", "int main("), 1),
+        (
+            "app_twice",
+            "hdrapp.c",
+            at("hdrapp", "hdrapp.c", "static int app_twice"),
+            4,
+        ),
+        (
+            "hdrlib_sum",
+            lib_file,
+            definition_line(&src.join("hdrlib").join(lib_file), "int hdrlib_sum(int n)"),
+            1,
+        ),
+        (
+            "hdr_scale",
+            "hdrlib.h",
+            at("hdrlib", "hdrlib.h", "static inline int hdr_scale"),
+            scale_calls,
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    if named.len() != want.len() {
+        problems.push(format!("expected exactly {} regions", want.len()));
+    }
+    if !unnamed.is_empty() {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+}
+
+#[test]
+fn a_library_header_instrumented_in_its_own_tree_keeps_its_ids_in_the_application() {
+    check_header(HeaderUse::AppOnly);
+}
+
+#[test]
+fn a_library_header_included_by_both_trees_is_one_region_of_the_library() {
+    check_header(HeaderUse::Both);
+}
