@@ -75,6 +75,7 @@ impl<'a> Planner<'a> {
         self.directive_probes(u, &mut used);
         self.statement_probes(u, &body, var, &mut used);
         let loops = self.loop_probes(u, &mut used);
+        self.lock_test_loop_ends(&loops);
         self.label_terminals(u, &loops);
         let mut teams = Vec::new();
         self.omp_probes(u, &mut used, &mut teams);
