@@ -979,3 +979,205 @@ fn a_library_header_instrumented_in_its_own_tree_keeps_its_ids_in_the_applicatio
 fn a_library_header_included_by_both_trees_is_one_region_of_the_library() {
     check_header(HeaderUse::Both);
 }
+
+/// Two ranks of a multi-host run that share a pid (two processes in pid
+/// namespaces of their own, `unshare --pid`, with `REGIO_TEST_HOST`
+/// standing for their hosts) load the library and the plugin in opposite
+/// orders, so each IDF has another base in each process; their profiles
+/// are gone (as after SIGKILL), so the export maps ids through the
+/// recorded registrations alone: each process's file, named after its
+/// host, names its own regions.
+#[test]
+fn traces_of_two_hosts_sharing_a_pid_map_their_own_registrations() {
+    let probe = Command::new("unshare")
+        .args(["--pid", "--fork", "true"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: needs `unshare --pid` (util-linux, and root or user namespaces)");
+        return;
+    }
+    let tmp = TestDir::new("objects-hosts");
+    let (src, lib, plugin) = instrument_parts_separately(&tmp, "functions", "lib", "plugin");
+    let hosts = tmp.join("inst-hosts");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(src.join("hosts"))
+            .arg("--out")
+            .arg(&hosts)
+            .args(["--regions", "functions"]),
+    );
+    let cflags = instrument_flags("--cflags");
+    let libs = instrument_flags("--libs");
+    let shared = |source: PathBuf, name: &str| -> PathBuf {
+        let out = tmp.join(name);
+        let mut a = cflags.clone();
+        a.extend(["-O1".into(), "-fPIC".into(), "-shared".into(), s(source)]);
+        a.extend(["-o".into(), s(&out)]);
+        a.extend(libs.clone());
+        build(tmp.path(), &cc(), &a, None);
+        out
+    };
+    let lib_so = shared(lib.join("objlib.c"), "libobjlib.so");
+    let plugin_so = shared(plugin.join("plugin.c"), "plugin.so");
+    let exe = tmp.join("hosts_main");
+    let mut a = cflags;
+    a.extend(["-O1".into(), s(hosts.join("hosts_main.c")), "-ldl".into()]);
+    a.extend(["-o".into(), s(&exe)]);
+    a.extend(libs);
+    build(tmp.path(), &cc(), &a, None);
+
+    let run_dir = tmp.join("run");
+    let (lib_args, plugin_args) = (
+        [s(&lib_so), "lib_work".to_string(), "3".to_string()],
+        [s(&plugin_so), "plugin_run".to_string(), "5".to_string()],
+    );
+    for (rank, host, first, second) in [
+        ("0", "alpha", &lib_args, &plugin_args),
+        ("1", "beta", &plugin_args, &lib_args),
+    ] {
+        let mut cmd = Command::new("unshare");
+        cmd.args(["--pid", "--fork"])
+            .arg(&exe)
+            .args(first.iter().chain(second.iter()))
+            .env_remove("REGIO_EVENTS")
+            .env_remove("REGIO_FILTER")
+            .env("REGIO_MODE", "trace")
+            .env("REGIO_DIR", &run_dir)
+            .env("REGIO_TEST_HOST", host)
+            .env("OMPI_COMM_WORLD_RANK", rank)
+            .env("OMPI_COMM_WORLD_SIZE", "2");
+        crate::common::cmd::measure_everything(&mut cmd);
+        let out = run_ok(&mut cmd).stdout;
+        assert_eq!(out.trim(), "total 34", "rank {rank}");
+    }
+    let names: Vec<String> = std::fs::read_dir(&run_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    // Both processes had the same pid: two trace files of one pid.
+    let pids: BTreeSet<&str> = names
+        .iter()
+        .filter(|n| n.starts_with("trace-r"))
+        .filter_map(|n| n.split('-').nth(2))
+        .collect();
+    assert_eq!(pids.len(), 1, "the processes' pids differ: {names:?}");
+    let recorded: BTreeSet<&String> = names
+        .iter()
+        .filter(|n| n.starts_with(regio_idf::rundir::OBJECTS_PREFIX))
+        .collect();
+    let pid = pids.iter().next().copied().unwrap_or_default();
+    let want: BTreeSet<String> = ["alpha", "beta"]
+        .iter()
+        .map(|h| format!("regio.objects-{pid}-{h}.txt"))
+        .collect();
+    assert_eq!(
+        recorded
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<BTreeSet<_>>(),
+        want,
+        "one objects file per host"
+    );
+    // No profiles: the export has only the recorded registrations.
+    for n in names.iter().filter(|n| n.starts_with("profile-")) {
+        std::fs::remove_file(run_dir.join(n)).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    let out = tmp.join("t.json");
+    run_ok(
+        Command::new(instrument_bin())
+            .args(["export", "--format", "perfetto"])
+            .arg(&run_dir)
+            .arg("--out")
+            .arg(&out),
+    );
+    let json = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}"));
+    let v: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+    // Entries per (process, name): every process ran lib_work(3) and
+    // plugin_run(5).
+    let mut entered: BTreeMap<(u64, String), u64> = BTreeMap::new();
+    for e in v["traceEvents"].as_array().into_iter().flatten() {
+        if e["ph"] == "B" {
+            let name = e["name"].as_str().unwrap_or("");
+            let name = name.split(' ').next().unwrap_or("").to_string();
+            *entered
+                .entry((e["pid"].as_u64().unwrap_or(u64::MAX), name))
+                .or_default() += 1;
+        }
+    }
+    let processes: BTreeSet<u64> = entered.keys().map(|(p, _)| *p).collect();
+    assert_eq!(processes.len(), 2, "{entered:?}");
+    let mut problems = Vec::new();
+    for p in processes {
+        for (name, calls) in [
+            ("main", 1),
+            ("lib_work", 1),
+            ("lib_helper", 3),
+            ("plugin_run", 1),
+            ("plugin_inner", 5),
+        ] {
+            let got = entered.get(&(p, name.to_string())).copied().unwrap_or(0);
+            if got != calls {
+                problems.push(format!(
+                    "process {p}: {name} entered {got} times, expected {calls}"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}\n{entered:#?}", problems.join("\n"));
+}
+
+/// A lock test in a `do while` condition (`testdata/objects/flocka`) is
+/// evaluated again after every iteration; the loop body runs the lock
+/// test of a separately instrumented Fortran object (`flockb`), which
+/// hands the runtime its own base. Every evaluation of the condition is
+/// still counted as `flocka`'s region (iterations ending by CYCLE and by
+/// END DO), and `flockb`'s as its own.
+#[test]
+fn a_fortran_lock_test_in_a_loop_condition_keeps_its_base_after_another_objects_lock_test() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("objects-fortran-locks");
+    let (src, b, a) = instrument_parts_separately(&tmp, "functions,omp", "flockb", "flocka");
+    let build_prog = |dir_a: &Path, dir_b: &Path, out: &Path, libs: &[String]| {
+        let mut args: Vec<String> = vec!["-O1".into(), "-fopenmp".into()];
+        args.extend([s(dir_a.join("flocka.f90")), s(dir_b.join("flockb.f90"))]);
+        args.extend(["-o".into(), s(out)]);
+        args.extend(libs.iter().cloned());
+        build(tmp.path(), "gfortran", &args, None);
+    };
+    let plain = tmp.join("plain");
+    build_prog(&src.join("flocka"), &src.join("flockb"), &plain, &[]);
+    let measured = tmp.join("measured");
+    build_prog(&a, &b, &measured, &instrument_flags("--libs"));
+    let want_out = run_ok(&mut Command::new(&plain)).stdout;
+    assert_eq!(want_out.trim(), "iterations 3");
+    let run_dir = tmp.join("run");
+    let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(got_out, want_out, "the measured program's output differs");
+
+    let (named, unnamed) = calls(&run_dir);
+    let test_a = line_of(
+        &src.join("flocka/flocka.f90"),
+        "do while (.not. omp_test_lock(l))",
+    );
+    let test_b = line_of(&src.join("flockb/flockb.f90"), "if (omp_test_lock(m))");
+    let lock_tests: BTreeMap<(String, u64), u64> = named
+        .iter()
+        .filter(|((name, _, _), _)| name.starts_with("omp_test_lock"))
+        .map(|((_, file, line), c)| ((file.clone(), *line), *c))
+        .collect();
+    let want: BTreeMap<(String, u64), u64> = [
+        (("flocka.f90".to_string(), test_a), 4),
+        (("flockb.f90".to_string(), test_b), 3),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(lock_tests, want, "lock tests by file and line\n{named:#?}");
+    assert!(
+        unnamed.is_empty(),
+        "regions without description: {unnamed:?}"
+    );
+}
