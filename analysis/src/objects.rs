@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use regio_idf::rundir::{
-    IdfObject, Profile, FIRST_DESCRIPTOR_ID, OBJECTS_PREFIX, OBJECTS_SUFFIX, OBJECT_ID_STRIDE,
+    objects_file_key, IdfObject, Profile, FIRST_DESCRIPTOR_ID, OBJECT_ID_STRIDE,
 };
 use regio_idf::Idf;
 
@@ -88,12 +88,12 @@ pub(crate) fn join(
 }
 
 /// A run without profiles (a trace cut by SIGKILL): the registrations
-/// each process recorded when they happened (`regio.objects-p<pid>.txt`),
-/// for the processes `keys` (rank, pid) of its trace files. None when no
-/// process recorded any.
+/// each process recorded when they happened
+/// (`regio.objects-p<pid>-<host>.txt`), for the processes `keys` (rank,
+/// pid, host) of its trace files. None when no process recorded any.
 pub(crate) fn join_recorded(
     dir: &Path,
-    keys: &[(u32, u32)],
+    keys: &[(u32, u32, &str)],
     idf_override: Option<&Path>,
 ) -> Result<Option<Joined>, AnalysisError> {
     let recorded = read_recorded(dir)?;
@@ -102,12 +102,14 @@ pub(crate) fn join_recorded(
     }
     let lists: Vec<&[IdfObject]> = keys
         .iter()
-        .filter_map(|(_, pid)| recorded.get(pid).map(Vec::as_slice))
+        .filter_map(|&(_, pid, host)| recorded_by(&recorded, pid, host))
         .collect();
     let run = RunIdfs::read(dir, &lists, idf_override)?;
     let ids = keys
         .iter()
-        .filter_map(|&(rank, pid)| Some(((rank, pid), run.ids_of(recorded.get(&pid)?))))
+        .filter_map(|&(rank, pid, host)| {
+            Some(((rank, pid), run.ids_of(recorded_by(&recorded, pid, host)?)))
+        })
         .collect();
     Ok(Some(Joined {
         idf: run.idf,
@@ -116,29 +118,38 @@ pub(crate) fn join_recorded(
     }))
 }
 
-/// Every `regio.objects-p<pid>.txt` of `dir`: pid -> its registrations in
-/// order (a line repeated, e.g. by two threads registering at once, counts
-/// once; a line that does not parse is skipped).
-fn read_recorded(dir: &Path) -> Result<BTreeMap<u32, Vec<IdfObject>>, AnalysisError> {
+/// Objects files by (pid, host); the host is None in names without one.
+type Recorded = BTreeMap<(u32, Option<String>), Vec<IdfObject>>;
+
+/// The registrations of the process `pid` on `host`: its own file, else
+/// a file of that pid without a host (older runtimes; a host that could
+/// not be part of a name).
+fn recorded_by<'r>(recorded: &'r Recorded, pid: u32, host: &str) -> Option<&'r [IdfObject]> {
+    recorded
+        .get(&(pid, Some(host.to_string())))
+        .or_else(|| recorded.get(&(pid, None)))
+        .map(Vec::as_slice)
+}
+
+/// Every objects file of `dir` (`regio_idf::rundir::objects_file_key`):
+/// its registrations in order (a line repeated, e.g. by two threads
+/// registering at once, counts once; a line that does not parse is
+/// skipped).
+fn read_recorded(dir: &Path) -> Result<Recorded, AnalysisError> {
     let mut out = BTreeMap::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(out);
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(OBJECTS_PREFIX))
-            .and_then(|n| n.strip_suffix(OBJECTS_SUFFIX))
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
+        let Some((pid, host)) = name.to_str().and_then(objects_file_key) else {
             continue;
         };
         let text = std::fs::read_to_string(entry.path()).map_err(|source| AnalysisError::Io {
             path: entry.path().display().to_string(),
             source,
         })?;
-        out.insert(pid, parse_recorded(&text));
+        out.insert((pid, host.map(str::to_string)), parse_recorded(&text));
     }
     Ok(out)
 }
@@ -278,6 +289,41 @@ mod tests {
         let unregistered = regio_idf::rundir::UNREGISTERED_BASE + 3;
         assert_eq!(map.map(unregistered), unregistered);
         assert_eq!(map.map(FIRST_DESCRIPTOR_ID + 1), FIRST_DESCRIPTOR_ID + 1);
+    }
+
+    #[test]
+    fn processes_of_one_pid_on_two_hosts_read_their_own_objects_file() {
+        let dir = std::env::temp_dir().join(format!("regio-objects-hosts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let line = |base: u32, c: &str| format!("{base} regio.idf-{c}.json /{c}/regio.idf.json\n");
+        let a = OBJECT_ID_STRIDE;
+        let b = 2 * OBJECT_ID_STRIDE;
+        let files = [
+            ("regio.objects-p7-alpha.txt", line(a, "x") + &line(b, "y")),
+            ("regio.objects-p7-beta.txt", line(a, "y") + &line(b, "x")),
+            ("regio.objects-p9.txt", line(a, "z")),
+            ("regio.objects-p9-.txt", line(a, "bad")),
+        ];
+        for (name, text) in &files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let recorded = read_recorded(&dir).unwrap();
+        assert_eq!(recorded.len(), 3, "{recorded:?}");
+        let copies = |pid, host| -> Vec<(u32, String)> {
+            recorded_by(&recorded, pid, host)
+                .unwrap_or_default()
+                .iter()
+                .map(|o| (o.base, o.copy.clone()))
+                .collect()
+        };
+        let named = |base, c: &str| (base, format!("regio.idf-{c}.json"));
+        assert_eq!(copies(7, "alpha"), [named(a, "x"), named(b, "y")]);
+        assert_eq!(copies(7, "beta"), [named(a, "y"), named(b, "x")]);
+        // A file without a host (older runtimes) serves any host.
+        assert_eq!(copies(9, "gamma"), [named(a, "z")]);
+        assert!(copies(7, "gamma").is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

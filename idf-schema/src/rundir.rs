@@ -44,11 +44,37 @@ pub const OBJECT_ID_STRIDE: u32 = 1 << 22;
 /// ran from another object's constructor): such ids name no IDF.
 pub const UNREGISTERED_BASE: u32 = 511 * OBJECT_ID_STRIDE;
 /// Trace mode: each process appends every IDF registration, when it
-/// happens, to `regio.objects-p<pid>.txt` in the run directory, one line
-/// `<base> <copy name> <path>`, so a trace cut by SIGKILL (no profile, no
-/// `idfs`) can still be mapped to its IDFs.
+/// happens, to `regio.objects-p<pid>-<host>.txt` in the run directory, one
+/// line `<base> <copy name> <path>`, so a trace cut by SIGKILL (no
+/// profile, no `idfs`) can still be mapped to its IDFs. The host is in the
+/// name because ranks of a multi-host run may share a pid; files named
+/// `regio.objects-p<pid>.txt` (no host: older runtimes, or a host name
+/// that cannot be part of a file name) are still read.
 pub const OBJECTS_PREFIX: &str = "regio.objects-p";
 pub const OBJECTS_SUFFIX: &str = ".txt";
+
+/// The pid and host an objects file's `name` holds
+/// ([`OBJECTS_PREFIX`]); None for any other name.
+pub fn objects_file_key(name: &str) -> Option<(u32, Option<&str>)> {
+    let rest = name
+        .strip_prefix(OBJECTS_PREFIX)?
+        .strip_suffix(OBJECTS_SUFFIX)?;
+    let (pid, host) = match rest.split_once('-') {
+        Some((pid, host)) if !host.is_empty() => (pid, Some(host)),
+        Some(_) => return None,
+        None => (rest, None),
+    };
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((pid.parse().ok()?, host))
+}
+
+/// Whether `host` can be part of an objects file's name (printable ASCII
+/// but `/`; else the runtime writes the name without a host).
+pub fn host_fits_file_name(host: &[u8]) -> bool {
+    !host.is_empty() && host.len() <= 255 && host.iter().all(|&b| b.is_ascii_graphic() && b != b'/')
+}
 /// Local ids below this have a probe gate (`regio_gates`): a byte the
 /// runtime sets when the region is not recorded, which instrumented C
 /// reads before it calls a probe. Larger local ids are always probed.
@@ -398,6 +424,28 @@ pub enum ProfileError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn objects_file_names_hold_a_pid_and_maybe_a_host() {
+        assert_eq!(objects_file_key("regio.objects-p42.txt"), Some((42, None)));
+        assert_eq!(
+            objects_file_key("regio.objects-p42-node-7.example.org.txt"),
+            Some((42, Some("node-7.example.org")))
+        );
+        for bad in [
+            "regio.objects-p.txt",
+            "regio.objects-p42-.txt",
+            "regio.objects-px-h.txt",
+            "regio.objects-p42.json",
+            "profile-r0-p42.json",
+        ] {
+            assert_eq!(objects_file_key(bad), None, "{bad}");
+        }
+        assert!(host_fits_file_name(b"node-7.example.org"));
+        for bad in [&b""[..], b"a/b", b"a b", b"a\nb", "h\u{e9}te".as_bytes()] {
+            assert!(!host_fits_file_name(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn padded_numbers_and_null_fields_parse() {

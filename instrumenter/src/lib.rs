@@ -11,6 +11,7 @@ pub mod edit;
 pub mod filter;
 pub mod fortran;
 pub mod frontend;
+pub(crate) mod idf_hash;
 pub(crate) mod mpi_routines;
 pub(crate) mod omp_clauses;
 pub(crate) mod omp_constructs;

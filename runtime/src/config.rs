@@ -21,6 +21,7 @@ pub struct Config {
     pub run_dir: Vec<u8>,
     /// argv as the kernel has it.
     pub command: Vec<Vec<u8>>,
+    /// The host name (`REGIO_TEST_HOST` in tests).
     pub host: Vec<u8>,
     pub rank: u32,
     pub size: u32,
@@ -144,7 +145,11 @@ pub fn load() -> Option<&'static Config> {
     let config = Config {
         run_dir,
         command,
-        host: hostname(),
+        // `REGIO_TEST_HOST` (tests only): the host a test of a multi-host
+        // run fakes for this process.
+        host: env("REGIO_TEST_HOST")
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(hostname),
         rank,
         size,
         start_unix_ns: clock::realtime_ns(),

@@ -14,7 +14,9 @@
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
-use regio_idf::rundir::{OBJECTS_PREFIX, OBJECTS_SUFFIX, OBJECT_ID_STRIDE, UNREGISTERED_BASE};
+use regio_idf::rundir::{
+    host_fits_file_name, OBJECTS_PREFIX, OBJECTS_SUFFIX, OBJECT_ID_STRIDE, UNREGISTERED_BASE,
+};
 
 use crate::out::Cat;
 use crate::sys;
@@ -177,13 +179,15 @@ static RECORDED: AtomicUsize = AtomicUsize::new(0);
 static RECORDED_PID: AtomicU64 = AtomicU64::new(0);
 
 /// Trace mode: appends the registrations not yet recorded to
-/// `RUNDIR/regio.objects-p<pid>.txt` (`<base> <copy name> <path>` per
-/// line), so a run killed before it wrote a profile still tells which
-/// IDF each base belongs to. Registration is not on the probe path: a few
+/// `RUNDIR/regio.objects-p<pid>-<host>.txt` (`<base> <copy name> <path>`
+/// per line; without `-<host>` when the host cannot be part of a file
+/// name), so a run killed before it wrote a profile still tells which
+/// IDF each base belongs to; the host keeps apart ranks of a multi-host
+/// run that share a pid. Registration is not on the probe path: a few
 /// system calls here are fine. No allocation and no lock but the table's
 /// own (`try_only`: the fork child handler, which must not wait for a
 /// lock a vanished thread may hold, skips instead).
-pub fn record_in_run_dir(run_dir: &[u8], try_only: bool) {
+pub fn record_in_run_dir(run_dir: &[u8], host: &[u8], try_only: bool) {
     let write = || {
         let pid = sys::getpid();
         if RECORDED_PID.load(Relaxed) != pid {
@@ -206,8 +210,11 @@ pub fn record_in_run_dir(run_dir: &[u8], try_only: bool) {
         path.push(run_dir)
             .push(b"/")
             .push(OBJECTS_PREFIX.as_bytes())
-            .num(pid)
-            .push(OBJECTS_SUFFIX.as_bytes());
+            .num(pid);
+        if host_fits_file_name(host) {
+            path.push(b"-").push(host);
+        }
+        path.push(OBJECTS_SUFFIX.as_bytes());
         let Some(path) = path.finish() else { return };
         // SAFETY: `path` is NUL-terminated.
         let fd = unsafe {
@@ -252,21 +259,21 @@ pub fn record_in_run_dir(run_dir: &[u8], try_only: bool) {
     }
 }
 
-/// The run directory of a tracing process (set at start-up by
+/// The run directory and host of a tracing process (set at start-up by
 /// `lifecycle`, which knows the configuration; this module does not).
-static TRACE_RUN_DIR: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+static TRACE_RUN_DIR: std::sync::OnceLock<(Vec<u8>, Vec<u8>)> = std::sync::OnceLock::new();
 
 /// Start-up of a process in trace mode: registrations are recorded in
-/// `run_dir` from now on.
-pub fn trace_into(run_dir: &[u8]) {
-    let _ = TRACE_RUN_DIR.set(run_dir.to_vec());
+/// `run_dir`, in a file named after the pid and `host`, from now on.
+pub fn trace_into(run_dir: &[u8], host: &[u8]) {
+    let _ = TRACE_RUN_DIR.set((run_dir.to_vec(), host.to_vec()));
 }
 
 /// [`record_in_run_dir`] when the process traces (profile runs list their
 /// IDFs in the profile, written however the run ends but SIGKILL).
 pub fn record_if_tracing(try_only: bool) {
-    if let Some(dir) = TRACE_RUN_DIR.get() {
-        record_in_run_dir(dir, try_only);
+    if let Some((dir, host)) = TRACE_RUN_DIR.get() {
+        record_in_run_dir(dir, host, try_only);
     }
 }
 

@@ -95,7 +95,7 @@ fn start() -> u8 {
             cfg.size,
             cfg.start_unix_ns,
         );
-        idf::trace_into(&cfg.run_dir);
+        idf::trace_into(&cfg.run_dir, &cfg.host);
     }
     // SAFETY: registering a plain extern "C" function.
     if unsafe { libc::atexit(at_exit) } != 0 {

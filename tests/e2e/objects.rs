@@ -838,3 +838,346 @@ fn two_separately_instrumented_fortran_trees_with_a_shared_library() {
 fn a_separately_instrumented_fortran_library_with_a_c_main() {
     check_fortran(FortranMain::C, Library::Shared);
 }
+
+/// The 1-based line of `file` that is `text` (a definition, where a
+/// declaration line starts alike).
+fn definition_line(file: &Path, text: &str) -> u64 {
+    let src = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    src.lines()
+        .position(|l| l == text)
+        .map(|i| i as u64 + 1)
+        .unwrap_or_else(|| panic!("{} has no line `{text}`", file.display()))
+}
+
+/// Which units of the library's tree include its instrumented header.
+#[derive(Clone, Copy, Debug)]
+enum HeaderUse {
+    /// Only the application's unit compiles `hdr_scale` (`sum_plain.c`).
+    AppOnly,
+    /// The library's unit does too (`sum_inline.c`).
+    Both,
+}
+
+/// A library whose public header (`testdata/objects/hdrlib/hdrlib.h`) has
+/// an inline function with a region, and an application that includes the
+/// header from the library's instrumented tree, the two trees instrumented
+/// separately (overlapping local ids): the header's region is the
+/// library's (named from the library's IDF at the header's file and
+/// line), with the calls of every unit that compiled it, whichever unit's
+/// base would have been the application's.
+fn check_header(use_: HeaderUse) {
+    let tmp = TestDir::new(&format!("objects-header-{use_:?}").to_lowercase());
+    let (src, lib, app) = instrument_parts_separately(&tmp, "functions", "hdrlib", "hdrapp");
+    // The header's region has a local id the application's IDF uses too.
+    let lib_idf =
+        regio_idf::Idf::read(&lib.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}"));
+    let scale_id = lib_idf
+        .regions
+        .iter()
+        .find(|r| r.name == "hdr_scale")
+        .map(|r| r.id)
+        .unwrap_or_else(|| panic!("no hdr_scale in the library's IDF"));
+    assert!(
+        idf_ids(&app.join("regio.idf.json")).contains(&scale_id),
+        "hdr_scale's local id {scale_id} is not an id of the application: the test tests nothing"
+    );
+    let lib_file = match use_ {
+        HeaderUse::AppOnly => "sum_plain.c",
+        HeaderUse::Both => "sum_inline.c",
+    };
+    let strict = ["-O1".to_string(), "-Wall".into(), "-Werror".into()];
+    let build_pair =
+        |lib_dir: &Path, app_dir: &Path, label: &str, flags: &[String], libs: &[String]| {
+            let out = tmp.join(label);
+            std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+            let mut a: Vec<String> = flags.to_vec();
+            a.extend(strict.iter().cloned());
+            a.extend(["-fPIC".into(), "-shared".into(), s(lib_dir.join(lib_file))]);
+            a.extend(["-o".into(), s(out.join("libhdrlib.so"))]);
+            a.extend(libs.iter().cloned());
+            build(lib_dir, &cc(), &a, None);
+            let exe = out.join("hdrapp");
+            let mut a: Vec<String> = flags.to_vec();
+            a.extend(strict.iter().cloned());
+            a.extend([
+                format!("-I{}", s(lib_dir)),
+                s(app_dir.join("hdrapp.c")),
+                format!("-L{}", s(&out)),
+                "-lhdrlib".into(),
+                format!("-Wl,-rpath,{}", s(&out)),
+                "-o".into(),
+                s(&exe),
+            ]);
+            a.extend(libs.iter().cloned());
+            build(app_dir, &cc(), &a, None);
+            exe
+        };
+    let plain = build_pair(&src.join("hdrlib"), &src.join("hdrapp"), "plain", &[], &[]);
+    let measured = build_pair(
+        &lib,
+        &app,
+        "measured",
+        &instrument_flags("--cflags"),
+        &instrument_flags("--libs"),
+    );
+    let want_out = run_ok(&mut Command::new(&plain)).stdout;
+    let run_dir = tmp.join("run");
+    let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(got_out, want_out, "the measured program's output differs");
+
+    let (named, unnamed) = calls(&run_dir);
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let scale_calls = match use_ {
+        HeaderUse::AppOnly => 4,
+        HeaderUse::Both => 4 + 3,
+    };
+    let want = [
+        ("main", "hdrapp.c", at("hdrapp", "hdrapp.c", "int main("), 1),
+        (
+            "app_twice",
+            "hdrapp.c",
+            at("hdrapp", "hdrapp.c", "static int app_twice"),
+            4,
+        ),
+        (
+            "hdrlib_sum",
+            lib_file,
+            definition_line(&src.join("hdrlib").join(lib_file), "int hdrlib_sum(int n)"),
+            1,
+        ),
+        (
+            "hdr_scale",
+            "hdrlib.h",
+            at("hdrlib", "hdrlib.h", "static inline int hdr_scale"),
+            scale_calls,
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    if named.len() != want.len() {
+        problems.push(format!("expected exactly {} regions", want.len()));
+    }
+    if !unnamed.is_empty() {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+}
+
+#[test]
+fn a_library_header_instrumented_in_its_own_tree_keeps_its_ids_in_the_application() {
+    check_header(HeaderUse::AppOnly);
+}
+
+#[test]
+fn a_library_header_included_by_both_trees_is_one_region_of_the_library() {
+    check_header(HeaderUse::Both);
+}
+
+/// Two ranks of a multi-host run that share a pid (two processes in pid
+/// namespaces of their own, `unshare --pid`, with `REGIO_TEST_HOST`
+/// standing for their hosts) load the library and the plugin in opposite
+/// orders, so each IDF has another base in each process; their profiles
+/// are gone (as after SIGKILL), so the export maps ids through the
+/// recorded registrations alone: each process's file, named after its
+/// host, names its own regions.
+#[test]
+fn traces_of_two_hosts_sharing_a_pid_map_their_own_registrations() {
+    let probe = Command::new("unshare")
+        .args(["--pid", "--fork", "true"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: needs `unshare --pid` (util-linux, and root or user namespaces)");
+        return;
+    }
+    let tmp = TestDir::new("objects-hosts");
+    let (src, lib, plugin) = instrument_parts_separately(&tmp, "functions", "lib", "plugin");
+    let hosts = tmp.join("inst-hosts");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(src.join("hosts"))
+            .arg("--out")
+            .arg(&hosts)
+            .args(["--regions", "functions"]),
+    );
+    let cflags = instrument_flags("--cflags");
+    let libs = instrument_flags("--libs");
+    let shared = |source: PathBuf, name: &str| -> PathBuf {
+        let out = tmp.join(name);
+        let mut a = cflags.clone();
+        a.extend(["-O1".into(), "-fPIC".into(), "-shared".into(), s(source)]);
+        a.extend(["-o".into(), s(&out)]);
+        a.extend(libs.clone());
+        build(tmp.path(), &cc(), &a, None);
+        out
+    };
+    let lib_so = shared(lib.join("objlib.c"), "libobjlib.so");
+    let plugin_so = shared(plugin.join("plugin.c"), "plugin.so");
+    let exe = tmp.join("hosts_main");
+    let mut a = cflags;
+    a.extend(["-O1".into(), s(hosts.join("hosts_main.c")), "-ldl".into()]);
+    a.extend(["-o".into(), s(&exe)]);
+    a.extend(libs);
+    build(tmp.path(), &cc(), &a, None);
+
+    let run_dir = tmp.join("run");
+    let (lib_args, plugin_args) = (
+        [s(&lib_so), "lib_work".to_string(), "3".to_string()],
+        [s(&plugin_so), "plugin_run".to_string(), "5".to_string()],
+    );
+    for (rank, host, first, second) in [
+        ("0", "alpha", &lib_args, &plugin_args),
+        ("1", "beta", &plugin_args, &lib_args),
+    ] {
+        let mut cmd = Command::new("unshare");
+        cmd.args(["--pid", "--fork"])
+            .arg(&exe)
+            .args(first.iter().chain(second.iter()))
+            .env_remove("REGIO_EVENTS")
+            .env_remove("REGIO_FILTER")
+            .env("REGIO_MODE", "trace")
+            .env("REGIO_DIR", &run_dir)
+            .env("REGIO_TEST_HOST", host)
+            .env("OMPI_COMM_WORLD_RANK", rank)
+            .env("OMPI_COMM_WORLD_SIZE", "2");
+        crate::common::cmd::measure_everything(&mut cmd);
+        let out = run_ok(&mut cmd).stdout;
+        assert_eq!(out.trim(), "total 34", "rank {rank}");
+    }
+    let names: Vec<String> = std::fs::read_dir(&run_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    // Both processes had the same pid: two trace files of one pid.
+    let pids: BTreeSet<&str> = names
+        .iter()
+        .filter(|n| n.starts_with("trace-r"))
+        .filter_map(|n| n.split('-').nth(2))
+        .collect();
+    assert_eq!(pids.len(), 1, "the processes' pids differ: {names:?}");
+    let recorded: BTreeSet<&String> = names
+        .iter()
+        .filter(|n| n.starts_with(regio_idf::rundir::OBJECTS_PREFIX))
+        .collect();
+    let pid = pids.iter().next().copied().unwrap_or_default();
+    let want: BTreeSet<String> = ["alpha", "beta"]
+        .iter()
+        .map(|h| format!("regio.objects-{pid}-{h}.txt"))
+        .collect();
+    assert_eq!(
+        recorded
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<BTreeSet<_>>(),
+        want,
+        "one objects file per host"
+    );
+    // No profiles: the export has only the recorded registrations.
+    for n in names.iter().filter(|n| n.starts_with("profile-")) {
+        std::fs::remove_file(run_dir.join(n)).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    let out = tmp.join("t.json");
+    run_ok(
+        Command::new(instrument_bin())
+            .args(["export", "--format", "perfetto"])
+            .arg(&run_dir)
+            .arg("--out")
+            .arg(&out),
+    );
+    let json = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}"));
+    let v: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+    // Entries per (process, name): every process ran lib_work(3) and
+    // plugin_run(5).
+    let mut entered: BTreeMap<(u64, String), u64> = BTreeMap::new();
+    for e in v["traceEvents"].as_array().into_iter().flatten() {
+        if e["ph"] == "B" {
+            let name = e["name"].as_str().unwrap_or("");
+            let name = name.split(' ').next().unwrap_or("").to_string();
+            *entered
+                .entry((e["pid"].as_u64().unwrap_or(u64::MAX), name))
+                .or_default() += 1;
+        }
+    }
+    let processes: BTreeSet<u64> = entered.keys().map(|(p, _)| *p).collect();
+    assert_eq!(processes.len(), 2, "{entered:?}");
+    let mut problems = Vec::new();
+    for p in processes {
+        for (name, calls) in [
+            ("main", 1),
+            ("lib_work", 1),
+            ("lib_helper", 3),
+            ("plugin_run", 1),
+            ("plugin_inner", 5),
+        ] {
+            let got = entered.get(&(p, name.to_string())).copied().unwrap_or(0);
+            if got != calls {
+                problems.push(format!(
+                    "process {p}: {name} entered {got} times, expected {calls}"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}\n{entered:#?}", problems.join("\n"));
+}
+
+/// A lock test in a `do while` condition (`testdata/objects/flocka`) is
+/// evaluated again after every iteration; the loop body runs the lock
+/// test of a separately instrumented Fortran object (`flockb`), which
+/// hands the runtime its own base. Every evaluation of the condition is
+/// still counted as `flocka`'s region (iterations ending by CYCLE and by
+/// END DO), and `flockb`'s as its own.
+#[test]
+fn a_fortran_lock_test_in_a_loop_condition_keeps_its_base_after_another_objects_lock_test() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("objects-fortran-locks");
+    let (src, b, a) = instrument_parts_separately(&tmp, "functions,omp", "flockb", "flocka");
+    let build_prog = |dir_a: &Path, dir_b: &Path, out: &Path, libs: &[String]| {
+        let mut args: Vec<String> = vec!["-O1".into(), "-fopenmp".into()];
+        args.extend([s(dir_a.join("flocka.f90")), s(dir_b.join("flockb.f90"))]);
+        args.extend(["-o".into(), s(out)]);
+        args.extend(libs.iter().cloned());
+        build(tmp.path(), "gfortran", &args, None);
+    };
+    let plain = tmp.join("plain");
+    build_prog(&src.join("flocka"), &src.join("flockb"), &plain, &[]);
+    let measured = tmp.join("measured");
+    build_prog(&a, &b, &measured, &instrument_flags("--libs"));
+    let want_out = run_ok(&mut Command::new(&plain)).stdout;
+    assert_eq!(want_out.trim(), "iterations 3");
+    let run_dir = tmp.join("run");
+    let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(got_out, want_out, "the measured program's output differs");
+
+    let (named, unnamed) = calls(&run_dir);
+    let test_a = line_of(
+        &src.join("flocka/flocka.f90"),
+        "do while (.not. omp_test_lock(l))",
+    );
+    let test_b = line_of(&src.join("flockb/flockb.f90"), "if (omp_test_lock(m))");
+    let lock_tests: BTreeMap<(String, u64), u64> = named
+        .iter()
+        .filter(|((name, _, _), _)| name.starts_with("omp_test_lock"))
+        .map(|((_, file, line), c)| ((file.clone(), *line), *c))
+        .collect();
+    let want: BTreeMap<(String, u64), u64> = [
+        (("flocka.f90".to_string(), test_a), 4),
+        (("flockb.f90".to_string(), test_b), 3),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(lock_tests, want, "lock tests by file and line\n{named:#?}");
+    assert!(
+        unnamed.is_empty(),
+        "regions without description: {unnamed:?}"
+    );
+}

@@ -520,3 +520,45 @@ fn a_fortran_dependency_file_is_the_plain_compilers() {
     assert_eq!(ours, plain);
     assert!(ours.contains("src/k.h"), "{ours}");
 }
+
+/// Builds that cannot pass options to the wrapper set
+/// `REGIO_WRAP_REGIONS` and `REGIO_WRAP_FILTER`: the build's IDF holds
+/// the regions they select, here without the filter's excluded function.
+#[test]
+fn regio_wrap_regions_and_filter_select_the_regions_of_a_build() {
+    let tmp = TestDir::new("wrap-filter");
+    copy_tree(&testdata().join("wrap/make/lib"), tmp.path());
+    std::fs::write(tmp.join("filter.txt"), "exclude region vec_scaled\n").expect("filter");
+    let functions = |filter: Option<&str>, build: &str| -> BTreeSet<String> {
+        let dir = tmp.join(build);
+        std::fs::create_dir_all(&dir).expect("build dir");
+        let mut c = Command::new(instrument_bin());
+        c.current_dir(tmp.path())
+            .env("REGIO_WRAP_DIR", &dir)
+            .env("REGIO_WRAP_REGIONS", "functions");
+        if let Some(f) = filter {
+            c.env("REGIO_WRAP_FILTER", tmp.join(f));
+        }
+        run_ok(
+            c.args(["wrap", "gcc", "-O2", "-fopenmp", "-DSCALE=3", "-c", "vec.c"])
+                .args(["-o", &format!("{build}/vec.o")]),
+        );
+        let idf =
+            regio_idf::Idf::read(&dir.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}"));
+        idf.regions
+            .iter()
+            .map(|r| format!("{} {}", r.kind, r.name))
+            .collect()
+    };
+    let all = functions(None, "all");
+    assert_eq!(
+        all,
+        BTreeSet::from([
+            "function vec_scaled".to_string(),
+            "function vec_sum".to_string()
+        ]),
+        "REGIO_WRAP_REGIONS=functions: the two functions, no loop or OpenMP region"
+    );
+    let filtered = functions(Some("filter.txt"), "filtered");
+    assert_eq!(filtered, BTreeSet::from(["function vec_sum".to_string()]));
+}

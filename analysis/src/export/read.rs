@@ -54,7 +54,10 @@ pub fn load_trace_with(
     let run = match run {
         Some(run) => run,
         None => {
-            let keys: Vec<(u32, u32)> = files.iter().map(|f| (f.key.0, f.key.1)).collect();
+            let keys: Vec<(u32, u32, &str)> = files
+                .iter()
+                .map(|f| (f.key.0, f.key.1, f.trace.header.host.as_str()))
+                .collect();
             run_without_profiles(dir, &keys, idf_override)?
         }
     };
@@ -66,7 +69,7 @@ pub fn load_trace_with(
 /// or the run directory's IDF, ids as they are.
 fn run_without_profiles(
     dir: &Path,
-    keys: &[(u32, u32)],
+    keys: &[(u32, u32, &str)],
     idf_override: Option<&Path>,
 ) -> Result<RunDir, ExportError> {
     if let Some(joined) = crate::objects::join_recorded(dir, keys, idf_override)? {

@@ -48,23 +48,50 @@ use crate::frontend::{FrontendResult, Instrumented, SourceInput};
 /// The prelude at offset `at`, first of all edits there: the probe
 /// declarations the `regions` need (MPI, OpenMP), the IDF registration,
 /// and a `#line` naming `line_name`.
-fn prelude_edit(at: usize, line_name: &str, idf_path: &str, regions: &[regio_idf::Region]) -> Edit {
+/// `header`: see [`prelude::prelude`].
+fn prelude_edit(
+    at: usize,
+    line_name: &str,
+    idf_path: &str,
+    header: bool,
+    regions: &[regio_idf::Region],
+) -> Edit {
     let has = |f: fn(&regio_idf::RegionKind) -> bool| regions.iter().any(|r| f(&r.kind));
     let mpi = has(|k| matches!(k, regio_idf::RegionKind::Mpi(_)));
     let omp = has(regio_idf::RegionKind::is_omp);
-    Edit::insert(at, prelude::prelude(line_name, idf_path, mpi, omp)).with_order(i64::MIN)
+    Edit::insert(at, prelude::prelude(line_name, idf_path, header, mpi, omp)).with_order(i64::MIN)
+}
+
+/// After a header's last line (on a line of its own), last of all edits
+/// there: [`prelude::header_epilogue`].
+fn epilogue_edit(src: &str) -> Edit {
+    let newline = if src.is_empty() || src.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    Edit::insert(
+        src.len(),
+        format!("{newline}{}", prelude::header_epilogue()),
+    )
+    .with_order(i64::MAX)
+}
+
+/// A header (`.h`): a file other files include, maybe files of other
+/// trees instrumented separately or not at all.
+fn is_header(input: &SourceInput<'_>) -> bool {
+    input
+        .rel_path
+        .rsplit('.')
+        .next()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("h"))
 }
 
 /// The first line of a header that only C++ has at the start of a line
 /// (`class X`, `template <...>`, `namespace n`): a C++ header named `.h`,
 /// which the C front end leaves alone whole instead of unit by unit.
 fn cplusplus_header(input: &SourceInput<'_>) -> Option<u32> {
-    let is_header = input
-        .rel_path
-        .rsplit('.')
-        .next()
-        .is_some_and(|ext| ext.eq_ignore_ascii_case("h"));
-    if !is_header {
+    if !is_header(input) {
         return None;
     }
     input
@@ -160,7 +187,11 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     // A byte-order mark must stay the first thing in the file.
     let at = if src.starts_with('\u{feff}') { 3 } else { 0 };
     let mut edits = out.edits;
-    edits.push(prelude_edit(at, file, input.idf_path, &out.regions));
+    let header = is_header(input);
+    edits.push(prelude_edit(at, file, input.idf_path, header, &out.regions));
+    if header {
+        edits.push(epilogue_edit(src));
+    }
     let text =
         edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {

@@ -29,6 +29,8 @@
 //! is set before any frame of the region can exist. Until the constructor
 //! has run the gates are null and every probe calls the runtime.
 
+use crate::idf_hash::idf_hash;
+
 /// The per-unit base every probe adds to its local region id.
 pub(crate) const BASE: &str = "regio__base()";
 
@@ -92,11 +94,57 @@ const OMP_DECLARATIONS: &str = "#ifndef REGIO_OMP_DECLARED\n\
      #endif\n\
      #endif\n";
 
-/// The prelude. `idf` is the IDF path the unit registers at load time (a
-/// header's prelude registers too: a unit that includes it without regions
-/// of its own still needs the base; the first prelude of a unit wins);
-/// `mpi` adds what MPI call regions use.
-pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> String {
+/// The names [`base_block`] defines. A header's prelude renames each of
+/// them to `<name>_<IDF hash>` from its start to its end (`push_macro`,
+/// [`header_epilogue`] pops them), so the header's block and the header's
+/// probes (which name `regio__base`, `regio__enter`, `regio__exit`,
+/// `regio__guard` and `regio__leave`) are the IDF's own, whatever the
+/// including unit's base is. A name added to the block must be added
+/// here (else a header's block redefines the unit's: a compile error).
+const BLOCK_NAMES: [&str; 8] = [
+    "regio__base_v",
+    "regio__gate_v",
+    "regio__base",
+    "regio__enter",
+    "regio__exit",
+    "regio__guard",
+    "regio__leave",
+    "regio__register_idf",
+];
+
+/// The unit's base, gates, gated probe helpers and the constructor that
+/// registers the IDF at `idf` (written once, also for headers, where
+/// [`BLOCK_NAMES`] are renamed around it).
+fn base_block(idf: &str) -> String {
+    format!(
+        "static unsigned int regio__base_v = {UNREGISTERED_BASE:#x}u;\n\
+         static const unsigned char *regio__gate_v;\n\
+         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__base(void) {{ return regio__base_v; }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__enter(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; if (regio__id >= {GATED}u || !regio__gp || !regio__gp[regio__id]) regio_enter_gated(regio__base_v + regio__id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__exit(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; if (regio__id >= {GATED}u || !regio__gp || !(regio__gp[regio__id] & 1u)) regio_exit(regio__base_v + regio__id); }}\n\
+         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__guard(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; unsigned int regio__v = regio__base_v + regio__id; if (regio__id < {GATED}u && regio__gp && regio__gp[regio__id]) return 0u; regio_enter_gated(regio__v); return regio__v; }}\n\
+         static __inline__ __attribute__((always_inline, unused)) void regio__leave(const unsigned int *regio__v) {{ if (*regio__v) regio_guard_exit(regio__v); }}\n\
+         static void regio__register_idf(void) __attribute__((constructor));\n\
+         static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); regio__gate_v = regio_gates(regio__base_v); }}\n",
+        c_string(idf)
+    )
+}
+
+/// What follows a header's last line: the names its prelude renamed get
+/// back what they meant before the header (the including unit's block,
+/// an enclosing header's, or nothing).
+pub(crate) fn header_epilogue() -> String {
+    BLOCK_NAMES
+        .iter()
+        .map(|name| format!("#pragma pop_macro(\"{name}\")\n"))
+        .collect()
+}
+
+/// The prelude. `idf` is the IDF path the unit registers at load time;
+/// `header`: the file is included by other files, maybe of other trees,
+/// so it brings its own base (see [`BLOCK_NAMES`]; it ends with
+/// [`header_epilogue`]); `mpi` adds what MPI call regions use.
+pub(crate) fn prelude(display_path: &str, idf: &str, header: bool, mpi: bool, omp: bool) -> String {
     let mut p = String::from(
         "#ifndef REGIO_PROBES_DECLARED\n\
          #define REGIO_PROBES_DECLARED\n\
@@ -124,23 +172,27 @@ pub(crate) fn prelude(display_path: &str, idf: &str, mpi: bool, omp: bool) -> St
     if omp {
         p.push_str(OMP_DECLARATIONS);
     }
-    // One base and one registration per translation unit, also when a
-    // .c file includes another instrumented file.
-    p.push_str(&format!(
-        "#ifndef REGIO_IDF_REGISTERED\n\
-         #define REGIO_IDF_REGISTERED\n\
-         static unsigned int regio__base_v = {UNREGISTERED_BASE:#x}u;\n\
-         static const unsigned char *regio__gate_v;\n\
-         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__base(void) {{ return regio__base_v; }}\n\
-         static __inline__ __attribute__((always_inline, unused)) void regio__enter(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; if (regio__id >= {GATED}u || !regio__gp || !regio__gp[regio__id]) regio_enter_gated(regio__base_v + regio__id); }}\n\
-         static __inline__ __attribute__((always_inline, unused)) void regio__exit(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; if (regio__id >= {GATED}u || !regio__gp || !(regio__gp[regio__id] & 1u)) regio_exit(regio__base_v + regio__id); }}\n\
-         static __inline__ __attribute__((always_inline, unused)) unsigned int regio__guard(unsigned int regio__id) {{ const unsigned char *regio__gp = regio__gate_v; unsigned int regio__v = regio__base_v + regio__id; if (regio__id < {GATED}u && regio__gp && regio__gp[regio__id]) return 0u; regio_enter_gated(regio__v); return regio__v; }}\n\
-         static __inline__ __attribute__((always_inline, unused)) void regio__leave(const unsigned int *regio__v) {{ if (*regio__v) regio_guard_exit(regio__v); }}\n\
-         static void regio__register_idf(void) __attribute__((constructor));\n\
-         static void regio__register_idf(void) {{ regio__base_v = regio_register_object(\"{}\"); regio__gate_v = regio_gates(regio__base_v); }}\n\
-         #endif\n",
-        c_string(idf)
-    ));
+    if header {
+        // A header's probes use the base of the IDF the header was
+        // instrumented with, also when a unit of another tree (or an
+        // uninstrumented one) includes it: its own copy of the base block,
+        // every name renamed after the IDF until the header's end.
+        let h = idf_hash(idf);
+        for name in BLOCK_NAMES {
+            p.push_str(&format!(
+                "#pragma push_macro(\"{name}\")\n#undef {name}\n#define {name} {name}_{h}\n"
+            ));
+        }
+        p.push_str(&format!("#ifndef REGIO_IDF_{h}\n#define REGIO_IDF_{h}\n"));
+        p.push_str(&base_block(idf));
+        p.push_str("#endif\n");
+    } else {
+        // One base and one registration per translation unit, also when a
+        // .c file includes another instrumented .c file.
+        p.push_str("#ifndef REGIO_IDF_REGISTERED\n#define REGIO_IDF_REGISTERED\n");
+        p.push_str(&base_block(idf));
+        p.push_str("#endif\n");
+    }
     p.push_str(&format!("#line 1 \"{}\"\n", c_string(display_path)));
     p
 }

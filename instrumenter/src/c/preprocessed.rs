@@ -154,7 +154,13 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
         });
     }
     let mut edits: Vec<Edit> = out.edits;
-    edits.push(super::prelude_edit(0, own_file, input.idf_path, &regions));
+    edits.push(super::prelude_edit(
+        0,
+        own_file,
+        input.idf_path,
+        false,
+        &regions,
+    ));
     let text =
         edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {

@@ -292,6 +292,13 @@ fn split_json_invariants(
         .find(&marker)
         .ok_or_else(|| format!("{file}: no #line"))?;
     let body = &out.text[at + marker.len()..];
+    // A header ends with the epilogue that restores the names its prelude
+    // renamed, on lines of its own after the last line.
+    let body = match body.find("#pragma pop_macro(\"regio__") {
+        Some(end) if original.ends_with('\n') || original.is_empty() => &body[..end],
+        Some(end) => &body[..end - 1],
+        None => body,
+    };
     if body.matches('\n').count() != original.matches('\n').count() {
         return Err(format!("{file}: line count changed"));
     }

@@ -8,7 +8,7 @@ use regio_idf::{OmpKind, RegionKind};
 use serde_json::{Map, Value};
 
 use super::super::scan::Stmt;
-use super::super::syntax::Kind;
+use super::super::syntax::{DoForm, Kind};
 use super::probes::lock_test_call;
 use super::{omp, orig_text, stmt, Key, Op, Planner, Pre, Probe};
 use crate::mpi_routines::{self, Spelling};
@@ -227,6 +227,39 @@ impl<'a> Planner<'a> {
                     nest,
                 });
             }
+        }
+    }
+
+    /// Whether DO construct `c` is a DO WHILE whose condition holds a
+    /// measured lock test. The condition is evaluated again after every
+    /// iteration, and the body may have run a lock test of another object
+    /// (another IDF), which leaves that object's base in the runtime's
+    /// thread-local: the base is handed over again at the end of every
+    /// iteration ([`Self::lock_test_loop_ends`], and before every CYCLE of
+    /// the loop, `jumps.rs`).
+    pub(super) fn lock_test_in_condition(&self, c: usize) -> bool {
+        let cons = &self.st.cons[c];
+        cons.do_info().is_some_and(|d| d.form == DoForm::While)
+            && self
+                .lock_tests
+                .iter()
+                .any(|t| t.item == cons.start && self.ids.contains_key(&t.key))
+    }
+
+    /// `call regio_tl_base(regio_b)` as the last statement of every
+    /// iteration of the `loops` whose condition holds a lock test: after
+    /// the label of END DO or of the terminal statement, so a jump to that
+    /// label runs it too (a terminal statement given probes gets a
+    /// CONTINUE of its own, `label_terminals`, which must run after this).
+    pub(super) fn lock_test_loop_ends(&mut self, loops: &[usize]) {
+        for &c in loops {
+            if !self.lock_test_in_condition(c) {
+                continue;
+            }
+            let end = self.st.cons[c].end;
+            let mut set = Probe::new(Op::LockTestBase);
+            set.cond = self.conditional(end);
+            self.edits[end].after_label.insert(0, set);
         }
     }
 

@@ -191,7 +191,14 @@ impl<'a> Planner<'a> {
             }
             Kind::Cycle(n) => {
                 let n = n.as_ref().map(|n| n.upper.clone());
-                self.construct_for(i, n.as_deref(), true).map(JumpTo::Next)
+                let c = self.construct_for(i, n.as_deref(), true);
+                // The loop's condition runs next: its lock test's base
+                // (`calls.rs`, `lock_test_in_condition`).
+                if c.is_some_and(|c| self.lock_test_in_condition(c)) {
+                    before.push(Probe::new(Op::LockTestBase));
+                    need("regio_tl_base", used);
+                }
+                c.map(JumpTo::Next)
             }
             _ => None,
         };

@@ -75,6 +75,7 @@ impl<'a> Planner<'a> {
         self.directive_probes(u, &mut used);
         self.statement_probes(u, &body, var, &mut used);
         let loops = self.loop_probes(u, &mut used);
+        self.lock_test_loop_ends(&loops);
         self.label_terminals(u, &loops);
         let mut teams = Vec::new();
         self.omp_probes(u, &mut used, &mut teams);
@@ -355,12 +356,8 @@ pub(crate) fn id_expr(id: u32) -> String {
 /// The COMMON block holding the base of the IDF at `idf_path`: its name
 /// is the FNV-1a hash of the path (the runtime names its copy alike).
 pub(crate) fn base_common(idf_path: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in idf_path.as_bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("common /{BASE}_{h:016x}/ {BASE}")
+    let h = crate::idf_hash::idf_hash(idf_path);
+    format!("common /{BASE}_{h}/ {BASE}")
 }
 
 /// A Fortran character constant's body for `s`.
