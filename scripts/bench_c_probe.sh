@@ -18,7 +18,10 @@
 # (plain) and N pairs of back-to-back rdtsc reads (the floor of any probe
 # that timestamps), REPS times; each variant runs RUNS processes. Added cost
 # per probe pair = probed - plain of the same repetition. Prints min and
-# median over all repetitions and added / rdtsc pair.
+# median over all repetitions and added / rdtsc pair (x_min, x_med: the
+# minima and medians of each column; x_paired: the median of the ratio per
+# repetition, whose two loops ran back to back, the steadier figure on a
+# loaded machine).
 #
 # Defaults: N=20000000 RUNS=3 REPS=3. Variants run in turn within each run,
 # so load on a shared machine hits them alike. Needs gcc and cargo; builds
@@ -164,9 +167,9 @@ fi
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(uname -m) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "# $cc $cflags; N=$n RUNS=$runs REPS=$reps; libregio from $release"
-printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s %4s\n' variant \
+printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s %4s %8s\n' variant \
     plain_min probed_min rdtsc2_min added_min added_med rdtsc2_med \
-    'x_min' 'x_med' n
+    'x_min' 'x_med' n 'x_paired'
 
 # The binary of variant $1 and the environment it runs with.
 variant_env() {
@@ -213,6 +216,7 @@ summarize() { # NAME
         }
         $1 == "rep" {
             k++; p[k] = $4; q[k] = $6; r[k] = $8; d[k] = $6 - $4
+            x[k] = $8 > 0 ? ($6 - $4) / $8 : 0
         }
         END {
             pm = 1e18; qm = 1e18; rm = 1e18; dm = 1e18
@@ -221,8 +225,8 @@ summarize() { # NAME
                 if (r[i] < rm) rm = r[i]; if (d[i] < dm) dm = d[i]
             }
             dmed = med(d, k); rmed = med(r, k)
-            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %4d\n",
-                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed, k
+            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %4d %8.2f\n",
+                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed, k, med(x, k)
         }' "$tmp/$1.txt"
 }
 
@@ -232,6 +236,7 @@ for _ in $(seq "$runs"); do
 done
 for v in "${variants[@]}"; do summarize "$v"; done
 echo "# added = probed - plain per repetition (ns per call); x = added / rdtsc pair"
+echo "# x_paired = median over repetitions of added / rdtsc pair of the same repetition"
 
 if [ "${CALLGRIND:-0}" = 1 ]; then
     calls=100000
