@@ -934,6 +934,64 @@ mod tests {
         }
     }
 
+    /// A fake clock that counts the reads made inline (the probes' fast
+    /// paths) and through `now` (their slow paths).
+    struct Counting {
+        t: Cell<u64>,
+        inline_reads: Cell<u32>,
+        call_reads: Cell<u32>,
+    }
+    impl Clock for Counting {
+        fn now(&self) -> u64 {
+            self.call_reads.set(self.call_reads.get() + 1);
+            self.t.set(self.t.get() + 10);
+            self.t.get()
+        }
+        fn now_inline(&self) -> u64 {
+            self.inline_reads.set(self.inline_reads.get() + 1);
+            self.t.set(self.t.get() + 10);
+            self.t.get()
+        }
+    }
+
+    /// Enters and leaves region 5 `pairs` times on `t` (the first entry
+    /// creates the node); returns (inline reads, reads through `now`) and
+    /// checks the node's calls and time.
+    fn reads_for_pairs(t: &ThreadState, pairs: u64) -> (u32, u32) {
+        let c = Counting {
+            t: Cell::new(0),
+            inline_reads: Cell::new(0),
+            call_reads: Cell::new(0),
+        };
+        unsafe {
+            for _ in 0..pairs {
+                t.enter(5, &c);
+                t.exit(5, &c);
+            }
+        }
+        let n = nodes(t, c.t.get());
+        assert_eq!(n.len(), 1);
+        // Every pair is one tick step apart whichever way it was read.
+        assert_eq!(n[0].2, tot(pairs, 0, 10 * pairs, 10 * pairs, 10, 10));
+        (c.inline_reads.get(), c.call_reads.get())
+    }
+
+    #[test]
+    fn the_slow_byte_sends_every_probe_out_of_line() {
+        // No reason set: after the entry that creates the node, the pairs
+        // read the clock inline.
+        let fast = ThreadState::for_fake_clock(1);
+        assert_eq!(reads_for_pairs(&fast, 4), (7, 1));
+        // The runtime's clock not being the TSC, counters or a trace: no
+        // probe reads the clock inline (it would not be the clock in use).
+        for bit in [SLOW_CLOCK, SLOW_COUNTERS, SLOW_TRACE] {
+            let slow = ThreadState::for_fake_clock(1);
+            slow.slow.store(bit, Relaxed);
+            let (inline_reads, call_reads) = reads_for_pairs(&slow, 4);
+            assert_eq!((inline_reads, call_reads), (0, 8), "bit {bit}");
+        }
+    }
+
     #[test]
     fn nesting_is_exact() {
         let t = ThreadState::for_fake_clock(1);
