@@ -71,9 +71,9 @@ pub struct ThreadState {
     /// before any thread state is made for the runtime's clock.
     slow: AtomicU8,
     /// The thread's trace buffer (`REGIO_MODE=trace`), null without. Set
-    /// by the owner right after registration, before its first probe.
-    /// Non-null is the "always take the slow path" condition for any
-    /// inlined probe fast path: the trace hooks are in the functions below.
+    /// (`set_trace`) by the owner right after registration, before its
+    /// first probe. A trace sends every probe to the slow path (its
+    /// `SLOW_TRACE` bit): the trace hooks are in the functions below.
     pub trace: AtomicPtr<TraceBuf>,
 }
 
