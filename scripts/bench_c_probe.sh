@@ -18,7 +18,10 @@
 # (plain) and N pairs of back-to-back rdtsc reads (the floor of any probe
 # that timestamps), REPS times; each variant runs RUNS processes. Added cost
 # per probe pair = probed - plain of the same repetition. Prints min and
-# median over all repetitions and added / rdtsc pair.
+# median over all repetitions and added / rdtsc pair (x_min, x_med: the
+# minima and medians of each column; x_paired: the median of the ratio per
+# repetition, whose two loops ran back to back, the steadier figure on a
+# loaded machine).
 #
 # Defaults: N=20000000 RUNS=3 REPS=3. Variants run in turn within each run,
 # so load on a shared machine hits them alike. Needs gcc and cargo; builds
@@ -27,9 +30,9 @@
 # (path of the instrument binary) may be set; BASE_LIB_DIR (a directory
 # holding another build's libregio.so and libregio.a) adds the variants
 # `base_shared` and `base_static` built against it, for an A/B of a change
-# (their probes are written back to the text before the probe gates, which
-# such a runtime may lack; only these C rows are run against it, like
-# `regio_*`: REGIO_THROTTLE=off).
+# (when that libregio.so has no `regio_gates`, their probes are written back
+# to the text before the probe gates; else they are regio_*'s probes; only
+# these C rows are run against it, like `regio_*`: REGIO_THROTTLE=off).
 # The `*_disabled`, `*_filtered` and `*_throttled` variants run the same
 # binaries as regio_shared / regio_static with REGIO_DISABLE=1, with
 # REGIO_FILTER excluding `tiny`, and with REGIO_THROTTLE at its default (so
@@ -47,6 +50,13 @@
 # gate pointer null: the A/B of the gate check in the instrumented code
 # against one runtime. (The `UNBASED=1` A/B of the per-object base worked
 # on the probe text before the gates and is gone with it.)
+# NOPLT=1 adds `noplt_shared`: regio_shared's source built with -fno-plt
+# as well (the probe calls go through the GOT, no PLT stub).
+# MODEL=1 adds `inline_model`: probe_cost.c uninstrumented with
+# -DREGIO_MODEL, linked with bench_c_probe/inline_model.c, a model (not a
+# runtime) of the probe fast path compiled inline into the probe site (the
+# runtime's memory work per pair, an initial-exec TLS thread pointer, no
+# call): what a `static inline` fast path in the prelude could reach.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
 # machine cannot blur (the throttled variants there with
@@ -119,15 +129,32 @@ if [ "${UNGATED:-0}" = 1 ]; then
     build_regio ungated_static "$release" static "$tmp/ungated_probe_cost.c"
     variants+=(ungated_shared ungated_static)
 fi
+if [ "${NOPLT:-0}" = 1 ]; then
+    cflags_saved=$cflags
+    cflags="$cflags -fno-plt"
+    build_regio noplt_shared "$release" shared
+    cflags=$cflags_saved
+    variants+=(noplt_shared)
+fi
+if [ "${MODEL:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    $cc $cflags -DREGIO_MODEL "$src" "$here/bench_c_probe/inline_model.c" -o "$tmp/inline_model"
+    variants+=(inline_model)
+fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
-    # The probe text before the gates (a runtime of that time has no
-    # regio_gates / regio_enter_gated): the same copy, its probes written
-    # back as they were.
-    sed -E -e 's/regio__guard\(([0-9]+)u\)/(regio_enter(regio__base() + \1u), regio__base() + \1u)/g' \
-        -e 's/cleanup\(regio__leave\)/cleanup(regio_guard_exit)/g' \
-        -e 's/regio__enter\(([0-9]+)u\)/regio_enter(regio__base() + \1u)/g' \
-        -e 's/regio__exit\(([0-9]+)u\)/regio_exit(regio__base() + \1u)/g' \
-        -e 's/ regio__gate_v = regio_gates\(regio__base_v\);//' "$inst" > "$tmp/old_probe_cost.c"
+    if nm -D "$BASE_LIB_DIR/libregio.so" | grep -q ' T regio_gates$'; then
+        # A runtime with the probe gates: the same probes as regio_*.
+        cp "$inst" "$tmp/old_probe_cost.c"
+    else
+        # The probe text before the gates (a runtime of that time has no
+        # regio_gates / regio_enter_gated): the same copy, its probes
+        # written back as they were.
+        sed -E -e 's/regio__guard\(([0-9]+)u\)/(regio_enter(regio__base() + \1u), regio__base() + \1u)/g' \
+            -e 's/cleanup\(regio__leave\)/cleanup(regio_guard_exit)/g' \
+            -e 's/regio__enter\(([0-9]+)u\)/regio_enter(regio__base() + \1u)/g' \
+            -e 's/regio__exit\(([0-9]+)u\)/regio_exit(regio__base() + \1u)/g' \
+            -e 's/ regio__gate_v = regio_gates\(regio__base_v\);//' "$inst" > "$tmp/old_probe_cost.c"
+    fi
     build_regio base_shared "$BASE_LIB_DIR" shared "$tmp/old_probe_cost.c"
     build_regio base_static "$BASE_LIB_DIR" static "$tmp/old_probe_cost.c"
     variants+=(base_shared base_static)
@@ -140,9 +167,9 @@ fi
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') $(uname -m) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "# $cc $cflags; N=$n RUNS=$runs REPS=$reps; libregio from $release"
-printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s %4s\n' variant \
+printf '%-22s %9s %9s %9s %9s %9s %9s %8s %8s %4s %8s\n' variant \
     plain_min probed_min rdtsc2_min added_min added_med rdtsc2_med \
-    'x_min' 'x_med' n
+    'x_min' 'x_med' n 'x_paired'
 
 # The binary of variant $1 and the environment it runs with.
 variant_env() {
@@ -189,6 +216,7 @@ summarize() { # NAME
         }
         $1 == "rep" {
             k++; p[k] = $4; q[k] = $6; r[k] = $8; d[k] = $6 - $4
+            x[k] = $8 > 0 ? ($6 - $4) / $8 : 0
         }
         END {
             pm = 1e18; qm = 1e18; rm = 1e18; dm = 1e18
@@ -197,8 +225,8 @@ summarize() { # NAME
                 if (r[i] < rm) rm = r[i]; if (d[i] < dm) dm = d[i]
             }
             dmed = med(d, k); rmed = med(r, k)
-            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %4d\n",
-                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed, k
+            printf "%-22s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %4d %8.2f\n",
+                name, pm, qm, rm, dm, dmed, rmed, dm / rm, dmed / rmed, k, med(x, k)
         }' "$tmp/$1.txt"
 }
 
@@ -208,6 +236,7 @@ for _ in $(seq "$runs"); do
 done
 for v in "${variants[@]}"; do summarize "$v"; done
 echo "# added = probed - plain per repetition (ns per call); x = added / rdtsc pair"
+echo "# x_paired = median over repetitions of added / rdtsc pair of the same repetition"
 
 if [ "${CALLGRIND:-0}" = 1 ]; then
     calls=100000
@@ -215,7 +244,10 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
     for v in "${variants[@]}"; do
         case $v in gcc_*) continue ;; esac
         fn=tiny plainfn=tiny_plain
-        case $v in fortran_*) fn=tiny_f_ plainfn=tiny_f_plain_ ;; esac
+        case $v in
+            fortran_*) fn=tiny_f_ plainfn=tiny_f_plain_ ;;
+            inline_model) fn=tiny_model plainfn=tiny_model_plain ;;
+        esac
         variant_env "$v"
         # Throttled from call 1000 on, so 99 % of the counted calls are.
         case $v in *_throttled) env+=(REGIO_THROTTLE=1000,1000000) ;; esac

@@ -138,7 +138,7 @@ pub fn current_or_register() -> *const ThreadState {
     }
     let tid = sys::gettid();
     let mut fresh = ThreadState::new(tid);
-    fresh.counters = counters::open_thread();
+    fresh.set_counters(counters::open_thread());
     let state: &'static ThreadState = Box::leak(Box::new(fresh));
     let me = state as *const ThreadState as *mut ThreadState;
     let mut head = HEAD.load(Acquire);
@@ -157,9 +157,7 @@ pub fn current_or_register() -> *const ThreadState {
         }
     }
     if let Some(tb) = TraceBuf::new(state.number.load(Relaxed), tid) {
-        state
-            .trace
-            .store(tb as *const TraceBuf as *mut TraceBuf, Release);
+        state.set_trace(tb);
     }
     slot::set(me);
     // Fails only when the thread is already tearing down its TLS; then it

@@ -6,7 +6,9 @@
 
 use std::cell::UnsafeCell;
 use std::ptr;
-use std::sync::atomic::{compiler_fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::atomic::{
+    compiler_fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering::*,
+};
 
 use crate::childmap::{self, ChildMap};
 use crate::counters::ThreadCounters;
@@ -19,6 +21,13 @@ use crate::trace::TraceBuf;
 
 /// Initial frame-stack capacity; deeper stacks double it.
 const INITIAL_FRAMES: usize = 256;
+
+/// `ThreadState::slow` bits: the thread has perf counters / a trace
+/// buffer; the runtime's clock is not the TSC (a read makes a call, so
+/// `Ticks::inline` need not load the global switch on every probe).
+const SLOW_COUNTERS: u8 = 1;
+const SLOW_TRACE: u8 = 2;
+const SLOW_CLOCK: u8 = 4;
 
 /// Per-thread measurement state. Leaked when registered, so it outlives
 /// its thread and can be written at process exit.
@@ -52,12 +61,19 @@ pub struct ThreadState {
     /// OpenMP teams this thread forked and the path it last attached to.
     pub omp: OmpState,
     /// The thread's perf events (`REGIO_COUNTERS`), null without; set
-    /// before the state is published, immutable afterwards.
+    /// (`set_counters`) before the state is published, immutable afterwards.
     pub counters: *const ThreadCounters,
+    /// Why this thread's probes always take the out-of-line path, in one
+    /// byte the inline fast paths test instead of two pointers and the
+    /// clock switch: `SLOW_COUNTERS`, `SLOW_TRACE`, `SLOW_CLOCK` (0: none).
+    /// Written with the fields it summarises, before the thread's first
+    /// probe; `SLOW_CLOCK` from the clock chosen at start-up, which comes
+    /// before any thread state is made for the runtime's clock.
+    slow: AtomicU8,
     /// The thread's trace buffer (`REGIO_MODE=trace`), null without. Set
-    /// by the owner right after registration, before its first probe.
-    /// Non-null is the "always take the slow path" condition for any
-    /// inlined probe fast path: the trace hooks are in the functions below.
+    /// (`set_trace`) by the owner right after registration, before its
+    /// first probe. A trace sends every probe to the slow path (its
+    /// `SLOW_TRACE` bit): the trace hooks are in the functions below.
     pub trace: AtomicPtr<TraceBuf>,
 }
 
@@ -91,8 +107,37 @@ impl ThreadState {
             next: AtomicPtr::new(ptr::null_mut()),
             omp: OmpState::new(),
             counters: ptr::null(),
+            slow: AtomicU8::new(if crate::clock::tsc_in_use() {
+                0
+            } else {
+                SLOW_CLOCK
+            }),
             trace: AtomicPtr::new(ptr::null_mut()),
         }
+    }
+
+    /// A state for the unit tests' fake clocks, which read inline whatever
+    /// clock the runtime chose (`SLOW_CLOCK` is about `Ticks` only).
+    #[cfg(test)]
+    pub(crate) fn for_fake_clock(os_tid: u64) -> ThreadState {
+        let mut t = ThreadState::new(os_tid);
+        *t.slow.get_mut() &= !SLOW_CLOCK;
+        t
+    }
+
+    /// Gives the thread its perf events (null: none); before publication.
+    pub fn set_counters(&mut self, counters: *const ThreadCounters) {
+        self.counters = counters;
+        let bit = if counters.is_null() { 0 } else { SLOW_COUNTERS };
+        *self.slow.get_mut() = (*self.slow.get_mut() & !SLOW_COUNTERS) | bit;
+    }
+
+    /// Gives the thread its trace buffer; by the owner, before its first
+    /// probe (the buffer is published with Release for the writer).
+    pub fn set_trace(&self, tb: &'static TraceBuf) {
+        self.trace
+            .store(tb as *const TraceBuf as *mut TraceBuf, Release);
+        self.slow.fetch_or(SLOW_TRACE, Relaxed);
     }
 
     /// Claims the thread's state for one probe; false if a probe is already
@@ -421,11 +466,7 @@ impl ThreadState {
         polls: u64,
     ) -> Option<u64> {
         let d = self.depth();
-        if d == *self.capacity.get()
-            || !self.counters.is_null()
-            || !self.trace.load(Relaxed).is_null()
-            || !clock.inline()
-        {
+        if d == *self.capacity.get() || self.slow.load(Relaxed) != 0 || !clock.inline() {
             return None;
         }
         let stack = self.stack.load(Relaxed);
@@ -567,15 +608,15 @@ impl ThreadState {
             return;
         }
         let d = self.depth();
-        if !self.counters.is_null()
-            || !self.trace.load(Relaxed).is_null()
-            || !clock.inline()
-            || self.frame(d - 1).key.load(Relaxed) >> 1 != region as u64
-        {
+        // One read of the stack pointer for the test and the pop (two
+        // relaxed atomic loads are not merged by the compiler).
+        let stack = self.stack.load(Relaxed);
+        let key = (*stack.add(d - 1)).key.load(Relaxed);
+        if self.slow.load(Relaxed) != 0 || !clock.inline() || key >> 1 != region as u64 {
             return self.exit_slow(region, clock);
         }
         let now = clock.now_inline();
-        let throttle_node = self.pop_plain(d, now);
+        let throttle_node = self.pop_plain(stack, d, key, now);
         self.end_probe();
         // Outside the probe: deciding touches no state of this thread
         // (there is no trace to mark the moment in on this path).
@@ -602,16 +643,17 @@ impl ThreadState {
         self.end_probe();
     }
 
-    /// [`Self::pop`] for a thread without counters and trace; returns the
-    /// node if its region is now to be considered for throttling.
+    /// [`Self::pop`] for a thread without counters and trace, given the
+    /// current stack and the top frame's key as the caller read them;
+    /// returns the node if its region is now to be considered for
+    /// throttling.
     #[inline(always)]
-    unsafe fn pop_plain(&self, d: usize, now: u64) -> Option<&Node> {
-        let stack = self.stack.load(Relaxed);
+    unsafe fn pop_plain(&self, stack: *mut Frame, d: usize, key: u64, now: u64) -> Option<&Node> {
         let f = &*stack.add(d - 1);
         let node = &*f.node.load(Relaxed);
         let dur = now.saturating_sub(f.start.load(Relaxed));
         bump(&node.exclusive, dur.saturating_sub(f.child.load(Relaxed)));
-        let outermost = f.key.load(Relaxed) & 1 == 0;
+        let outermost = key & 1 == 0;
         if outermost {
             bump(&node.inclusive, dur);
             if dur < node.min.load(Relaxed) {
@@ -892,9 +934,67 @@ mod tests {
         }
     }
 
+    /// A fake clock that counts the reads made inline (the probes' fast
+    /// paths) and through `now` (their slow paths).
+    struct Counting {
+        t: Cell<u64>,
+        inline_reads: Cell<u32>,
+        call_reads: Cell<u32>,
+    }
+    impl Clock for Counting {
+        fn now(&self) -> u64 {
+            self.call_reads.set(self.call_reads.get() + 1);
+            self.t.set(self.t.get() + 10);
+            self.t.get()
+        }
+        fn now_inline(&self) -> u64 {
+            self.inline_reads.set(self.inline_reads.get() + 1);
+            self.t.set(self.t.get() + 10);
+            self.t.get()
+        }
+    }
+
+    /// Enters and leaves region 5 `pairs` times on `t` (the first entry
+    /// creates the node); returns (inline reads, reads through `now`) and
+    /// checks the node's calls and time.
+    fn reads_for_pairs(t: &ThreadState, pairs: u64) -> (u32, u32) {
+        let c = Counting {
+            t: Cell::new(0),
+            inline_reads: Cell::new(0),
+            call_reads: Cell::new(0),
+        };
+        unsafe {
+            for _ in 0..pairs {
+                t.enter(5, &c);
+                t.exit(5, &c);
+            }
+        }
+        let n = nodes(t, c.t.get());
+        assert_eq!(n.len(), 1);
+        // Every pair is one tick step apart whichever way it was read.
+        assert_eq!(n[0].2, tot(pairs, 0, 10 * pairs, 10 * pairs, 10, 10));
+        (c.inline_reads.get(), c.call_reads.get())
+    }
+
+    #[test]
+    fn the_slow_byte_sends_every_probe_out_of_line() {
+        // No reason set: after the entry that creates the node, the pairs
+        // read the clock inline.
+        let fast = ThreadState::for_fake_clock(1);
+        assert_eq!(reads_for_pairs(&fast, 4), (7, 1));
+        // The runtime's clock not being the TSC, counters or a trace: no
+        // probe reads the clock inline (it would not be the clock in use).
+        for bit in [SLOW_CLOCK, SLOW_COUNTERS, SLOW_TRACE] {
+            let slow = ThreadState::for_fake_clock(1);
+            slow.slow.store(bit, Relaxed);
+            let (inline_reads, call_reads) = reads_for_pairs(&slow, 4);
+            assert_eq!((inline_reads, call_reads), (0, 8), "bit {bit}");
+        }
+    }
+
     #[test]
     fn nesting_is_exact() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         unsafe {
             t.enter(1, c.at(0)); // main
@@ -919,7 +1019,7 @@ mod tests {
 
     #[test]
     fn direct_recursion_folds_onto_one_node() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         unsafe {
             // f(3) -> f(2) -> f(1), each level enters at +10 and leaves 10
@@ -940,7 +1040,7 @@ mod tests {
 
     #[test]
     fn mutual_recursion_is_bounded_and_exact() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         let depth = 50u64;
         unsafe {
@@ -978,7 +1078,7 @@ mod tests {
             seed % m
         };
         for _ in 0..20 {
-            let t = ThreadState::new(1);
+            let t = ThreadState::for_fake_clock(1);
             let c = Fake(Cell::new(0));
             let mut open: Vec<u32> = Vec::new();
             for step in 0..2000u64 {
@@ -1053,7 +1153,7 @@ mod tests {
 
     #[test]
     fn probes_interrupting_a_probe_are_dropped_and_counted() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Interrupting {
             t: &t,
             now: Cell::new(0),
@@ -1084,7 +1184,7 @@ mod tests {
 
     #[test]
     fn a_handler_between_probes_nests_under_the_interrupted_region() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         unsafe {
             t.enter(1, c.at(0));
@@ -1102,7 +1202,7 @@ mod tests {
 
     #[test]
     fn missing_exits_are_recovered_at_one_timestamp() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         unsafe {
             t.enter(1, c.at(0));
@@ -1121,7 +1221,7 @@ mod tests {
 
     #[test]
     fn open_frames_are_accounted_up_to_the_end_without_popping() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         unsafe {
             t.enter(1, c.at(0));
@@ -1144,7 +1244,7 @@ mod tests {
 
     #[test]
     fn deep_stacks_grow_and_keep_their_frames() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         let n = 3 * INITIAL_FRAMES as u32;
         unsafe {
@@ -1166,7 +1266,7 @@ mod tests {
 
     #[test]
     fn cache_and_map_agree_when_siblings_alternate() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         unsafe {
             t.enter(1, c.at(0));
@@ -1185,7 +1285,7 @@ mod tests {
 
     #[test]
     fn async_polls_count_one_call_and_record_the_span() {
-        let t = ThreadState::new(1);
+        let t = ThreadState::for_fake_clock(1);
         let c = Fake(Cell::new(0));
         unsafe {
             // Three polls of one future: busy 10 + 5 + 20, waiting between.

@@ -29,9 +29,14 @@ impl Clock for Ticks {
         crate::clock::ticks()
     }
 
+    /// The TSC can be read inline on x86_64; whether it is the clock in
+    /// use is the thread's `SLOW_CLOCK` bit (`thread.rs`), tested with the
+    /// other reasons for the slow path, so a probe loads no global for it.
+    /// A thread state is made only after the clock is chosen (start-up
+    /// registers no thread before `clock::init`; `training` calls it first).
     #[inline(always)]
     fn inline(&self) -> bool {
-        crate::clock::tsc_in_use()
+        cfg!(target_arch = "x86_64")
     }
 
     #[inline(always)]

@@ -18,9 +18,17 @@
 #include <time.h>
 
 /* The C build calls the C functions below; built with -DREGIO_FORTRAN it
- * calls their Fortran twins in tiny_f.f90 (arguments by reference) and
+ * calls their Fortran twins in tiny_f.f90 (arguments by reference), with
+ * -DREGIO_MODEL the model of an inline fast path in inline_model.c, and
  * this file is left uninstrumented. */
-#ifdef REGIO_FORTRAN
+#if defined(REGIO_MODEL)
+/* inline_model.c: a model of an inline probe fast path (see there). */
+int tiny_model(int x);
+int tiny_model_plain(int x);
+void tiny_model_init(void);
+#define PROBED(i) tiny_model((int)(i))
+#define PLAIN(i) tiny_model_plain((int)(i))
+#elif defined(REGIO_FORTRAN)
 int tiny_f_(const int *x);
 int tiny_f_plain_(const int *x);
 #define PROBED(i) ({ int v_ = (int)(i); tiny_f_(&v_); })
@@ -108,6 +116,9 @@ __attribute__((no_instrument_function)) int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 20000000L;
     int reps = argc > 2 ? atoi(argv[2]) : 5;
+#ifdef REGIO_MODEL
+    tiny_model_init();
+#endif
     /* Warm-up: starts the runtime and creates the node outside the timed
      * loops. */
     loop_probed(1000);

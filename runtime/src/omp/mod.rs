@@ -338,7 +338,10 @@ mod tests {
     fn a_team_attaches_under_the_masters_path_with_fork_and_join_times() {
         // main(1) -> parallel(10), fork child 11, join child 12; the worker
         // runs a loop region 20 inside.
-        let (master, worker) = (ThreadState::new(1), ThreadState::new(2));
+        let (master, worker) = (
+            ThreadState::for_fake_clock(1),
+            ThreadState::for_fake_clock(2),
+        );
         let c = Fake(Cell::new(0));
         unsafe {
             master.enter(1, c.at(0));
@@ -382,7 +385,10 @@ mod tests {
 
     #[test]
     fn a_reused_team_keeps_one_node_set_and_nested_teams_stack() {
-        let (master, worker) = (ThreadState::new(1), ThreadState::new(2));
+        let (master, worker) = (
+            ThreadState::for_fake_clock(1),
+            ThreadState::for_fake_clock(2),
+        );
         let c = Fake(Cell::new(0));
         unsafe {
             for k in 0..3u64 {
