@@ -20,14 +20,15 @@
 //! #endif
 //! for (i = 0; i < n; i++) ...
 //! #ifdef _OPENMP
-//!  ... end; } join; }
+//! #line 4
+//! ... end; } join; }
 //! #endif
 //! #line 4
 //! ```
 //!
-//! Those are the only lines a probe adds to a C file; the `#line` after
-//! them gives the rest of the statement's line its number again, so every
-//! later line keeps its number.
+//! Those are the only lines a probe adds to a C file; the `#line`s give
+//! the closing probes and the rest of the statement's line the number of
+//! that line, so every later line keeps its number.
 //!
 //! This is exact only when the group's branches hold nothing but `#pragma`
 //! lines and comments (so the repeated condition decides exactly what the
@@ -124,9 +125,13 @@ pub(super) fn around(
     if covered(levels, levels.len(), members) {
         return None;
     }
+    // The probes keep the statement's last line as theirs (diagnostics,
+    // debug information), and so does the rest of that line.
+    let marker = format!("#line {line}{eol}");
+    let after = format!("{marker}{}{eol}", after.trim_start());
     let mut out = String::from(eol);
-    write_chain(levels, levels.len(), members, src, after, eol, &mut out);
-    out.push_str(&format!("#line {line}{eol}"));
+    write_chain(levels, levels.len(), members, src, &after, eol, &mut out);
+    out.push_str(&marker);
     Some(out)
 }
 
@@ -164,8 +169,7 @@ fn write_chain(
     out: &mut String,
 ) {
     let Some(l) = k.checked_sub(1).map(|i| levels[i]) else {
-        out.push_str(after.trim_start());
-        out.push_str(eol);
+        out.push_str(after);
         return;
     };
     // Branches after the last one with text are left out (empty).
@@ -181,8 +185,7 @@ fn write_chain(
         if on_path(*b) {
             write_chain(levels, k - 1, members, src, after, eol, out);
         } else if holds_member(*b, members) {
-            out.push_str(after.trim_start());
-            out.push_str(eol);
+            out.push_str(after);
         }
     }
     out.push_str("#endif");
