@@ -88,7 +88,11 @@ pub(super) fn levels<'t>(n: Node<'t>, src: &str) -> Result<Vec<Level<'t>>, &'sta
 
 /// Whether the condition of every chain of `levels` keeps its value from
 /// the chain's `#if` line to `end` (the end of the last statement).
-pub(super) fn condition_holds(levels: &[Level<'_>], src: &str, end: usize) -> Result<(), &'static str> {
+pub(super) fn condition_holds(
+    levels: &[Level<'_>],
+    src: &str,
+    end: usize,
+) -> Result<(), &'static str> {
     let Some(outer) = levels.last() else {
         return Ok(());
     };
@@ -155,7 +159,8 @@ fn covered(levels: &[Level<'_>], k: usize, members: &[Node<'_>]) -> bool {
         .any(|b| b.kind() == "preproc_else");
     has_else
         && chain_branches(l.top).iter().all(|b| {
-            holds_member(*b, members) || (b.id() == l.branch.id() && covered(levels, k - 1, members))
+            holds_member(*b, members)
+                || (b.id() == l.branch.id() && covered(levels, k - 1, members))
         })
 }
 
@@ -297,7 +302,9 @@ fn identifiers(s: &str) -> Vec<String> {
         } else if s[i..].starts_with("//") {
             i = s[i..].find('\n').map_or(b.len(), |j| i + j);
         } else if c == b'\'' || c == b'"' {
-            let end = s[i + 1..].find(c as char).map_or(b.len(), |j| i + 1 + j + 1);
+            let end = s[i + 1..]
+                .find(c as char)
+                .map_or(b.len(), |j| i + 1 + j + 1);
             i = end;
         } else if c.is_ascii_digit() {
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
@@ -367,7 +374,10 @@ mod tests {
 
     #[test]
     fn names_of_conditions() {
-        let n = names(&["#ifdef HYPRE_USING_OPENMP", "#elif defined(A) && !defined B"]);
+        let n = names(&[
+            "#ifdef HYPRE_USING_OPENMP",
+            "#elif defined(A) && !defined B",
+        ]);
         assert!(n.tested.contains("HYPRE_USING_OPENMP") && n.tested.contains("A"));
         assert!(n.tested.contains("B") && !n.expands && !n.varies);
         let n = names(&["#if N > 2 /* X */"]);
@@ -383,7 +393,10 @@ mod tests {
         assert!(!changes_a_name("#define Y 1\n#define Z \\\n#undef X\n", &n));
         assert!(changes_a_name("#include \"a.h\"\n", &n));
         assert!(changes_a_name("#pragma push_macro(\"X\")\n", &n));
-        assert!(!changes_a_name("#pragma omp barrier\nx = 1; // #undef X\n", &n));
+        assert!(!changes_a_name(
+            "#pragma omp barrier\nx = 1; // #undef X\n",
+            &n
+        ));
         let e = names(&["#if N > 2"]);
         assert!(changes_a_name("#define M 3\n", &e));
     }
