@@ -354,7 +354,13 @@ fn directives_in_ifdef_groups_are_measured_where_the_macro_is_defined() {
             .map(|s| s.to_string())
             .collect();
         let plain = tmp.join(format!("plain-{}", label.replace(' ', "-")));
-        compile(&common::cc(), &flags, &[copy.clone()], &[], &plain);
+        compile(
+            &common::cc(),
+            &flags,
+            std::slice::from_ref(&copy),
+            &[],
+            &plain,
+        );
         flags.extend(instrument_flags("--cflags"));
         let inst = tmp.join(format!("inst-{}", label.replace(' ', "-")));
         compile(

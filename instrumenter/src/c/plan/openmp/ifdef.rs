@@ -341,20 +341,17 @@ fn changes_a_name(text: &str, names: &Names) -> bool {
         };
         let ids = identifiers(rest);
         let mut ids = ids.iter().map(String::as_str);
-        match ids.next() {
+        let changes = match ids.next() {
             Some("define" | "undef") => {
                 let name = ids.next().unwrap_or("");
-                if names.expands || names.tested.contains(name) {
-                    return true;
-                }
+                names.expands || names.tested.contains(name)
             }
-            Some("include" | "include_next" | "import") => return true,
-            Some("pragma") => {
-                if ids.any(|w| matches!(w, "push_macro" | "pop_macro")) {
-                    return true;
-                }
-            }
-            _ => {}
+            Some("include" | "include_next" | "import") => true,
+            Some("pragma") => ids.any(|w| matches!(w, "push_macro" | "pop_macro")),
+            _ => false,
+        };
+        if changes {
+            return true;
         }
     }
     false
