@@ -252,7 +252,7 @@ pub(crate) mod reason {
     pub(crate) const AMBIGUOUS: &str =
         "the statement it applies to depends on #if branches in a way Regio cannot follow";
     pub(crate) const IF_GROUP: &str =
-        "its #if group, whose statement follows the #endif, holds more than #pragma lines and comments: its closing probes cannot be given the same condition";
+        "its #if group, whose statement follows the #endif, holds a nested #if group or a #pragma regio line: its closing probes cannot be given the same condition";
     pub(crate) const IF_CONDITION: &str =
         "the condition of its #if group may change before the end of its statement, through a #define, #undef or #include in between or __LINE__ / __COUNTER__ in it: its closing probes cannot be given the same condition";
     pub(crate) const OTHER: &str = "not instrumented by Regio";

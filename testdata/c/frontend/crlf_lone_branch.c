@@ -1,6 +1,6 @@
 /* CRLF line endings and an OpenMP directive in a lone #ifdef (Rodinia
  * backprop shape): measured, the condition repeated with CRLF lines. A
- * second one in a group that also holds a statement: listed, not
+ * second one in a group that also holds a nested group: listed, not
  * measured, its IDF end on the line. */
 #include <stdio.h>
 
@@ -16,7 +16,9 @@ int main(void)
         sum = add(sum, j);
     }
 #ifdef OPEN
+#ifdef TWICE
     sum *= 1;
+#endif
     #pragma omp parallel for reduction(+: sum)
 #endif
     for (j = 1; j <= 4; j++)

@@ -30,12 +30,15 @@
 //! the closing probes and the rest of the statement's line the number of
 //! that line, so every later line keeps its number.
 //!
-//! This is exact only when the group's branches hold nothing but `#pragma`
-//! lines and comments (so the repeated condition decides exactly what the
-//! original one decided) and nothing between the group and the end of the
-//! statement can change the condition's value (`#define`, `#undef`,
-//! `#include`, `push_macro`/`pop_macro`, `__LINE__`, `__COUNTER__`); else
-//! the directive is left as written with a reason.
+//! This is exact when the repeated chain decides what the original one
+//! decided: nothing between the group's `#if` line and the end of the
+//! statement can change the condition's value (`#define`/`#undef` of a
+//! name it tests, of any name when it expands macros, `#include`,
+//! `push_macro`/`pop_macro`, `__LINE__`, `__COUNTER__`), and no branch
+//! holds a nested group (where an alternative directive could hide) or a
+//! `#pragma regio` line. Code in a branch (Rodinia's `omp_set_num_threads`
+//! before the directive) is compiled where it was and needs nothing.
+//! Otherwise the directive is left as written with a reason.
 
 use std::collections::HashSet;
 
@@ -75,10 +78,14 @@ pub(super) fn levels<'t>(n: Node<'t>, src: &str) -> Result<Vec<Level<'t>>, &'sta
     for (i, l) in out.iter().enumerate() {
         let inner = i.checked_sub(1).map(|j| out[j].top.id());
         for b in chain_branches(l.top) {
-            let only_pragmas = branch_items(b).iter().all(|k| {
-                Some(k.id()) == inner && b.id() == l.branch.id() || is_kept_pragma(*k, src)
+            // Code in a branch is compiled exactly where it was; a nested
+            // group (other than the one the directive is in) could hold an
+            // alternative directive the repeated chain would not know of.
+            let plain = branch_items(b).iter().all(|k| {
+                let on_path = Some(k.id()) == inner && b.id() == l.branch.id();
+                on_path || !(is_conditional(k.kind()) || is_regio_pragma(*k, src))
             });
-            if !only_pragmas {
+            if !plain {
                 return Err(reason::IF_GROUP);
             }
         }
@@ -241,8 +248,12 @@ fn next_item<'t>(n: Node<'t>, src: &str) -> Option<Node<'t>> {
 /// A `#pragma` line other than a Regio directive (whose pairing must not
 /// depend on a configuration).
 fn is_kept_pragma(k: Node<'_>, src: &str) -> bool {
+    pragma_argument(k, src).is_some() && !is_regio_pragma(k, src)
+}
+
+fn is_regio_pragma(k: Node<'_>, src: &str) -> bool {
     pragma_argument(k, src).is_some_and(|a| {
-        !a.trim_start()
+        a.trim_start()
             .get(..5)
             .is_some_and(|w| w.eq_ignore_ascii_case("regio"))
     })
