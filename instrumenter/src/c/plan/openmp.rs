@@ -253,6 +253,7 @@ impl<'t> Walker<'_, 't> {
     /// The statements a directive applies to: the next statement, looking
     /// through further OpenMP directives with a body and into `#if`
     /// branches (one statement per branch).
+    ///
     /// A directive in an `#if` group whose statement follows the `#endif`
     /// applies to it only where the group's condition can be repeated
     /// around the closing text (`ifdef.rs`).
