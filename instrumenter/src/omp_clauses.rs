@@ -251,8 +251,10 @@ pub(crate) mod reason {
         "alternative directives for this statement in #if branches differ in form";
     pub(crate) const AMBIGUOUS: &str =
         "the statement it applies to depends on #if branches in a way Regio cannot follow";
-    pub(crate) const ONE_CONFIGURATION: &str =
-        "it is in an #if branch with no #else, and its statement comes after the #endif: its probes would exist in one configuration only";
+    pub(crate) const IF_GROUP: &str =
+        "its #if group, whose statement follows the #endif, holds a nested #if group or a #pragma regio line: its closing probes cannot be given the same condition";
+    pub(crate) const IF_CONDITION: &str =
+        "the condition of its #if group may change before the end of its statement, through a #define, #undef or #include in between or __LINE__ / __COUNTER__ in it: its closing probes cannot be given the same condition";
     pub(crate) const OTHER: &str = "not instrumented by Regio";
 }
 

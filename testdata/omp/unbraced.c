@@ -16,12 +16,13 @@ static long sum;
 static long hits;
 
 /* The directive in `#ifdef _OPENMP` without `#else`, its loop after the
- * `#endif`: probes would exist in one configuration only, so the
- * construct is left as written (with a warning) and the copy builds with
- * and without -fopenmp. */
+ * `#endif`: measured, its closing probes under `#ifdef _OPENMP` again
+ * (followed by a `#line`), so the copy builds with and without -fopenmp
+ * and keeps every line number. */
 static void fill(void)
 {
     int i;
+    /* expect omp_parallel: each 1, omp_for: each 1, omp_implicit_barrier: each 1 */
 #ifdef _OPENMP
 #pragma omp parallel for
 #endif

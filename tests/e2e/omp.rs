@@ -21,7 +21,7 @@ use crate::common::report::{only_run, report_json, roots, str_field, visit};
 use crate::common::{
     compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok,
 };
-use crate::common::{machine, testdata, TestDir};
+use crate::common::{machine, profiles, testdata, TestDir};
 
 fn toolchain() -> bool {
     require_tool(&common::cc(), "gcc")
@@ -75,9 +75,10 @@ fn every_construct_keeps_output_and_is_visited_as_expected() {
 
 /// OpenMP directives as the unbraced body of a statement (a task in a
 /// loop, a parallel loop in a loop, critical/atomic under if/while, two
-/// directives under else) are measured as the constructs they are; the
-/// directive in a lone `#ifdef` is listed, not measured; the program
-/// prints the same at every team size, and the copy keeps every line.
+/// directives under else) are measured as the constructs they are, and
+/// so is the directive in a lone `#ifdef` whose loop follows the `#endif`;
+/// the program prints the same at every team size, and the copy keeps
+/// every line number.
 #[test]
 fn a_directive_as_an_unbraced_body_is_measured_as_its_construct() {
     if !toolchain() {
@@ -87,7 +88,7 @@ fn a_directive_as_an_unbraced_body_is_measured_as_its_construct() {
     let tmp = TestDir::new("omp-unbraced");
     let (plain, inst, out) = build(file, &tmp);
     let expect = expectations(&testdata().join("omp").join(file));
-    assert_eq!(expect.len(), 18, "expectations not found: {expect:?}");
+    assert_eq!(expect.len(), 21, "expectations not found: {expect:?}");
     let idf = std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_default();
     let idf: Value = serde_json::from_str(&idf).unwrap_or(Value::Null);
     let unmeasured: Vec<&str> = idf["regions"]
@@ -97,7 +98,7 @@ fn a_directive_as_an_unbraced_body_is_measured_as_its_construct() {
         .filter(|r| r["aux"]["not_measured"].is_string())
         .filter_map(|r| r["kind"].as_str())
         .collect();
-    assert_eq!(unmeasured, ["omp_parallel_for"], "{idf}");
+    assert!(unmeasured.is_empty(), "{unmeasured:?}\n{idf}");
     let measured_kinds: Vec<&str> = idf["regions"]
         .as_array()
         .into_iter()
@@ -115,14 +116,19 @@ fn a_directive_as_an_unbraced_body_is_measured_as_its_construct() {
         assert!(measured_kinds.contains(&kind), "{kind}: {measured_kinds:?}");
     }
     // Line numbers stay: the copy's text after its `#line 1` has the
-    // original's lines.
+    // original's lines, counted as the preprocessor does (the repeated
+    // `#ifdef _OPENMP` after fill()'s loop ends with a `#line`).
     let original = std::fs::read_to_string(testdata().join("omp").join(file)).unwrap_or_default();
     let copy = std::fs::read_to_string(out.join(file)).unwrap_or_default();
     let body = copy
         .split_once("#line 1 \"")
         .and_then(|(_, rest)| rest.split_once('\n'))
         .map_or("", |(_, rest)| rest);
-    assert_eq!(body.lines().count(), original.lines().count(), "{copy}");
+    assert_eq!(
+        common::presumed_lines(body),
+        common::presumed_lines(&original),
+        "{copy}"
+    );
     // Without -fopenmp the copy builds too (no probe of a construct that
     // only exists with it).
     let mut flags: Vec<String> = ["-Wall", "-Werror", "-Wno-unknown-pragmas", "-O1"]
@@ -261,4 +267,139 @@ fn every_region_opari2_describes_is_ours_too() {
     let ours = idf_regions(&out.join("regio.idf.json"));
     let missing = coverage_problems(&theirs, &ours, false);
     assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// The OpenMP kinds of the nodes of every profile in `run_dir`, by the
+/// IDF's kind of their region, and the local ids of those nodes.
+fn omp_nodes(run_dir: &std::path::Path, idf: &Value) -> Vec<(String, u32)> {
+    let kind_of = |id: u32| {
+        idf["regions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["id"].as_u64() == Some(u64::from(id)))
+            .and_then(|r| r["kind"].as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let profiles = profiles::read_all(run_dir);
+    assert!(!profiles.is_empty(), "no profile in {}", run_dir.display());
+    profiles::nodes(&profiles)
+        .map(|(_, _, n)| profiles::local_id(n))
+        .map(|id| (kind_of(id), id))
+        .filter(|(k, _)| k.starts_with("omp_"))
+        .collect()
+}
+
+/// AMG's idiom (issue 13): directives in `#ifdef USE_OMP` / `#if
+/// defined(USE_OMP) && ...` groups whose statement follows the `#endif`.
+/// The instrumented copy, built with and without USE_OMP (and once
+/// without -fopenmp), prints what the plain build of the same flags
+/// prints, with -Wall -Wextra -Werror; with USE_OMP its profile has the
+/// parallel regions' nodes, without it none; the loop whose statement
+/// `#define`s / `#undef`s a name of its condition stays not measured.
+#[test]
+fn directives_in_ifdef_groups_are_measured_where_the_macro_is_defined() {
+    if !toolchain() {
+        return;
+    }
+    let file = "ifdef.c";
+    let tmp = TestDir::new("omp-ifdef");
+    let (copy, out) = copy_and_instrument("omp", file, tmp.path());
+    let idf = std::fs::read_to_string(out.join("regio.idf.json")).unwrap_or_default();
+    let idf: Value = serde_json::from_str(&idf).unwrap_or(Value::Null);
+    let regions: Vec<&Value> = idf["regions"].as_array().into_iter().flatten().collect();
+    let unmeasured: Vec<(&str, u64)> = regions
+        .iter()
+        .filter(|r| r["aux"]["not_measured"].is_string())
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap_or(""),
+                r["start"]["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(unmeasured, [("omp_parallel_for", 56)], "{idf}");
+    let measured_parallel: Vec<u64> = regions
+        .iter()
+        .filter(|r| r["kind"] == "omp_parallel")
+        .filter_map(|r| r["start"]["line"].as_u64())
+        .collect();
+    assert_eq!(measured_parallel, [26, 32], "{idf}");
+    // Every line keeps its number (the program prints a __LINE__ too).
+    let original = std::fs::read_to_string(&copy).unwrap_or_default();
+    let inst_text = std::fs::read_to_string(out.join(file)).unwrap_or_default();
+    let body = inst_text
+        .split_once("#line 1 \"")
+        .and_then(|(_, rest)| rest.split_once('\n'))
+        .map_or("", |(_, rest)| rest);
+    assert_eq!(
+        common::presumed_lines(body),
+        common::presumed_lines(&original),
+        "{inst_text}"
+    );
+
+    for (label, extra, defined) in [
+        ("USE_OMP", &["-fopenmp", "-DUSE_OMP"][..], true),
+        ("no USE_OMP", &["-fopenmp"][..], false),
+        (
+            "USE_OMP without -fopenmp",
+            &["-DUSE_OMP", "-Wno-unknown-pragmas"][..],
+            true,
+        ),
+    ] {
+        let mut flags: Vec<String> = ["-Wall", "-Wextra", "-Werror", "-O1"]
+            .iter()
+            .chain(extra)
+            .map(|s| s.to_string())
+            .collect();
+        let plain = tmp.join(format!("plain-{}", label.replace(' ', "-")));
+        compile(
+            &common::cc(),
+            &flags,
+            std::slice::from_ref(&copy),
+            &[],
+            &plain,
+        );
+        flags.extend(instrument_flags("--cflags"));
+        let inst = tmp.join(format!("inst-{}", label.replace(' ', "-")));
+        compile(
+            &common::cc(),
+            &flags,
+            &[out.join(file)],
+            &instrument_flags("--libs"),
+            &inst,
+        );
+        let want = exec(&plain, 2, None);
+        let run_dir = tmp.join(format!("run-{}", label.replace(' ', "-")));
+        let got = exec(&inst, 2, Some(&run_dir));
+        assert_eq!(want.outcome(), "exit 0", "{label}: {}", want.describe());
+        assert_eq!(got.outcome(), want.outcome(), "{label}: {}", got.describe());
+        assert_eq!(got.stdout, want.stdout, "{label}: stdout differs");
+        assert!(want.stdout.contains("line 64"), "{}", want.stdout);
+        let nodes = omp_nodes(&run_dir, &idf);
+        let kinds: std::collections::BTreeSet<&str> =
+            nodes.iter().map(|(k, _)| k.as_str()).collect();
+        if defined {
+            for k in [
+                "omp_parallel",
+                "omp_fork",
+                "omp_join",
+                "omp_for",
+                "omp_implicit_barrier",
+                "omp_barrier",
+                "omp_master",
+            ] {
+                assert!(kinds.contains(k), "{label}: no {k} node: {kinds:?}");
+            }
+            let parallel: std::collections::BTreeSet<u32> = nodes
+                .iter()
+                .filter(|(k, _)| k == "omp_parallel")
+                .map(|(_, id)| *id)
+                .collect();
+            assert_eq!(parallel.len(), 2, "{label}: parallel regions {parallel:?}");
+        } else {
+            assert!(nodes.is_empty(), "{label}: OpenMP nodes {nodes:?}");
+        }
+    }
 }

@@ -125,6 +125,22 @@ pub fn find_on_path(tool: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The number the preprocessor gives the line after `text`: lines counted,
+/// a `#line N` line makes the next line N (an instrumented C copy keeps
+/// the original's numbers this way; its only added lines, a condition
+/// repeated after a statement, end with a `#line`).
+pub fn presumed_lines(text: &str) -> usize {
+    let mut next = 1;
+    for l in text.split('\n') {
+        let marker = l
+            .trim()
+            .strip_prefix("#line ")
+            .and_then(|r| r.split_whitespace().next()?.parse::<usize>().ok());
+        next = marker.unwrap_or(next + 1);
+    }
+    next
+}
+
 /// The C compiler: $CC or `cc`.
 pub fn cc() -> String {
     std::env::var("CC").unwrap_or_else(|_| "cc".to_string())

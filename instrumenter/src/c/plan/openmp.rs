@@ -19,6 +19,8 @@ use crate::edit::Edit;
 use crate::omp_clauses::{nested_reason, quiet_reason};
 use crate::omp_constructs::{self, Aux, Lang, Name as RegionName, Nest, Presence, Probes, SlotIds};
 
+mod ifdef;
+
 /// Order of the text that closes OpenMP construct `k` of a chain of
 /// directives on one statement (`parallel` then `for` ...): after the
 /// statement's own closing text, inner directives first.
@@ -97,39 +99,6 @@ fn after(n: Node<'_>) -> Option<Node<'_>> {
             return None;
         }
         cur = chain_top(p)?;
-    }
-}
-
-/// Whether the statement after `n` lies past the `#endif` of a
-/// conditional without `#else` that holds `n` (`#ifdef _OPENMP` /
-/// `#pragma omp parallel for` / `#endif` / `for ...`): without the macro
-/// the directive, and so the probes that open its regions, are gone while
-/// the statement and the closing probes after it stay.
-fn leaves_a_lone_branch(n: Node<'_>) -> bool {
-    let mut cur = n;
-    loop {
-        if next_code(cur).is_some_and(|k| !is_alternative(k.kind())) {
-            return false;
-        }
-        let Some(p) = cur.parent() else {
-            return false;
-        };
-        if !(is_conditional(p.kind()) || is_alternative(p.kind())) {
-            return false;
-        }
-        let Some(top) = chain_top(p) else {
-            return false;
-        };
-        let mut alt = top.child_by_field_name("alternative");
-        let mut has_else = false;
-        while let Some(a) = alt {
-            has_else |= a.kind() == "preproc_else";
-            alt = a.child_by_field_name("alternative");
-        }
-        if !has_else {
-            return true;
-        }
-        cur = top;
     }
 }
 
@@ -284,11 +253,17 @@ impl<'t> Walker<'_, 't> {
     /// The statements a directive applies to: the next statement, looking
     /// through further OpenMP directives with a body and into `#if`
     /// branches (one statement per branch).
+    ///
+    /// A directive in an `#if` group whose statement follows the `#endif`
+    /// applies to it only where the group's condition can be repeated
+    /// around the closing text (`ifdef.rs`).
     fn governed(&self, n: Node<'t>) -> Result<Vec<Node<'t>>, &'static str> {
-        if leaves_a_lone_branch(n) {
-            return Err(reason::ONE_CONFIGURATION);
+        let levels = ifdef::levels(n, self.src)?;
+        let stmts = self.governed_in_some_configuration(n)?;
+        if let Some(last) = stmts.iter().map(|s| s.end_byte()).max() {
+            ifdef::condition_holds(&levels, self.src, last)?;
         }
-        self.governed_in_some_configuration(n)
+        Ok(stmts)
     }
 
     /// [`Self::governed`] without asking whether every configuration has
@@ -726,9 +701,22 @@ impl<'t> Walker<'_, 't> {
                 r.aux.insert("alternatives".into(), Value::Array(alts));
             }
         }
+        // In an `#if` group whose statement follows the `#endif`: the
+        // closing text under the same condition (`governed` checked that
+        // this is exact).
+        let levels = ifdef::levels(n, self.src).unwrap_or_default();
+        let mut members = vec![n];
+        if let Some(g) = &group {
+            members.extend(g.alternatives.iter().map(|(a, _)| *a));
+        }
         for s in &stmts {
             let sd = depth_of(*s).min(depth);
-            self.insert(s.end_byte(), after.clone(), omp_closing(sd, level));
+            let end = s.end_byte();
+            let eol = ifdef::line_end_at(self.src, end);
+            let line = self.lines.pos(end).line;
+            let text = ifdef::around(&levels, &members, self.src, &after, line, eol)
+                .unwrap_or_else(|| after.clone());
+            self.insert(end, text, omp_closing(sd, level));
             if let Some(id) = body_guard {
                 self.guard_loop_body(*s, d.bound_loops(), id);
             }
