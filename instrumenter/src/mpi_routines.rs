@@ -45,6 +45,8 @@ pub(crate) enum Role {
     Request,
     /// The `int *flag` of a `Test` call.
     Flag,
+    /// The `MPI_Comm *` a communicator constructor fills in.
+    NewComm,
 }
 
 impl Role {
@@ -65,7 +67,8 @@ impl Role {
             | Role::Datatype
             | Role::Status
             | Role::Request
-            | Role::Flag => None,
+            | Role::Flag
+            | Role::NewComm => None,
         }
     }
 }
@@ -378,27 +381,27 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Register_datarep", &[]),
     // Communicators, groups, topologies, name service and dynamic processes.
     r("MPI_Cart_coords", &[(Comm, 0)]),
-    r("MPI_Cart_create", &[(Comm, 0)]),
+    r("MPI_Cart_create", &[(Comm, 0), (NewComm, 5)]),
     r("MPI_Cart_get", &[(Comm, 0)]),
     r("MPI_Cart_map", &[(Comm, 0)]),
     r("MPI_Cart_rank", &[(Comm, 0)]),
     r("MPI_Cart_shift", &[(Comm, 0)]),
-    r("MPI_Cart_sub", &[(Comm, 0)]),
+    r("MPI_Cart_sub", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Cartdim_get", &[(Comm, 0)]),
     r("MPI_Close_port", &[]),
     r("MPI_Comm_accept", &[(Root, 2), (Comm, 3)]),
     r("MPI_Comm_call_errhandler", &[(Comm, 0)]),
     r("MPI_Comm_compare", &[(Comm, 0), (Comm, 1)]),
     r("MPI_Comm_connect", &[(Root, 2), (Comm, 3)]),
-    r("MPI_Comm_create", &[(Comm, 0)]),
+    r("MPI_Comm_create", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Comm_create_errhandler", &[]),
     r("MPI_Comm_create_from_group", &[]),
     r("MPI_Comm_create_group", &[(Comm, 0), (Tag, 2)]),
     r("MPI_Comm_create_keyval", &[]),
     r("MPI_Comm_delete_attr", &[(Comm, 0)]),
     r("MPI_Comm_disconnect", &[(Comm, 0)]),
-    r("MPI_Comm_dup", &[(Comm, 0)]),
-    r("MPI_Comm_dup_with_info", &[(Comm, 0)]),
+    r("MPI_Comm_dup", &[(Comm, 0), (NewComm, 1)]),
+    r("MPI_Comm_dup_with_info", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Comm_free", &[(Comm, 0)]),
     r("MPI_Comm_free_keyval", &[]),
     r("MPI_Comm_get_attr", &[(Comm, 0)]),
@@ -420,15 +423,15 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Comm_size", &[(Comm, 0)]),
     r("MPI_Comm_spawn", &[(Root, 4), (Comm, 5)]),
     r("MPI_Comm_spawn_multiple", &[(Count, 0), (Root, 5), (Comm, 6)]),
-    r("MPI_Comm_split", &[(Comm, 0)]),
-    r("MPI_Comm_split_type", &[(Comm, 0)]),
+    r("MPI_Comm_split", &[(Comm, 0), (NewComm, 3)]),
+    r("MPI_Comm_split_type", &[(Comm, 0), (NewComm, 4)]),
     r("MPI_Comm_test_inter", &[(Comm, 0)]),
     r("MPI_Dims_create", &[]),
-    r("MPI_Dist_graph_create", &[(Comm, 0)]),
-    r("MPI_Dist_graph_create_adjacent", &[(Comm, 0)]),
+    r("MPI_Dist_graph_create", &[(Comm, 0), (NewComm, 8)]),
+    r("MPI_Dist_graph_create_adjacent", &[(Comm, 0), (NewComm, 9)]),
     r("MPI_Dist_graph_neighbors", &[(Comm, 0)]),
     r("MPI_Dist_graph_neighbors_count", &[(Comm, 0)]),
-    r("MPI_Graph_create", &[(Comm, 0)]),
+    r("MPI_Graph_create", &[(Comm, 0), (NewComm, 5)]),
     r("MPI_Graph_get", &[(Comm, 0)]),
     r("MPI_Graph_map", &[(Comm, 0)]),
     r("MPI_Graph_neighbors", &[(Comm, 0)]),
@@ -449,7 +452,7 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Group_union", &[]),
     r("MPI_Intercomm_create", &[(Comm, 0), (Comm, 2), (Tag, 4)]),
     r("MPI_Intercomm_create_from_groups", &[]),
-    r("MPI_Intercomm_merge", &[(Comm, 0)]),
+    r("MPI_Intercomm_merge", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Lookup_name", &[]),
     r("MPI_Open_port", &[]),
     r("MPI_Publish_name", &[]),
@@ -596,6 +599,11 @@ pub(crate) enum Capture {
     /// A collective (blocking or non-blocking): what this process sends
     /// and receives, recorded after the call returns.
     Collective(Coll),
+    /// A communicator constructor: the parent at `parent` and the new
+    /// communicator the call wrote at `new` (a pointer in C, a variable
+    /// in Fortran), handed to the runtime after the call returns so that
+    /// every member names it alike in traces.
+    CommNew { parent: usize, new: usize },
 }
 
 /// One side (send or receive) of a collective: the argument positions of
@@ -773,6 +781,10 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
         }),
         "request_free" => Some(Capture::RequestFree {
             request: at(Request, 0)?,
+        }),
+        _ if at(NewComm, 0).is_some() => Some(Capture::CommNew {
+            parent: comm?,
+            new: at(NewComm, 0)?,
         }),
         "start" | "startall" => Some(Capture::Start {
             count: at(Count, 0),
@@ -994,6 +1006,14 @@ mod tests {
             })
         );
         assert_eq!(capture("MPI_Comm_rank", Spelling::Exact), None);
+        assert_eq!(
+            capture("MPI_Comm_split", Spelling::Exact),
+            Some(Capture::CommNew { parent: 0, new: 3 })
+        );
+        assert_eq!(
+            capture("mpi_dist_graph_create_adjacent", Spelling::AnyCase),
+            Some(Capture::CommNew { parent: 0, new: 9 })
+        );
         assert_eq!(capture("MPI_Allreduce_init", Spelling::Exact), None);
     }
 }

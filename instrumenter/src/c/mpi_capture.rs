@@ -1,6 +1,7 @@
 //! The C text that hands an MPI call's argument values to the runtime
 //! (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs`/`regio_mpi_done`,
-//! `regio_mpi_request_free`, `regio_mpi_coll`, `regio_mpi_start`), from the argument positions of the routine
+//! `regio_mpi_request_free`, `regio_mpi_coll`, `regio_mpi_start`,
+//! `regio_mpi_comm_new`), from the argument positions of the routine
 //! table (`mpi_routines::capture`).
 //!
 //! The arguments are evaluated a second time, after the call (before it
@@ -202,6 +203,14 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                 ),
             })
         }
+        Capture::CommNew { parent, new } => Some(CaptureText {
+            before: String::new(),
+            record: format!(
+                "regio_mpi_comm_new({}, (__UINT64_TYPE__)(__UINTPTR_TYPE__)*({}))",
+                handle(parent)?,
+                arg(new)?
+            ),
+        }),
         Capture::RequestFree { request } => Some(CaptureText {
             before: format!(
                 "regio_mpi_request_free((__UINT64_TYPE__)(__UINTPTR_TYPE__)*({})); ",

@@ -1,21 +1,61 @@
 //! Trace ids of communicators (`REGIO_MODE=trace`). The trace format
-//! names a communicator by a small number the process chooses, defined
-//! once per process by a `comm` record listing its members as world ranks
+//! names a communicator by a number the process chooses, defined once per
+//! process by a `comm` record listing its members as world ranks
 //! (`MPI_COMM_WORLD` is 0 and needs none). This is the process-wide table
-//! of handles to ids: a fixed array searched without a lock; the first
-//! thread to meet a handle claims the next free slot (compare-and-swap)
-//! and writes the definition into its own trace.
+//! of handles to ids: open addressing by handle, searched and filled
+//! without a lock (a slot is claimed by compare-and-swap and never
+//! freed); the first thread to use a handle for a message writes the
+//! definition into its own trace.
+//!
+//! Two kinds of ids:
+//! - **Run-wide** ([`RUN_WIDE`] set): a communicator whose creation was
+//!   captured (`MPI_Comm_split`, `_dup`, `_create`, the topology
+//!   constructors, ...; `probes::comm_created`) gets an id every member
+//!   computes alike without communicating: a hash of its parent's
+//!   identity, the number of communicators created from that parent
+//!   before it, and its members. MPI has every member of a parent make
+//!   its collective calls on it in the same order, so the n-th creation
+//!   on a parent is the same call everywhere, whatever order a process
+//!   creates communicators on different parents in. The exporter pairs
+//!   such ids by (id, members).
+//! - **Process-local** (below [`RUN_WIDE`]): a communicator first met in
+//!   a message without a captured creation (made by uninstrumented code)
+//!   gets its slot number; the exporter pairs those by "the n-th with this
+//!   member list", the order in which each process first used them.
 //!
 //! Handles are process-local and MPI may hand a freed communicator's
-//! handle to a new one: such a communicator keeps the old id (and its
-//! members), as `world.rs` keeps its translation table.
+//! handle to a new one: a captured creation replaces the slot's id (and
+//! has the definition written again); an uncaptured one keeps the old id.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
 /// Communicators with trace ids per process (besides `MPI_COMM_WORLD`).
-pub const SLOTS: usize = 64;
+pub const SLOTS: usize = 4096;
 
-static HANDLES: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
+/// Bit 31 of a trace id: the id is the same on every member (see the
+/// module comment).
+pub const RUN_WIDE: u32 = 1 << 31;
+
+struct Slot {
+    handle: AtomicU64,
+    /// A run-wide id, or 0: the slot's own number (process-local).
+    id: AtomicU32,
+    /// The definition of the current id is written (or being written).
+    defined: AtomicBool,
+    /// Communicators created from this one so far.
+    created: AtomicU32,
+}
+
+static TABLE: [Slot; SLOTS] = [const {
+    Slot {
+        handle: AtomicU64::new(0),
+        id: AtomicU32::new(0),
+        defined: AtomicBool::new(false),
+        created: AtomicU32::new(0),
+    }
+}; SLOTS];
+/// Communicators created from `MPI_COMM_WORLD` so far.
+static WORLD_CREATED: AtomicU32 = AtomicU32::new(0);
 /// Messages on communicators that found the table full (not traced).
 pub static OVERFLOW: AtomicUsize = AtomicUsize::new(0);
 
@@ -24,7 +64,8 @@ pub static OVERFLOW: AtomicUsize = AtomicUsize::new(0);
 pub enum Id {
     /// Known (or `MPI_COMM_WORLD`, 0).
     Known(u32),
-    /// New to the process: the caller writes its definition first.
+    /// Not defined yet in this process: the caller writes its definition
+    /// first.
     Define(u32),
 }
 
@@ -33,6 +74,36 @@ impl Id {
         match self {
             Id::Known(i) | Id::Define(i) => i,
         }
+    }
+}
+
+/// The slot of `handle` (not 0), claimed if new; None when the table is
+/// full.
+fn slot(handle: u64) -> Option<(usize, &'static Slot)> {
+    // Fibonacci hashing: pointer handles differ in their middle bits,
+    // MPICH's integer handles in their low ones.
+    let start = (handle.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize % SLOTS;
+    for k in 0..SLOTS {
+        let i = (start + k) % SLOTS;
+        let s = &TABLE[i];
+        match s.handle.load(Acquire) {
+            h if h == handle => return Some((i, s)),
+            0 => match s.handle.compare_exchange(0, handle, AcqRel, Acquire) {
+                Ok(_) => return Some((i, s)),
+                // Another thread claimed this slot first, maybe for `handle`.
+                Err(h) if h == handle => return Some((i, s)),
+                Err(_) => continue,
+            },
+            _ => {}
+        }
+    }
+    None
+}
+
+fn id_of(i: usize, s: &Slot) -> u32 {
+    match s.id.load(Acquire) {
+        0 => i as u32 + 1,
+        id => id,
     }
 }
 
@@ -45,21 +116,55 @@ pub fn trace_id(comm: u64, world: u64) -> Option<Id> {
     if comm == 0 {
         return None;
     }
-    for (i, slot) in HANDLES.iter().enumerate() {
-        let id = i as u32 + 1;
-        match slot.load(Acquire) {
-            h if h == comm => return Some(Id::Known(id)),
-            0 => match slot.compare_exchange(0, comm, AcqRel, Acquire) {
-                Ok(_) => return Some(Id::Define(id)),
-                // Another thread claimed this slot first, maybe for `comm`.
-                Err(h) if h == comm => return Some(Id::Known(id)),
-                Err(_) => continue,
-            },
-            _ => {}
+    let Some((i, s)) = slot(comm) else {
+        OVERFLOW.fetch_add(1, Relaxed);
+        return None;
+    };
+    let id = id_of(i, s);
+    if s.defined.load(Acquire) || s.defined.swap(true, AcqRel) {
+        Some(Id::Known(id))
+    } else {
+        Some(Id::Define(id))
+    }
+}
+
+/// What a creation on `parent` knows of it: its run-wide id (0 for
+/// `MPI_COMM_WORLD`, None when it has none: then the caller names it by
+/// its members) and how many communicators were created from it before
+/// (this call counted). None when the table is full.
+pub fn creation_on(parent: u64, world: u64) -> Option<(Option<u32>, u32)> {
+    if parent == world {
+        return Some((Some(0), WORLD_CREATED.fetch_add(1, AcqRel)));
+    }
+    let (_, s) = slot(parent)?;
+    let seq = s.created.fetch_add(1, AcqRel);
+    let id = s.id.load(Acquire);
+    Some(((id & RUN_WIDE != 0).then_some(id), seq))
+}
+
+/// A communicator just created with run-wide id `id`: its (possibly
+/// reused) handle takes the id, to be defined again at its first message.
+pub fn created(handle: u64, id: u32) -> bool {
+    let Some((_, s)) = slot(handle) else {
+        return false;
+    };
+    s.created.store(0, Release);
+    s.id.store(id | RUN_WIDE, Release);
+    s.defined.store(false, Release);
+    true
+}
+
+/// A run-wide id from the words that identify a communicator (FNV-1a
+/// over their bytes, folded to 31 bits), the same in every process.
+pub fn run_wide_id(words: impl IntoIterator<Item = u64>) -> u32 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
-    OVERFLOW.fetch_add(1, Relaxed);
-    None
+    (((h >> 31) ^ h) as u32 & !RUN_WIDE) | RUN_WIDE
 }
 
 #[cfg(test)]
@@ -71,9 +176,46 @@ mod tests {
         assert_eq!(trace_id(0x77, 0x77), Some(Id::Known(0)));
         let a = trace_id(0x1001, 0x77).expect("room");
         assert!(matches!(a, Id::Define(_)));
+        assert!(a.id() < RUN_WIDE);
         assert_eq!(trace_id(0x1001, 0x77), Some(Id::Known(a.id())));
         let b = trace_id(0x1002, 0x77).expect("room");
         assert_ne!(a.id(), b.id());
         assert_eq!(trace_id(0, 0x77), None);
+    }
+
+    #[test]
+    fn a_created_communicator_has_its_run_wide_id_defined_again() {
+        let h = 0x5_0000_2040;
+        assert!(matches!(trace_id(h, 0x77), Some(Id::Define(_))));
+        let id = run_wide_id([0, 0, 3, 1]);
+        assert!(created(h, id));
+        assert_eq!(trace_id(h, 0x77), Some(Id::Define(id)));
+        assert_eq!(trace_id(h, 0x77), Some(Id::Known(id)));
+        // Creations on it are counted from 0; on the world separately.
+        assert_eq!(creation_on(h, 0x77), Some((Some(id), 0)));
+        assert_eq!(creation_on(h, 0x77), Some((Some(id), 1)));
+        let (w, _) = creation_on(0x77, 0x77).expect("world");
+        assert_eq!(w, Some(0));
+    }
+
+    #[test]
+    fn run_wide_ids_depend_on_every_word() {
+        let a = run_wide_id([1, 2, 3]);
+        assert_ne!(a, run_wide_id([1, 2, 4]));
+        assert_ne!(a, run_wide_id([2, 1, 3]));
+        assert_eq!(a, run_wide_id([1, 2, 3]));
+        assert!(a & RUN_WIDE != 0);
+    }
+
+    #[test]
+    fn more_handles_than_the_old_limit_keep_distinct_ids() {
+        let ids: std::collections::BTreeSet<u32> = (0..200u64)
+            .map(|k| {
+                trace_id(0x9_0000_0000 + k * 0x240, 0x77)
+                    .expect("room")
+                    .id()
+            })
+            .collect();
+        assert_eq!(ids.len(), 200);
     }
 }

@@ -17,6 +17,8 @@
 //! written at the completing call's entry. Message records are left out when `REGIO_EVENTS` does not
 //! select `messages`; clock-sync records never are.
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
 use regio_trace_format::{collective, Event};
 
 use crate::mpi::comms::{self, Id};
@@ -240,15 +242,16 @@ fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) {
     if !pmpi::to_world(comm, &mut ranks) {
         ranks.clear();
     }
-    let name = COMM_NAME_BASE + id;
-    record(
-        owner,
-        now,
-        &Event::String {
-            id: name,
-            text: format!("communicator {id}"),
-        },
-    );
+    // One name per definition (a handle reused by a later communicator
+    // is defined again), unique in the process and so in its files.
+    static DEFINED: AtomicU32 = AtomicU32::new(0);
+    let name = COMM_NAME_BASE + DEFINED.fetch_add(1, Relaxed) % (u32::MAX - COMM_NAME_BASE);
+    let text = if id & comms::RUN_WIDE != 0 {
+        format!("communicator {:08x}", id & !comms::RUN_WIDE)
+    } else {
+        format!("communicator {id}")
+    };
+    record(owner, now, &Event::String { id: name, text });
     record(
         owner,
         now,

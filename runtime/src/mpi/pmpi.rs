@@ -29,6 +29,8 @@ pub enum Abi {
 pub struct Consts {
     pub abi: Abi,
     pub comm_world: u64,
+    /// `MPI_COMM_NULL` (what a creation gives a process left out).
+    pub comm_null: u64,
     pub byte: u64,
     pub any_source: i32,
     pub proc_null: i32,
@@ -44,6 +46,14 @@ pub struct Consts {
     /// `&ompi_request_empty` from an `MPI_Isend` it completed inline), so
     /// it cannot name one message in flight; 0 when there is none.
     pub shared_complete: u64,
+    /// Where the Fortran bindings' `MPI_STATUS_IGNORE` and
+    /// `MPI_STATUSES_IGNORE` may be: addresses of the sentinels
+    /// themselves (Open MPI's common blocks) and of C pointer variables
+    /// that hold them (`MPI_F_STATUS_IGNORE`, `MPI_F08_STATUS_IGNORE` and
+    /// their plurals, read at each use: MPICH sets some in `MPI_Init`);
+    /// 0 where a library has none.
+    pub f_ignore_at: [usize; 2],
+    pub f_ignore_ptr: [usize; 4],
 }
 
 static CONSTS: OnceLock<Option<Consts>> = OnceLock::new();
@@ -61,6 +71,7 @@ fn detect() -> Option<Consts> {
         return Some(Consts {
             abi: Abi::OpenMpi,
             comm_world: world as u64,
+            comm_null: dynsym::find(c"ompi_mpi_comm_null").map_or(0, |a| a as u64),
             byte: byte as u64,
             any_source: -1,
             proc_null: -2,
@@ -69,6 +80,11 @@ fn detect() -> Option<Consts> {
             source_at: 0,
             tag_at: 4,
             shared_complete: dynsym::find(c"ompi_request_empty").map_or(0, |a| a as u64),
+            f_ignore_at: [
+                sym(c"mpi_fortran_status_ignore_"),
+                sym(c"mpi_fortran_statuses_ignore_"),
+            ],
+            f_ignore_ptr: f_ignore_pointers(),
         });
     }
     if dynsym::find(c"MPIR_Err_create_code").is_some() {
@@ -77,6 +93,7 @@ fn detect() -> Option<Consts> {
         return Some(Consts {
             abi: Abi::Mpich,
             comm_world: 0x4400_0000,
+            comm_null: 0x0400_0000,
             byte: 0x4c00_010d,
             any_source: -2,
             proc_null: -1,
@@ -85,12 +102,51 @@ fn detect() -> Option<Consts> {
             source_at: 8,
             tag_at: 12,
             shared_complete: 0,
+            f_ignore_at: [0; 2],
+            f_ignore_ptr: f_ignore_pointers(),
         });
     }
     None
 }
 
+fn sym(name: &std::ffi::CStr) -> usize {
+    dynsym::find(name).unwrap_or(0)
+}
+
+/// The C pointer variables MPI 3 defines for the Fortran ignore markers.
+fn f_ignore_pointers() -> [usize; 4] {
+    [
+        sym(c"MPI_F_STATUS_IGNORE"),
+        sym(c"MPI_F_STATUSES_IGNORE"),
+        sym(c"MPI_F08_STATUS_IGNORE"),
+        sym(c"MPI_F08_STATUSES_IGNORE"),
+    ]
+}
+
 impl Consts {
+    /// A Fortran status (or array of statuses) as C statuses, or null for
+    /// `MPI_STATUS(ES)_IGNORE` and null. Both ABIs lay a Fortran status
+    /// out as the C `MPI_Status` (`MPI_STATUS_SIZE` INTEGERs holding its
+    /// bytes: Open MPI's and MPICH's `MPI_Status_f2c` copy them as they
+    /// are; the `mpi_f08` `TYPE(MPI_Status)` is the same `BIND(C)`
+    /// layout), so it is read in place. `PMPI_Status_f2c` is not called:
+    /// given an ignore marker it calls the error handler, which aborts.
+    pub fn fortran_status(&self, f: *const u8) -> *const u8 {
+        let at = f as usize;
+        let ignored = at == 0
+            || self.f_ignore_at.iter().any(|&a| a != 0 && a == at)
+            || self.f_ignore_ptr.iter().any(|&p| {
+                // SAFETY: `p` is the address of a pointer variable of the
+                // MPI library (found by name), or 0.
+                p != 0 && unsafe { (p as *const usize).read() } == at
+            });
+        if ignored {
+            std::ptr::null()
+        } else {
+            f
+        }
+    }
+
     /// Bytes a completed receive's status says arrived.
     ///
     /// # Safety

@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering::*;
 
 use crate::clock;
 use crate::lifecycle::{MODE, ON};
+use crate::mpi::comms;
 use crate::mpi::events::{self, Message, Post, Request};
 use crate::mpi::pmpi::{self, Abi, Consts};
 use crate::mpi::requests::{self, PostOutcome, Posted};
@@ -158,6 +159,65 @@ impl Call {
             c,
             comm: handle(c, comm),
         })
+    }
+}
+
+/// After a call that created a communicator (`MPI_Comm_split`, `_dup`,
+/// `_create`, the topology constructors, `MPI_Intercomm_merge`): `new`
+/// (`MPI_COMM_NULL` where this process is left out) created from
+/// `parent`. Every member computes the same run-wide trace id for it
+/// (`comms`): a hash of the parent's identity, the number of
+/// communicators created from the parent before (counted on every
+/// process, left out or not) and the members' world ranks. Cold: once
+/// per creation; allocates.
+pub fn comm_created(parent: u64, new: u64) {
+    if MODE.load(Relaxed) != ON {
+        return;
+    }
+    let Some(c) = pmpi::consts() else { return };
+    let (parent, new) = (handle(c, parent), handle(c, new));
+    let Some((parent_id, seq)) = comms::creation_on(parent, c.comm_world) else {
+        return;
+    };
+    if new == c.comm_null || new == 0 || new == c.comm_world {
+        return;
+    }
+    let Some(members) = world_members(new) else {
+        return;
+    };
+    // A parent without a run-wide id is named by its members.
+    let parent_words: Vec<u64> = match parent_id {
+        Some(id) => vec![u64::from(id)],
+        None => match world_members(parent) {
+            Some(m) => std::iter::once(u64::MAX)
+                .chain(m.iter().map(|&r| r as u64))
+                .collect(),
+            None => return,
+        },
+    };
+    let id = comms::run_wide_id(
+        parent_words
+            .into_iter()
+            .chain([u64::from(seq), members.len() as u64])
+            .chain(members.iter().map(|&r| r as u64)),
+    );
+    comms::created(new, id);
+    world::forget(new);
+}
+
+/// The world ranks of `comm`'s members in rank order.
+fn world_members(comm: u64) -> Option<Vec<i32>> {
+    let (size, _) = pmpi::comm_size_rank(comm)?;
+    let mut ranks: Vec<i32> = (0..size.max(0)).collect();
+    pmpi::to_world(comm, &mut ranks).then_some(ranks)
+}
+
+/// A Fortran status argument (or array of statuses) as C statuses: null
+/// for the ignore markers (see `Consts::fortran_status`) or without MPI.
+pub fn fortran_status(f: *const c_void) -> *const c_void {
+    match pmpi::consts() {
+        Some(c) => c.fortran_status(f as *const u8) as *const c_void,
+        None => std::ptr::null(),
     }
 }
 

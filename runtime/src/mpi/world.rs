@@ -3,9 +3,8 @@
 //! filled once by `PMPI_Comm_group` + `PMPI_Group_translate_ranks`).
 //!
 //! The cache is keyed by handle: a communicator freed and another created
-//! with the same handle (and the same size) would be translated with the
-//! old table. Programs that free and recreate communicators of one size
-//! on the same handle may see world ranks of the older communicator.
+//! with the same handle would be translated with the old table, unless
+//! its creation was captured (`forget`, on the creating thread).
 
 use std::cell::RefCell;
 
@@ -62,4 +61,17 @@ pub fn world_rank(comm: u64, rank: i32) -> i32 {
         }
     });
     w
+}
+
+/// Drops this thread's table of `comm`: a new communicator got its handle.
+pub fn forget(comm: u64) {
+    CACHE.with(|cell| {
+        if let Ok(mut cache) = cell.try_borrow_mut() {
+            if let Some(e) = cache.0.iter_mut().find(|e| e.comm == comm) {
+                // An impossible handle: never found, replaced in turn.
+                e.comm = 0;
+                e.world.clear();
+            }
+        }
+    });
 }
