@@ -123,9 +123,33 @@ fn build(mpi: &Mpi, file: &str, tmp: &TestDir) -> PathBuf {
     exe
 }
 
+/// Builds `testdata/trace/<file>` (C) uninstrumented and runs it on
+/// `RANKS` ranks: its standard output.
+fn plain_output(mpi: &Mpi, file: &str, tmp: &TestDir) -> String {
+    let exe = tmp.join("plain");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/trace")
+        .join(file);
+    compile(mpi.cc, &["-O1".to_string()], &[src], &[], &exe);
+    let mut c = Command::new(mpi.run);
+    c.env_remove("LD_LIBRARY_PATH")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(mpi.args)
+        .args(["-np", &RANKS.to_string()])
+        .arg(&exe);
+    run_ok(&mut c).stdout
+}
+
 /// Runs `exe args` on `RANKS` ranks in trace mode into `run_dir`, with
-/// `env` besides.
-fn mpirun_traced(mpi: &Mpi, exe: &Path, args: &[&str], run_dir: &Path, env: &[(&str, String)]) {
+/// `env` besides: its standard output.
+fn mpirun_traced(
+    mpi: &Mpi,
+    exe: &Path,
+    args: &[&str],
+    run_dir: &Path,
+    env: &[(&str, String)],
+) -> String {
     let mut c = Command::new(mpi.run);
     c.current_dir(run_dir.parent().unwrap_or(Path::new(".")))
         .env_remove("LD_LIBRARY_PATH")
@@ -156,6 +180,7 @@ fn mpirun_traced(mpi: &Mpi, exe: &Path, args: &[&str], run_dir: &Path, env: &[(&
         "{}",
         got.describe()
     );
+    got.stdout
 }
 
 /// Every trace file of the run, decoded, with the rank from its header.
@@ -793,5 +818,77 @@ fn fortran_mpi_messages_in_traces_match() {
 fn fortran_mpi_messages_in_traces_match_with_mpich() {
     if mpich_fortran() {
         check_fortran_program(&MPICH);
+    }
+}
+
+/// Bit 31 of a trace's communicator id: the same id on every member.
+const RUN_WIDE: u32 = 1 << 31;
+
+/// `testdata/trace/mpi_comms.c`: communicators created in different
+/// orders by different ranks, two with the same members first used in
+/// opposite orders, 80 more than the old limit of 64, and one that leaves
+/// ranks out. Every rank defines each communicator it sends or receives
+/// on with a run-wide id; the export pairs them so that every message is
+/// matched and the messages are the profile's; each communicator appears
+/// once in the export; the output is the plain build's.
+fn check_comms_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-comms-{}", mpi.name));
+    let exe = build(mpi, "mpi_comms.c", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_comms.c", &tmp),
+        "output against the plain build"
+    );
+    for (name, f) in trace_files(&run_dir) {
+        let ids: Vec<u32> = f
+            .records
+            .iter()
+            .filter_map(|r| match r.event {
+                Event::Comm { comm, .. } => Some(comm),
+                _ => None,
+            })
+            .collect();
+        // The half's duplicate, the world's, A and B, 80 ring
+        // communicators, and on odd ranks the split that left out the
+        // even ones.
+        let want = 84 + (f.header.rank % 2) as usize;
+        assert_eq!(ids.len(), want, "{name}: communicator definitions");
+        assert!(
+            ids.iter().all(|id| id & RUN_WIDE != 0),
+            "{name}: process-local ids {ids:x?}"
+        );
+    }
+    let (matrix, within) = check_corrected(&run_dir);
+    // World duplicate 4, ring 4 x 80, half duplicates 4, A and B 4, the
+    // odd ranks' split 2.
+    let total: u64 = matrix.values().map(|c| c.0).sum();
+    assert_eq!(total, 4 + 4 * 80 + 4 + 4 + 2, "{matrix:?}");
+    let (trace, _) = load(&run_dir, Clocks::Corrected);
+    let comms: Vec<(&str, &[u32])> = trace
+        .comms
+        .iter()
+        .map(|c| (c.name.as_str(), c.members.as_slice()))
+        .collect();
+    // MPI_COMM_WORLD, 2 half duplicates, 1 + 2 + 80 world duplicates, 1 split.
+    assert_eq!(comms.len(), 1 + 2 + 83 + 1, "{comms:?}");
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+}
+
+#[test]
+fn communicators_keep_their_identity_across_ranks() {
+    if open_mpi() {
+        check_comms_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn communicators_keep_their_identity_across_ranks_with_mpich() {
+    if mpich() {
+        check_comms_program(&MPICH);
     }
 }
