@@ -633,14 +633,30 @@ pub(crate) const RECV_SHIFT: u32 = 8;
 /// In the `shape`: count arrays hold 64-bit `MPI_Count`s (C `_c`
 /// large-count variants), else `int`.
 pub(crate) const SHAPE_WIDE_COUNTS: u32 = 1 << 16;
+/// In the `shape`: the call was given `MPI_IN_PLACE` (set by the capture
+/// at run time in C, where the argument is written so in Fortran); the
+/// sides' in-place rules apply.
+pub(crate) const SHAPE_IN_PLACE: u32 = 1 << 17;
+/// A side's rule with `MPI_IN_PLACE` (Score-P's: the process's own block
+/// is not counted), 3 bits from [`IN_PLACE_SHIFT`] of its flags: none,
+/// the side is 0, the side without this process's own block (a count
+/// times the size less one; an array's sum less this rank's entry), the
+/// other side's bytes, or the other side's entry at this rank times the
+/// size less one (Allgatherv's send side).
+pub(crate) const IN_PLACE_SHIFT: u32 = 5;
+pub(crate) const IN_PLACE_ZERO: u32 = 1 << IN_PLACE_SHIFT;
+pub(crate) const IN_PLACE_LESS_OWN: u32 = 2 << IN_PLACE_SHIFT;
+pub(crate) const IN_PLACE_AS_OTHER: u32 = 3 << IN_PLACE_SHIFT;
+pub(crate) const IN_PLACE_OWN_TIMES_OTHERS: u32 = 4 << IN_PLACE_SHIFT;
 
 /// A collective's capture: root (None: no root), communicator, and the
 /// send and receive sides (None: no bytes that way, or none known).
 ///
-/// The convention is Score-P's for OTF2's `MpiCollectiveEnd`, without
-/// `MPI_IN_PLACE` (not recognised: the counts are taken as given): every
+/// The convention is Score-P's for OTF2's `MpiCollectiveEnd`: every
 /// rank, the root included, is one of the ranks a block goes to or comes
-/// from. Bcast: the root sends `count` x size x N, every rank receives
+/// from; with `MPI_IN_PLACE` a process's own block is not counted (the
+/// `IN_PLACE_*` rules: Gather's root sends nothing and receives N - 1
+/// blocks, Allreduce sends and receives N - 1 blocks, ...). Bcast: the root sends `count` x size x N, every rank receives
 /// `count` x size; Gather: every rank sends `sendcount` x size, the root
 /// receives `recvcount` x size x N; Scatter the reverse; Reduce as Gather
 /// with one count; Allgather, Alltoall, Allreduce, Reduce_scatter_block:
@@ -655,6 +671,9 @@ pub(crate) struct Coll {
     pub(crate) comm: usize,
     pub(crate) send: Option<Side>,
     pub(crate) recv: Option<Side>,
+    /// The buffer argument that may be `MPI_IN_PLACE` (the send buffer;
+    /// Scatter's receive buffer), if the routine has the option.
+    pub(crate) in_place: Option<usize>,
 }
 
 impl Coll {
@@ -669,11 +688,13 @@ impl Coll {
 }
 
 /// The collectives recorded (blocking and non-blocking; persistent
-/// collectives are not), with how their bytes are counted.
+/// collectives are not), with how their bytes are counted, and the
+/// position of the buffer that may be `MPI_IN_PLACE`.
+#[allow(clippy::type_complexity)]
 fn collective(
     base: &str,
     at: impl Fn(Role, usize) -> Option<usize>,
-) -> Option<(Option<Side>, Option<Side>)> {
+) -> Option<(Option<Side>, Option<Side>, Option<usize>)> {
     let side = |nth: usize, flags: u32| {
         Some(Side {
             count: at(Count, nth)?,
@@ -684,26 +705,43 @@ fn collective(
     const ROOT: u32 = SIDE_ROOT_ONLY;
     const N: u32 = SIDE_TIMES_SIZE;
     const ARRAY: u32 = SIDE_ARRAY;
+    const ZERO: u32 = IN_PLACE_ZERO;
+    const LESS: u32 = IN_PLACE_LESS_OWN;
+    const OTHER: u32 = IN_PLACE_AS_OTHER;
+    // The send buffer is the first argument; Scatter's receive buffer
+    // comes right before its receive count.
+    let send_buf = Some(0);
+    let recv_buf = at(Count, 1).map(|c| c - 1);
     let sides = match base {
-        "barrier" => (None, None),
-        "bcast" => (side(0, ROOT | N), side(0, 0)),
-        "gather" => (side(0, 0), side(1, ROOT | N)),
-        "gatherv" => (side(0, 0), side(1, ROOT | ARRAY)),
-        "scatter" => (side(0, ROOT | N), side(1, 0)),
-        "scatterv" => (side(0, ROOT | ARRAY), side(1, 0)),
-        "reduce" => (side(0, 0), side(0, ROOT | N)),
-        "allgather" | "alltoall" => (side(0, N), side(1, N)),
-        "allgatherv" => (side(0, N), side(1, ARRAY)),
-        "alltoallv" => (side(0, ARRAY), side(1, ARRAY)),
-        "allreduce" | "reduce_scatter_block" => (side(0, N), side(0, N)),
-        "reduce_scatter" => (side(0, ARRAY), side(0, SIDE_AT_RANK | N)),
-        "scan" | "exscan" => (side(0, 0), side(0, 0)),
+        "barrier" => (None, None, None),
+        "bcast" => (side(0, ROOT | N), side(0, 0), None),
+        "gather" => (side(0, ZERO), side(1, ROOT | N | LESS), send_buf),
+        "gatherv" => (side(0, ZERO), side(1, ROOT | ARRAY | LESS), send_buf),
+        "scatter" => (side(0, ROOT | N | LESS), side(1, ZERO), recv_buf),
+        "scatterv" => (side(0, ROOT | ARRAY | LESS), side(1, ZERO), recv_buf),
+        "reduce" => (side(0, ZERO), side(0, ROOT | N | LESS), send_buf),
+        "allgather" | "alltoall" => (side(0, N | OTHER), side(1, N | LESS), send_buf),
+        "allgatherv" => (
+            side(0, N | IN_PLACE_OWN_TIMES_OTHERS),
+            side(1, ARRAY | LESS),
+            send_buf,
+        ),
+        "alltoallv" => (side(0, ARRAY | OTHER), side(1, ARRAY | LESS), send_buf),
+        "allreduce" | "reduce_scatter_block" => (side(0, N | LESS), side(0, N | LESS), send_buf),
+        "reduce_scatter" => (
+            side(0, ARRAY | LESS),
+            side(0, SIDE_AT_RANK | N | LESS),
+            send_buf,
+        ),
+        // Score-P counts scans by the ranks before and after this one;
+        // here one block each way, with or without MPI_IN_PLACE.
+        "scan" | "exscan" => (side(0, 0), side(0, 0), None),
         "alltoallw"
         | "neighbor_allgather"
         | "neighbor_allgatherv"
         | "neighbor_alltoall"
         | "neighbor_alltoallv"
-        | "neighbor_alltoallw" => (None, None),
+        | "neighbor_alltoallw" => (None, None, None),
         _ => return None,
     };
     Some(sides)
@@ -792,12 +830,13 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
         }),
         k => {
             let base = k.strip_prefix('i').filter(|b| collective(b, at).is_some());
-            let (send, recv) = collective(base.unwrap_or(k), at)?;
+            let (send, recv, in_place) = collective(base.unwrap_or(k), at)?;
             Some(Capture::Collective(Coll {
                 root: at(Root, 0),
                 comm: comm?,
                 send,
                 recv,
+                in_place,
             }))
         }
     }
@@ -956,36 +995,41 @@ mod tests {
                 comm: 4,
                 send: side(1, 2, SIDE_ROOT_ONLY | SIDE_TIMES_SIZE),
                 recv: side(1, 2, 0),
+                in_place: None,
             }
         );
         let Some(Capture::Collective(g)) = capture("mpi_gatherv", Spelling::AnyCase) else {
             panic!("gatherv");
         };
         assert_eq!(
-            (g.root, g.comm, g.send, g.recv),
+            (g.root, g.comm, g.send, g.recv, g.in_place),
             (
                 Some(7),
                 8,
-                side(1, 2, 0),
-                side(4, 6, SIDE_ROOT_ONLY | SIDE_ARRAY)
+                side(1, 2, IN_PLACE_ZERO),
+                side(4, 6, SIDE_ROOT_ONLY | SIDE_ARRAY | IN_PLACE_LESS_OWN),
+                Some(0)
             )
         );
         assert_eq!(
             g.shape(true),
             SIDE_PRESENT
-                | (SIDE_PRESENT | SIDE_ROOT_ONLY | SIDE_ARRAY) << RECV_SHIFT
+                | IN_PLACE_ZERO
+                | (SIDE_PRESENT | SIDE_ROOT_ONLY | SIDE_ARRAY | IN_PLACE_LESS_OWN) << RECV_SHIFT
                 | SHAPE_WIDE_COUNTS
         );
+        // Scatter's receive buffer may be MPI_IN_PLACE.
+        let Some(Capture::Collective(sv)) = capture("MPI_Scatterv", Spelling::Exact) else {
+            panic!("scatterv");
+        };
+        assert_eq!(sv.in_place, Some(4));
         let Some(Capture::Collective(a)) = capture("MPI_Allreduce", Spelling::Exact) else {
             panic!("allreduce");
         };
+        let n_less = SIDE_TIMES_SIZE | IN_PLACE_LESS_OWN;
         assert_eq!(
-            (a.root, a.send, a.recv),
-            (
-                None,
-                side(2, 3, SIDE_TIMES_SIZE),
-                side(2, 3, SIDE_TIMES_SIZE)
-            )
+            (a.root, a.send, a.recv, a.in_place),
+            (None, side(2, 3, n_less), side(2, 3, n_less), Some(0))
         );
         let Some(Capture::Collective(w)) = capture("MPI_Alltoallw", Spelling::Exact) else {
             panic!("alltoallw");

@@ -5,8 +5,9 @@
 ! is handed MPI_STATUS_IGNORE as its status argument), an
 ! MPI_Isend/MPI_Irecv exchange with both neighbours (receives from
 ! MPI_ANY_SOURCE) completed by MPI_Waitall with statuses, MPI_Bcast of 4
-! integers from rank 0, MPI_Allreduce of 1 and MPI_Gather of 2 to rank 1
-! (the test knows every rank's collective bytes from these counts).
+! integers from rank 0, MPI_Allreduce of 1, MPI_Gather of 2 to rank 1 and
+! MPI_Allreduce of 1 with MPI_IN_PLACE (the test knows every rank's
+! collective bytes from these counts).
 program mpi_trace
   use mpi
   implicit none
@@ -49,6 +50,7 @@ program mpi_trace
   call MPI_Bcast(ring_buf, 4, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
   call MPI_Allreduce(rank, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   call MPI_Gather(ring_buf, 2, MPI_INTEGER, gathered, 2, MPI_INTEGER, 1, MPI_COMM_WORLD, ierr)
+  call MPI_Allreduce(MPI_IN_PLACE, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a, i0, a)', 'mpi_trace done on ', nranks, ' ranks'
   call MPI_Finalize(ierr)
 contains

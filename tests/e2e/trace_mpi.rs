@@ -439,7 +439,8 @@ fn c_collectives(r: u64, n: u64) -> Vec<CollBytes> {
 }
 
 /// The same for `mpi_trace.f90`: Bcast of 4 integers from 0, Allreduce
-/// of 1, Gather of 2 to 1.
+/// of 1, Gather of 2 to 1, Allreduce of 1 with `MPI_IN_PLACE` (the own
+/// block not counted).
 fn fortran_collectives(r: u64, n: u64) -> Vec<CollBytes> {
     let int = 4;
     let root_of = |root: u64, bytes: u64| if r == root { bytes } else { 0 };
@@ -447,6 +448,7 @@ fn fortran_collectives(r: u64, n: u64) -> Vec<CollBytes> {
         (root_of(0, 4 * int * n), 4 * int),
         (int * n, int * n),
         (2 * int, root_of(1, 2 * int * n)),
+        (int * (n - 1), int * (n - 1)),
     ]
 }
 
@@ -890,5 +892,71 @@ fn communicators_keep_their_identity_across_ranks() {
 fn communicators_keep_their_identity_across_ranks_with_mpich() {
     if mpich() {
         check_comms_program(&MPICH);
+    }
+}
+
+/// What `mpi_inplace.c`'s collectives move on rank `r` of `n`, in call
+/// order: with `MPI_IN_PLACE` a process's own block is not counted
+/// (Score-P's convention).
+fn in_place_collectives(r: u64, n: u64) -> Vec<CollBytes> {
+    let int = 4;
+    let at = |root: u64, yes: CollBytes, no: CollBytes| if r == root { yes } else { no };
+    // Rank k contributes k + 1 ints to the v collectives.
+    let all: u64 = n * (n + 1) / 2;
+    let own = r + 1;
+    vec![
+        // Gather of 3 to 2, in place at the root.
+        at(2 % n, (0, 3 * int * (n - 1)), (3 * int, 0)),
+        // Gatherv to 0, in place at the root.
+        at(0, (0, (all - 1) * int), (own * int, 0)),
+        // Reduce of 4 to n - 1, in place at the root.
+        at(n - 1, (0, 4 * int * (n - 1)), (4 * int, 0)),
+        // Allreduce of 2, Allgather of 2, in place.
+        (2 * int * (n - 1), 2 * int * (n - 1)),
+        (2 * int * (n - 1), 2 * int * (n - 1)),
+        // Scatter of 2 from 1, the root's receive buffer in place.
+        at(1 % n, (2 * int * (n - 1), 0), (0, 2 * int)),
+        // Alltoall of 1, in place.
+        (int * (n - 1), int * (n - 1)),
+        // Allgatherv, in place: the others' blocks in, mine to each other.
+        ((n - 1) * own * int, (all - own) * int),
+        // Reduce_scatter, in place: the others' blocks out, mine from each.
+        ((all - own) * int, (n - 1) * own * int),
+        // Allreduce of 2 with separate buffers.
+        (2 * int * n, 2 * int * n),
+        // The checksum: Reduce of one long to 0.
+        at(0, (8, 8 * n), (8, 0)),
+    ]
+}
+
+/// `testdata/trace/mpi_inplace.c`: collectives given `MPI_IN_PLACE`
+/// (as a variable, compared at run time, and as written) carry the bytes
+/// Score-P counts, in the trace and the profile; the output is the plain
+/// build's.
+fn check_in_place_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-inplace-{}", mpi.name));
+    let exe = build(mpi, "mpi_inplace.c", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_inplace.c", &tmp),
+        "output against the plain build"
+    );
+    check_collective_bytes(&run_dir, in_place_collectives);
+}
+
+#[test]
+fn in_place_collectives_leave_out_the_own_block() {
+    if open_mpi() {
+        check_in_place_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn in_place_collectives_leave_out_the_own_block_with_mpich() {
+    if mpich() {
+        check_in_place_program(&MPICH);
     }
 }

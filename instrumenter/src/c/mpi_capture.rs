@@ -16,7 +16,9 @@ use tree_sitter::Node;
 
 use crate::c::prelude::BASE;
 
-use crate::mpi_routines::{self, Capture, Msg, MsgKind, Side, Spelling, SIDE_ARRAY, SIDE_AT_RANK};
+use crate::mpi_routines::{
+    self, Capture, Msg, MsgKind, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
+};
 
 /// Probe text around one MPI call: `before` (a statement, `;`-ended)
 /// runs before the call, `record` (an expression) right after it, before
@@ -179,11 +181,19 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                 None => "-1".into(),
             };
             let wide = name.ends_with("_c");
+            // `MPI_IN_PLACE` as written, or compared at run time.
+            let shape = coll.shape(wide);
+            let shape = match coll.in_place.and_then(|b| Some((b, arg(b)?))) {
+                Some((_, b)) if b == "MPI_IN_PLACE" => (shape | SHAPE_IN_PLACE).to_string(),
+                Some((_, b)) => format!(
+                    "{shape} | ((const void *)({b}) == (const void *)MPI_IN_PLACE ? {SHAPE_IN_PLACE} : 0)"
+                ),
+                None => shape.to_string(),
+            };
             Some(CaptureText {
                 before: String::new(),
                 record: format!(
-                    "regio_mpi_coll({BASE} + {id}u, {}, {root}, {}, {}, {})",
-                    coll.shape(wide),
+                    "regio_mpi_coll({BASE} + {id}u, {shape}, {root}, {}, {}, {})",
                     handle(coll.comm)?,
                     side(coll.send)?,
                     side(coll.recv)?

@@ -289,6 +289,18 @@ const SIDE_PRESENT: i32 = 16;
 const RECV_SHIFT: i32 = 8;
 /// Count arrays hold 64-bit counts (C large-count `_c` routines).
 const SHAPE_WIDE_COUNTS: i32 = 1 << 16;
+/// The call was given `MPI_IN_PLACE`: each side's in-place rule (3 bits
+/// from `IN_PLACE_SHIFT` of its flags) applies.
+const SHAPE_IN_PLACE: i32 = 1 << 17;
+const IN_PLACE_SHIFT: i32 = 5;
+/// The side is 0.
+const IN_PLACE_ZERO: i32 = 1;
+/// The side without this process's own block.
+const IN_PLACE_LESS_OWN: i32 = 2;
+/// The other side's bytes.
+const IN_PLACE_AS_OTHER: i32 = 3;
+/// The other side's entry at this rank, times the size less one.
+const IN_PLACE_OWN_TIMES_OTHERS: i32 = 4;
 
 /// One side of a collective as the probe receives it: a count, or (the
 /// shape says which) an array of counts, one per rank of the
@@ -364,7 +376,8 @@ impl CollArgs {
 }
 
 /// The bytes of one side for the rank `me` of `size` (see `mpi_routines`
-/// in the instrumenter for the convention: Score-P's).
+/// in the instrumenter for the convention: Score-P's); `less_own`: this
+/// process's own block left out (`MPI_IN_PLACE`).
 ///
 /// # Safety
 /// An array side's `counts` must hold `size` counts.
@@ -375,6 +388,7 @@ unsafe fn side_bytes(
     s: &CollSide,
     root: i32,
     (size, me): (i32, i32),
+    less_own: bool,
 ) -> u64 {
     if flags & SIDE_PRESENT == 0 || (flags & SIDE_ROOT_ONLY != 0 && me != root) {
         return 0;
@@ -394,13 +408,22 @@ unsafe fn side_bytes(
         if flags & SIDE_AT_RANK != 0 {
             entry(me as usize)
         } else {
-            (0..n).map(|i| entry(i).max(0)).sum()
+            let sum: i64 = (0..n).map(|i| entry(i).max(0)).sum();
+            if less_own {
+                sum - entry(me as usize).max(0)
+            } else {
+                sum
+            }
         }
     } else {
         s.count
     };
     let times = if flags & SIDE_TIMES_SIZE != 0 {
-        n as u64
+        if less_own {
+            n.saturating_sub(1) as u64
+        } else {
+            n as u64
+        }
     } else {
         1
     };
@@ -424,21 +447,46 @@ pub unsafe fn collective(a: &CollArgs) {
         return;
     };
     let world_root = peer_of(c, COLLECTIVE, a.root, comm).unwrap_or(NO_ROOT);
-    let size_rank = if a.shape & !SHAPE_WIDE_COUNTS == 0 {
+    let size_rank = if a.shape & !(SHAPE_WIDE_COUNTS | SHAPE_IN_PLACE) == 0 {
         (0, -1)
     } else {
         pmpi::comm_size_rank(comm).unwrap_or((0, -1))
     };
     let wide = a.shape & SHAPE_WIDE_COUNTS != 0;
-    let sent = side_bytes(c, a.shape & 0xff, wide, &a.send, a.root, size_rank);
-    let received = side_bytes(
-        c,
-        (a.shape >> RECV_SHIFT) & 0xff,
-        wide,
-        &a.recv,
-        a.root,
-        size_rank,
-    );
+    let (send_flags, recv_flags) = (a.shape & 0xff, (a.shape >> RECV_SHIFT) & 0xff);
+    let rule = |flags: i32| {
+        if a.shape & SHAPE_IN_PLACE != 0 {
+            (flags >> IN_PLACE_SHIFT) & 7
+        } else {
+            0
+        }
+    };
+    let bytes = |flags: i32, side: &CollSide| match rule(flags) {
+        IN_PLACE_ZERO => 0,
+        r => side_bytes(
+            c,
+            flags,
+            wide,
+            side,
+            a.root,
+            size_rank,
+            r == IN_PLACE_LESS_OWN,
+        ),
+    };
+    let received = bytes(recv_flags, &a.recv);
+    let sent = match rule(send_flags) {
+        IN_PLACE_AS_OTHER => received,
+        IN_PLACE_OWN_TIMES_OTHERS => side_bytes(
+            c,
+            SIDE_PRESENT | SIDE_AT_RANK | SIDE_TIMES_SIZE,
+            wide,
+            &a.recv,
+            a.root,
+            size_rank,
+            true,
+        ),
+        _ => bytes(send_flags, &a.send),
+    };
     let now = clock::ticks();
     events::message(
         t,

@@ -17,7 +17,9 @@
 //! sender; with `MPI_STATUS(ES)_IGNORE` they pass none. `Test` calls are
 //! left out (their flag is LOGICAL).
 
-use crate::mpi_routines::{self, Capture, Msg, Side, Spelling, SIDE_ARRAY, SIDE_AT_RANK};
+use crate::mpi_routines::{
+    self, Capture, Msg, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
+};
 
 /// Probe statements around one call: `before` runs before the call,
 /// `record` right after it, before its region is left; `names` are the
@@ -199,11 +201,17 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
                 Some(r) => arg(r, false)?,
                 None => "-1".into(),
             };
+            // `MPI_IN_PLACE` as written (a buffer's address cannot be
+            // compared in Fortran).
+            let in_place = coll
+                .in_place
+                .and_then(|b| args.get(b))
+                .is_some_and(|b| b.trim().eq_ignore_ascii_case("MPI_IN_PLACE"));
+            let shape = coll.shape(false) | if in_place { SHAPE_IN_PLACE } else { 0 };
             Some(FortranCapture {
                 before: None,
                 record: vec![format!(
-                    "call regio_mpi_coll({id}, {}, {root}, {}, {}, {})",
-                    coll.shape(false),
+                    "call regio_mpi_coll({id}, {shape}, {root}, {}, {}, {})",
                     handle(coll.comm, false)?,
                     side(coll.send)?,
                     side(coll.recv)?
@@ -314,7 +322,28 @@ mod tests {
         assert_eq!(
             gather.map(|c| c.record),
             Some(vec![
-                "call regio_mpi_coll(regio_b + 7, 5392, 0, comm, n, MPI_REAL8, counts, MPI_REAL8)"
+                "call regio_mpi_coll(regio_b + 7, 21808, 0, comm, n, MPI_REAL8, counts, MPI_REAL8)"
+                    .to_string()
+            ])
+        );
+        // MPI_IN_PLACE as written sets the shape's in-place bit.
+        let allreduce = |sendbuf: &str| {
+            capture(
+                3,
+                "mpi_allreduce",
+                &args(&[sendbuf, "x", "1", "MPI_INTEGER", "MPI_SUM", "comm", "ierr"]),
+                false,
+            )
+            .map(|c| c.record)
+        };
+        assert_eq!(
+            allreduce("mpi_in_place"),
+            Some(vec!["call regio_mpi_coll(regio_b + 3, 152146, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)".to_string()])
+        );
+        assert_eq!(
+            allreduce("y"),
+            Some(vec![
+                "call regio_mpi_coll(regio_b + 3, 21074, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)"
                     .to_string()
             ])
         );
