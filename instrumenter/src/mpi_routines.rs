@@ -450,7 +450,7 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Group_size", &[]),
     r("MPI_Group_translate_ranks", &[]),
     r("MPI_Group_union", &[]),
-    r("MPI_Intercomm_create", &[(Comm, 0), (Comm, 2), (Tag, 4)]),
+    r("MPI_Intercomm_create", &[(Comm, 0), (Comm, 2), (Tag, 4), (NewComm, 5)]),
     r("MPI_Intercomm_create_from_groups", &[]),
     r("MPI_Intercomm_merge", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Lookup_name", &[]),

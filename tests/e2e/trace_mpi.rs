@@ -960,3 +960,99 @@ fn in_place_collectives_leave_out_the_own_block_with_mpich() {
         check_in_place_program(&MPICH);
     }
 }
+
+/// What `mpi_intercomm.c`'s collectives move on world rank `r` (group A:
+/// 0 and 1, group B: 2 and 3), in call order, by Score-P's rules for
+/// intercommunicators: blocks go to or come from the remote group; the
+/// root passes `MPI_ROOT`, the rest of its group `MPI_PROC_NULL`.
+fn intercomm_collectives(r: u64, _n: u64) -> Vec<CollBytes> {
+    let int = 4;
+    let remote = 2;
+    let bcast = match r {
+        0 => (3 * int * remote, 0),
+        1 => (0, 0),
+        _ => (0, 3 * int),
+    };
+    let gather = match r {
+        0 | 1 => (2 * int, 0),
+        2 => (0, 2 * int * remote),
+        _ => (0, 0),
+    };
+    vec![
+        bcast,
+        gather,
+        // Allreduce on the intercommunicator: one block to and from each
+        // remote process.
+        (int * remote, int * remote),
+        // Allreduce on the merged communicator of 4.
+        (int * 4, int * 4),
+        // The checksum: Reduce of one long to 0 on the world.
+        if r == 0 { (8, 8 * 4) } else { (8, 0) },
+    ]
+}
+
+/// `testdata/trace/mpi_intercomm.c` on 4 ranks: messages on an
+/// intercommunicator (peers in the remote group, a wildcard receive
+/// resolved through its status) and on the merged communicator are all
+/// matched in the trace, per (sender, receiver) in world ranks as the
+/// profile has them and as the program sends them; both groups name the
+/// intercommunicator alike; collectives follow the intercommunicator
+/// rules; the output is the plain build's.
+fn check_intercomm_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-intercomm-{}", mpi.name));
+    let exe = build(mpi, "mpi_intercomm.c", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_intercomm.c", &tmp),
+        "output against the plain build"
+    );
+    let (matrix, within) = check_corrected(&run_dir);
+    let mut want = Matrix::new();
+    let mut add = |from: u32, to: u32| {
+        let cell = want.entry((from, to)).or_default();
+        cell.0 += 1;
+        cell.1 += 4;
+    };
+    // Intercommunicator: local rank h of one group with h of the other,
+    // both ways; A's h to B's 1 - h.
+    for (a, b) in [(0, 2), (1, 3)] {
+        add(a, b);
+        add(b, a);
+    }
+    add(0, 3);
+    add(1, 2);
+    // The merged communicator's ring (A first: world order).
+    for r in 0..RANKS {
+        add(r, (r + 1) % RANKS);
+    }
+    assert_eq!(matrix, want, "messages per (sender, receiver)");
+    let (trace, _) = load(&run_dir, Clocks::Corrected);
+    let inter: Vec<&str> = trace
+        .comms
+        .iter()
+        .map(|c| c.name.as_str())
+        .filter(|n| n.starts_with("intercommunicator"))
+        .collect();
+    assert_eq!(inter.len(), 1, "{:?}", trace.comms);
+    check_collective_bytes(&run_dir, intercomm_collectives);
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+}
+
+#[test]
+fn intercommunicator_messages_and_collectives() {
+    if open_mpi() {
+        check_intercomm_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn intercommunicator_messages_and_collectives_with_mpich() {
+    if mpich() {
+        check_intercomm_program(&MPICH);
+    }
+}

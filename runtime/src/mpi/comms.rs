@@ -44,6 +44,8 @@ struct Slot {
     defined: AtomicBool,
     /// Communicators created from this one so far.
     created: AtomicU32,
+    /// An intercommunicator: traced with world ranks (see `events`).
+    inter: AtomicBool,
 }
 
 static TABLE: [Slot; SLOTS] = [const {
@@ -52,6 +54,7 @@ static TABLE: [Slot; SLOTS] = [const {
         id: AtomicU32::new(0),
         defined: AtomicBool::new(false),
         created: AtomicU32::new(0),
+        inter: AtomicBool::new(false),
     }
 }; SLOTS];
 /// Communicators created from `MPI_COMM_WORLD` so far.
@@ -107,11 +110,12 @@ fn id_of(i: usize, s: &Slot) -> u32 {
     }
 }
 
-/// The trace id of `comm` (`world` is `MPI_COMM_WORLD`'s handle); None
-/// when the table is full or the handle is 0.
-pub fn trace_id(comm: u64, world: u64) -> Option<Id> {
+/// The trace id of `comm` (`world` is `MPI_COMM_WORLD`'s handle) and
+/// whether it is known to be an intercommunicator; None when the table is
+/// full or the handle is 0.
+pub fn trace_id(comm: u64, world: u64) -> Option<(Id, bool)> {
     if comm == world {
-        return Some(Id::Known(0));
+        return Some((Id::Known(0), false));
     }
     if comm == 0 {
         return None;
@@ -121,11 +125,36 @@ pub fn trace_id(comm: u64, world: u64) -> Option<Id> {
         return None;
     };
     let id = id_of(i, s);
+    let inter = s.inter.load(Acquire);
     if s.defined.load(Acquire) || s.defined.swap(true, AcqRel) {
-        Some(Id::Known(id))
+        Some((Id::Known(id), inter))
     } else {
-        Some(Id::Define(id))
+        Some((Id::Define(id), inter))
     }
+}
+
+/// Marks `comm` as an intercommunicator (at its creation or definition).
+pub fn set_inter(comm: u64) {
+    if let Some((_, s)) = slot(comm) {
+        s.inter.store(true, Release);
+    }
+}
+
+/// How many intercommunicators over the same processes (`key`: a hash of
+/// their sorted world ranks) this process created before; both groups
+/// create theirs in the same order. Lock-free, 64 distinct keys (then 0).
+pub fn inter_ordinal(key: u64) -> u32 {
+    static KEYS: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
+    static COUNTS: [AtomicU32; 64] = [const { AtomicU32::new(0) }; 64];
+    let key = key.max(1);
+    for (k, n) in KEYS.iter().zip(&COUNTS) {
+        match k.compare_exchange(0, key, AcqRel, Acquire) {
+            Ok(_) => return n.fetch_add(1, AcqRel),
+            Err(h) if h == key => return n.fetch_add(1, AcqRel),
+            Err(_) => {}
+        }
+    }
+    0
 }
 
 /// What a creation on `parent` knows of it: its run-wide id (0 for
@@ -149,6 +178,7 @@ pub fn created(handle: u64, id: u32) -> bool {
         return false;
     };
     s.created.store(0, Release);
+    s.inter.store(false, Release);
     s.id.store(id | RUN_WIDE, Release);
     s.defined.store(false, Release);
     true
@@ -173,12 +203,12 @@ mod tests {
 
     #[test]
     fn a_handle_is_defined_once_and_world_never() {
-        assert_eq!(trace_id(0x77, 0x77), Some(Id::Known(0)));
-        let a = trace_id(0x1001, 0x77).expect("room");
+        assert_eq!(trace_id(0x77, 0x77), Some((Id::Known(0), false)));
+        let a = trace_id(0x1001, 0x77).expect("room").0;
         assert!(matches!(a, Id::Define(_)));
         assert!(a.id() < RUN_WIDE);
-        assert_eq!(trace_id(0x1001, 0x77), Some(Id::Known(a.id())));
-        let b = trace_id(0x1002, 0x77).expect("room");
+        assert_eq!(trace_id(0x1001, 0x77), Some((Id::Known(a.id()), false)));
+        let b = trace_id(0x1002, 0x77).expect("room").0;
         assert_ne!(a.id(), b.id());
         assert_eq!(trace_id(0, 0x77), None);
     }
@@ -186,11 +216,15 @@ mod tests {
     #[test]
     fn a_created_communicator_has_its_run_wide_id_defined_again() {
         let h = 0x5_0000_2040;
-        assert!(matches!(trace_id(h, 0x77), Some(Id::Define(_))));
+        assert!(matches!(trace_id(h, 0x77), Some((Id::Define(_), false))));
         let id = run_wide_id([0, 0, 3, 1]);
         assert!(created(h, id));
-        assert_eq!(trace_id(h, 0x77), Some(Id::Define(id)));
-        assert_eq!(trace_id(h, 0x77), Some(Id::Known(id)));
+        set_inter(h);
+        assert_eq!(trace_id(h, 0x77), Some((Id::Define(id), true)));
+        assert_eq!(trace_id(h, 0x77), Some((Id::Known(id), true)));
+        assert_eq!(inter_ordinal(42), 0);
+        assert_eq!(inter_ordinal(42), 1);
+        assert_eq!(inter_ordinal(43), 0);
         // Creations on it are counted from 0; on the world separately.
         assert_eq!(creation_on(h, 0x77), Some((Some(id), 0)));
         assert_eq!(creation_on(h, 0x77), Some((Some(id), 1)));

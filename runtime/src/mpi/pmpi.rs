@@ -34,6 +34,9 @@ pub struct Consts {
     pub byte: u64,
     pub any_source: i32,
     pub proc_null: i32,
+    /// `MPI_ROOT`: the root's own argument in an intercommunicator's
+    /// rooted collective.
+    pub root: i32,
     /// `MPI_STATUS_IGNORE` / `MPI_STATUSES_IGNORE` as addresses.
     pub status_ignore: usize,
     /// `sizeof(MPI_Status)` and the byte offsets of `MPI_SOURCE`,
@@ -75,6 +78,7 @@ fn detect() -> Option<Consts> {
             byte: byte as u64,
             any_source: -1,
             proc_null: -2,
+            root: -4,
             status_ignore: 0,
             status_size: 24,
             source_at: 0,
@@ -97,6 +101,7 @@ fn detect() -> Option<Consts> {
             byte: 0x4c00_010d,
             any_source: -2,
             proc_null: -1,
+            root: -3,
             status_ignore: 1,
             status_size: 20,
             source_at: 8,
@@ -190,6 +195,9 @@ static RECV: Lazy = Lazy::new(c"PMPI_Recv");
 static IPROBE: Lazy = Lazy::new(c"PMPI_Iprobe");
 static BARRIER: Lazy = Lazy::new(c"PMPI_Barrier");
 static COMM_DUP: Lazy = Lazy::new(c"PMPI_Comm_dup");
+static TEST_INTER: Lazy = Lazy::new(c"PMPI_Comm_test_inter");
+static REMOTE_SIZE: Lazy = Lazy::new(c"PMPI_Comm_remote_size");
+static REMOTE_GROUP: Lazy = Lazy::new(c"PMPI_Comm_remote_group");
 
 /// `PMPI_Type_size(datatype)`, None if MPI refuses or is absent.
 pub fn type_size(datatype: u64) -> Option<u64> {
@@ -221,13 +229,54 @@ pub fn comm_size_rank(comm: u64) -> Option<(i32, i32)> {
     Some((size, rank))
 }
 
+/// Whether `comm` is an intercommunicator.
+pub fn is_inter(comm: u64) -> bool {
+    let Some(f) = TEST_INTER.get() else {
+        return false;
+    };
+    let mut flag: c_int = 0;
+    // SAFETY: MPI_Comm_test_inter(MPI_Comm, int *).
+    let rc = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(u64, *mut c_int) -> c_int>(f)(
+            comm, &mut flag,
+        )
+    };
+    rc == 0 && flag != 0
+}
+
+/// The size of an intercommunicator's remote group.
+pub fn remote_size(comm: u64) -> Option<i32> {
+    let f = REMOTE_SIZE.get()?;
+    let mut size: c_int = 0;
+    // SAFETY: MPI_Comm_remote_size(MPI_Comm, int *).
+    let rc = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(u64, *mut c_int) -> c_int>(f)(
+            comm, &mut size,
+        )
+    };
+    (rc == 0).then_some(size)
+}
+
 /// Translates `ranks` of `comm` into ranks of `MPI_COMM_WORLD`, in place.
 /// Ranks without a world rank (another job's processes) become -1.
 pub fn to_world(comm: u64, ranks: &mut [i32]) -> bool {
+    translate(&COMM_GROUP, comm, ranks)
+}
+
+/// As [`to_world`] for ranks of an intercommunicator's remote group (the
+/// ranks its point-to-point calls and collectives name).
+pub fn remote_to_world(comm: u64, ranks: &mut [i32]) -> bool {
+    translate(&REMOTE_GROUP, comm, ranks)
+}
+
+fn translate(group_of: &Lazy, comm: u64, ranks: &mut [i32]) -> bool {
     let Some(c) = consts() else { return false };
-    let (Some(group), Some(translate), Some(free)) =
-        (COMM_GROUP.get(), GROUP_TRANSLATE.get(), GROUP_FREE.get())
-    else {
+    let (Some(group), Some(world_group), Some(translate), Some(free)) = (
+        group_of.get(),
+        COMM_GROUP.get(),
+        GROUP_TRANSLATE.get(),
+        GROUP_FREE.get(),
+    ) else {
         return false;
     };
     type Group = unsafe extern "C" fn(u64, *mut u64) -> c_int;
@@ -242,7 +291,7 @@ pub fn to_world(comm: u64, ranks: &mut [i32]) -> bool {
         if std::mem::transmute::<usize, Group>(group)(comm, &mut mine) != 0 {
             return false;
         }
-        if std::mem::transmute::<usize, Group>(group)(c.comm_world, &mut world) != 0 {
+        if std::mem::transmute::<usize, Group>(world_group)(c.comm_world, &mut world) != 0 {
             std::mem::transmute::<usize, Free>(free)(&mut mine);
             return false;
         }

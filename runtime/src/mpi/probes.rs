@@ -182,6 +182,10 @@ pub fn comm_created(parent: u64, new: u64) {
     if new == c.comm_null || new == 0 || new == c.comm_world {
         return;
     }
+    if pmpi::is_inter(new) {
+        inter_created(new);
+        return;
+    }
     let Some(members) = world_members(new) else {
         return;
     };
@@ -202,6 +206,36 @@ pub fn comm_created(parent: u64, new: u64) {
             .chain(members.iter().map(|&r| r as u64)),
     );
     comms::created(new, id);
+    world::forget(new);
+}
+
+/// An intercommunicator just created (`MPI_Intercomm_create`): its two
+/// groups come from different parents, so its run-wide id is a hash of
+/// the world ranks of both groups (sorted) and how many intercommunicators
+/// over the same processes this process created before.
+fn inter_created(new: u64) {
+    let Some(mut all) = world_members(new) else {
+        return;
+    };
+    let Some(remote) = pmpi::remote_size(new) else {
+        return;
+    };
+    let mut others: Vec<i32> = (0..remote.max(0)).collect();
+    if !pmpi::remote_to_world(new, &mut others) {
+        return;
+    }
+    all.extend(others);
+    all.sort_unstable();
+    let words = || all.iter().map(|&r| r as u64);
+    let key = comms::run_wide_id(words()) as u64;
+    let n = comms::inter_ordinal(key);
+    let id = comms::run_wide_id(
+        [u64::MAX - 1, u64::from(n), all.len() as u64]
+            .into_iter()
+            .chain(words()),
+    );
+    comms::created(new, id);
+    comms::set_inter(new);
     world::forget(new);
 }
 
@@ -386,11 +420,11 @@ unsafe fn side_bytes(
     flags: i32,
     wide: bool,
     s: &CollSide,
-    root: i32,
+    is_root: bool,
     (size, me): (i32, i32),
     less_own: bool,
 ) -> u64 {
-    if flags & SIDE_PRESENT == 0 || (flags & SIDE_ROOT_ONLY != 0 && me != root) {
+    if flags & SIDE_PRESENT == 0 || (flags & SIDE_ROOT_ONLY != 0 && !is_root) {
         return 0;
     }
     let entry = |i: usize| -> i64 {
@@ -402,7 +436,8 @@ unsafe fn side_bytes(
     };
     let n = size.max(0) as usize;
     let count = if flags & (SIDE_ARRAY | SIDE_AT_RANK) != 0 {
-        if s.counts.is_null() || me < 0 || me as usize >= n {
+        let mine_needed = flags & SIDE_AT_RANK != 0 || less_own;
+        if s.counts.is_null() || (mine_needed && (me < 0 || me as usize >= n)) {
             return 0;
         }
         if flags & SIDE_AT_RANK != 0 {
@@ -447,13 +482,33 @@ pub unsafe fn collective(a: &CollArgs) {
         return;
     };
     let world_root = peer_of(c, COLLECTIVE, a.root, comm).unwrap_or(NO_ROOT);
-    let size_rank = if a.shape & !(SHAPE_WIDE_COUNTS | SHAPE_IN_PLACE) == 0 {
-        (0, -1)
-    } else {
+    let has_bytes = a.shape & !(SHAPE_WIDE_COUNTS | SHAPE_IN_PLACE) != 0;
+    let mut size_rank = if has_bytes {
         pmpi::comm_size_rank(comm).unwrap_or((0, -1))
+    } else {
+        (0, -1)
     };
     let wide = a.shape & SHAPE_WIDE_COUNTS != 0;
     let (send_flags, recv_flags) = (a.shape & 0xff, (a.shape >> RECV_SHIFT) & 0xff);
+    let rooted = (send_flags | recv_flags) & SIDE_ROOT_ONLY != 0;
+    // On an intercommunicator (Score-P's rules) blocks go to or come from
+    // the remote group; a rooted collective's root passes `MPI_ROOT`, the
+    // rest of its group `MPI_PROC_NULL` (nothing moves there), and the
+    // other group the root's rank.
+    let inter = has_bytes && pmpi::is_inter(comm);
+    let mut is_root = a.root >= 0 && a.root == size_rank.1;
+    let mut others_move = true;
+    if inter {
+        size_rank.0 = pmpi::remote_size(comm).unwrap_or(0);
+        is_root = a.root == c.root;
+        others_move = !rooted || (a.root != c.root && a.root != c.proc_null);
+    }
+    let side_bytes = |c: &Consts, flags: i32, wide, s: &CollSide, _root, sr, less| {
+        if flags & SIDE_ROOT_ONLY == 0 && !others_move {
+            return 0;
+        }
+        side_bytes(c, flags, wide, s, is_root, sr, less)
+    };
     let rule = |flags: i32| {
         if a.shape & SHAPE_IN_PLACE != 0 {
             (flags >> IN_PLACE_SHIFT) & 7
@@ -543,6 +598,7 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
         &Post {
             send: posted.send,
             persistent: posted.persistent,
+            peer: posted.peer,
             comm_peer: posted.comm_peer,
             tag: posted.tag,
             comm,
@@ -597,6 +653,7 @@ pub unsafe fn start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
             &Post {
                 send: p.send,
                 persistent: true,
+                peer: p.peer,
                 comm_peer: p.comm_peer,
                 tag: p.tag,
                 comm: p.comm,
