@@ -247,6 +247,7 @@ mod tests {
             .map(|k| {
                 trace_id(0x9_0000_0000 + k * 0x240, 0x77)
                     .expect("room")
+                    .0
                     .id()
             })
             .collect();
