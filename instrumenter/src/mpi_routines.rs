@@ -637,6 +637,9 @@ pub(crate) const SHAPE_WIDE_COUNTS: u32 = 1 << 16;
 /// at run time in C, where the argument is written so in Fortran); the
 /// sides' in-place rules apply.
 pub(crate) const SHAPE_IN_PLACE: u32 = 1 << 17;
+/// In the `shape`: each side's datatype argument is an array of
+/// datatypes, one per rank (`MPI_Alltoallw`).
+pub(crate) const SHAPE_TYPE_ARRAYS: u32 = 1 << 18;
 /// A side's rule with `MPI_IN_PLACE` (Score-P's: the process's own block
 /// is not counted), 3 bits from [`IN_PLACE_SHIFT`] of its flags: none,
 /// the side is 0, the side without this process's own block (a count
@@ -662,9 +665,10 @@ pub(crate) const IN_PLACE_OWN_TIMES_OTHERS: u32 = 4 << IN_PLACE_SHIFT;
 /// with one count; Allgather, Alltoall, Allreduce, Reduce_scatter_block:
 /// N blocks each way; the `v` variants sum their count arrays;
 /// Reduce_scatter sends the sum of `recvcounts` and receives N x its own
-/// entry; Scan and Exscan one block each way. `Alltoallw` (datatype
-/// arrays) and neighbourhood collectives (counts per neighbour) are
-/// recorded as operations without bytes.
+/// entry; Scan and Exscan one block each way; `Alltoallw` as `Alltoallv`
+/// with one datatype per rank ([`SHAPE_TYPE_ARRAYS`]). Neighbourhood
+/// collectives (counts per neighbour) are recorded as operations without
+/// bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Coll {
     pub(crate) root: Option<usize>,
@@ -674,6 +678,8 @@ pub(crate) struct Coll {
     /// The buffer argument that may be `MPI_IN_PLACE` (the send buffer;
     /// Scatter's receive buffer), if the routine has the option.
     pub(crate) in_place: Option<usize>,
+    /// The datatype arguments are arrays, one per rank (`Alltoallw`).
+    pub(crate) type_arrays: bool,
 }
 
 impl Coll {
@@ -684,6 +690,11 @@ impl Coll {
         flags(self.send)
             | flags(self.recv) << RECV_SHIFT
             | if wide_counts { SHAPE_WIDE_COUNTS } else { 0 }
+            | if self.type_arrays {
+                SHAPE_TYPE_ARRAYS
+            } else {
+                0
+            }
     }
 }
 
@@ -726,7 +737,7 @@ fn collective(
             side(1, ARRAY | LESS),
             send_buf,
         ),
-        "alltoallv" => (side(0, ARRAY | OTHER), side(1, ARRAY | LESS), send_buf),
+        "alltoallv" | "alltoallw" => (side(0, ARRAY | OTHER), side(1, ARRAY | LESS), send_buf),
         "allreduce" | "reduce_scatter_block" => (side(0, N | LESS), side(0, N | LESS), send_buf),
         "reduce_scatter" => (
             side(0, ARRAY | LESS),
@@ -736,8 +747,7 @@ fn collective(
         // Score-P counts scans by the ranks before and after this one;
         // here one block each way, with or without MPI_IN_PLACE.
         "scan" | "exscan" => (side(0, 0), side(0, 0), None),
-        "alltoallw"
-        | "neighbor_allgather"
+        "neighbor_allgather"
         | "neighbor_allgatherv"
         | "neighbor_alltoall"
         | "neighbor_alltoallv"
@@ -837,6 +847,7 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
                 send,
                 recv,
                 in_place,
+                type_arrays: base.unwrap_or(k) == "alltoallw",
             }))
         }
     }
@@ -996,6 +1007,7 @@ mod tests {
                 send: side(1, 2, SIDE_ROOT_ONLY | SIDE_TIMES_SIZE),
                 recv: side(1, 2, 0),
                 in_place: None,
+                type_arrays: false,
             }
         );
         let Some(Capture::Collective(g)) = capture("mpi_gatherv", Spelling::AnyCase) else {
@@ -1034,7 +1046,20 @@ mod tests {
         let Some(Capture::Collective(w)) = capture("MPI_Alltoallw", Spelling::Exact) else {
             panic!("alltoallw");
         };
-        assert_eq!((w.send, w.recv, w.shape(false)), (None, None, 0));
+        assert_eq!(
+            (w.send, w.recv, w.type_arrays),
+            (
+                side(1, 3, SIDE_ARRAY | IN_PLACE_AS_OTHER),
+                side(5, 7, SIDE_ARRAY | IN_PLACE_LESS_OWN),
+                true
+            )
+        );
+        assert!(w.shape(false) & SHAPE_TYPE_ARRAYS != 0);
+        let Some(Capture::Collective(nb)) = capture("MPI_Neighbor_alltoall", Spelling::Exact)
+        else {
+            panic!("neighbor_alltoall");
+        };
+        assert_eq!((nb.send, nb.recv, nb.shape(false)), (None, None, 0));
         assert_eq!(
             capture("MPI_Startall", Spelling::Exact),
             Some(Capture::Start {

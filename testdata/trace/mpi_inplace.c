@@ -5,8 +5,9 @@
  * ints to root 0 (in place at the root), Reduce of 4 to root 3 (in place
  * at the root), Allreduce of 2, Allgather of 2, Scatter of 2 from root 1
  * (the root's receive buffer in place), Alltoall of 1, Allgatherv and
- * Reduce_scatter of rank + 1 each (all in place), and an Allreduce of 2
- * with separate buffers. The sendbuf argument of the in-place calls is a
+ * Reduce_scatter of rank + 1 each (all in place), an Allreduce of 2
+ * with separate buffers, an Alltoallw with a datatype per rank (ints to
+ * even ranks, doubles to odd ones) and one in place (an int each way). The sendbuf argument of the in-place calls is a
  * variable (compared at run time) except for the Allreduce, which names
  * MPI_IN_PLACE. Prints a checksum of the results. */
 #include <mpi.h>
@@ -62,6 +63,27 @@ int main(int argc, char **argv) {
     sum += buf[0];
     MPI_Allreduce(mine, buf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     sum += buf[1];
+
+    /* Alltoallw: one element to each rank i, an int to even ranks and a
+     * double to odd ones (so rank r receives its own kind from everyone);
+     * then in place, one int each way. */
+    double wsend[MAXR], wrecv[MAXR];
+    int wcounts[MAXR], wsdispls[MAXR], wrdispls[MAXR];
+    MPI_Datatype wstypes[MAXR], wrtypes[MAXR];
+    for (int i = 0; i < size; i++) {
+        wsend[i] = rank + i;
+        wcounts[i] = 1;
+        wsdispls[i] = wrdispls[i] = i * (int)sizeof(double);
+        wstypes[i] = i % 2 ? MPI_DOUBLE : MPI_INT;
+        wrtypes[i] = rank % 2 ? MPI_DOUBLE : MPI_INT;
+    }
+    MPI_Alltoallw(wsend, wcounts, wsdispls, wstypes, wrecv, wcounts, wrdispls, wrtypes,
+                  MPI_COMM_WORLD);
+    sum += (long)(rank % 2 ? wrecv[size - 1] : *(int *)&wrecv[size - 1]);
+    for (int i = 0; i < size; i++)
+        wrtypes[i] = MPI_INT;
+    MPI_Alltoallw(MPI_IN_PLACE, wcounts, wsdispls, wstypes, buf, wcounts, wrdispls, wrtypes,
+                  MPI_COMM_WORLD);
 
     long all = 0;
     MPI_Reduce(&sum, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -924,6 +924,14 @@ fn in_place_collectives(r: u64, n: u64) -> Vec<CollBytes> {
         ((all - own) * int, (n - 1) * own * int),
         // Allreduce of 2 with separate buffers.
         (2 * int * n, 2 * int * n),
+        // Alltoallw: an int to each even rank, a double to each odd one;
+        // n of this rank's kind back.
+        (
+            (n - n / 2) * int + (n / 2) * 8,
+            n * if r % 2 == 1 { 8 } else { int },
+        ),
+        // Alltoallw in place: an int to and from each other rank.
+        (int * (n - 1), int * (n - 1)),
         // The checksum: Reduce of one long to 0.
         at(0, (8, 8 * n), (8, 0)),
     ]
@@ -931,7 +939,8 @@ fn in_place_collectives(r: u64, n: u64) -> Vec<CollBytes> {
 
 /// `testdata/trace/mpi_inplace.c`: collectives given `MPI_IN_PLACE`
 /// (as a variable, compared at run time, and as written) carry the bytes
-/// Score-P counts, in the trace and the profile; the output is the plain
+/// Score-P counts, in the trace and the profile, and so does
+/// `MPI_Alltoallw` with its datatype per rank; the output is the plain
 /// build's.
 fn check_in_place_program(mpi: &Mpi) {
     let _machine = machine::hold();

@@ -326,6 +326,12 @@ const SHAPE_WIDE_COUNTS: i32 = 1 << 16;
 /// The call was given `MPI_IN_PLACE`: each side's in-place rule (3 bits
 /// from `IN_PLACE_SHIFT` of its flags) applies.
 const SHAPE_IN_PLACE: i32 = 1 << 17;
+/// Each side's datatype is an array of datatypes, one per rank
+/// (`MPI_Alltoallw`): `CollSide::datatype` holds the array's address.
+const SHAPE_TYPE_ARRAYS: i32 = 1 << 18;
+/// Set by the Fortran entry point: the datatype arrays hold Fortran
+/// handles (INTEGER(4)).
+const SHAPE_FORTRAN_TYPES: i32 = 1 << 19;
 const IN_PLACE_SHIFT: i32 = 5;
 /// The side is 0.
 const IN_PLACE_ZERO: i32 = 1;
@@ -378,7 +384,11 @@ impl CollArgs {
         recv_count: *const i32,
         recv_type: *const i32,
     ) -> Option<CollArgs> {
-        let shape = *shape & !SHAPE_WIDE_COUNTS;
+        let mut shape = *shape & !SHAPE_WIDE_COUNTS;
+        let typed = shape & SHAPE_TYPE_ARRAYS != 0;
+        if typed {
+            shape |= SHAPE_FORTRAN_TYPES;
+        }
         let side = |flags: i32, count: *const i32, datatype: *const i32| -> Option<CollSide> {
             if flags & SIDE_PRESENT == 0 {
                 return Some(CollSide {
@@ -395,7 +405,11 @@ impl CollArgs {
                 } else {
                     std::ptr::null()
                 },
-                datatype: pmpi::type_f2c(*datatype)?,
+                datatype: if typed {
+                    datatype as u64
+                } else {
+                    pmpi::type_f2c(*datatype)?
+                },
             })
         };
         Some(CollArgs {
@@ -465,6 +479,55 @@ unsafe fn side_bytes(
     bytes_of(count, handle(c, s.datatype)).saturating_mul(times)
 }
 
+/// The bytes of an array side with one datatype per rank (`Alltoallw`):
+/// the sum of count x the size of that rank's datatype; `less_own`: this
+/// rank's entry left out.
+///
+/// # Safety
+/// `counts` and the datatype array (`s.datatype`, C handles of this ABI or
+/// Fortran INTEGER(4) handles) must hold `size` entries.
+unsafe fn typed_array_bytes(
+    c: &Consts,
+    wide: bool,
+    fortran: bool,
+    s: &CollSide,
+    (size, me): (i32, i32),
+    less_own: bool,
+) -> u64 {
+    let types = s.datatype as usize as *const c_void;
+    if s.counts.is_null() || types.is_null() {
+        return 0;
+    }
+    let mut total = 0u64;
+    for i in 0..size.max(0) as usize {
+        if less_own && i as i32 == me {
+            continue;
+        }
+        let count = if wide {
+            (s.counts as *const i64).add(i).read_unaligned()
+        } else {
+            i64::from((s.counts as *const i32).add(i).read_unaligned())
+        };
+        if count <= 0 {
+            continue;
+        }
+        let datatype = if fortran {
+            match pmpi::type_f2c((types as *const i32).add(i).read_unaligned()) {
+                Some(d) => d,
+                None => continue,
+            }
+        } else {
+            let elem = match c.abi {
+                Abi::OpenMpi => 8,
+                Abi::Mpich => 4,
+            };
+            handle(c, read_handle(types, elem, i))
+        };
+        total = total.saturating_add(bytes_of(count, datatype));
+    }
+    total
+}
+
 /// After a collective returned: this process's bytes sent and received
 /// by the shape's rules, one `collective` record.
 ///
@@ -503,9 +566,14 @@ pub unsafe fn collective(a: &CollArgs) {
         is_root = a.root == c.root;
         others_move = !rooted || (a.root != c.root && a.root != c.proc_null);
     }
+    let typed = a.shape & SHAPE_TYPE_ARRAYS != 0;
+    let fortran_types = a.shape & SHAPE_FORTRAN_TYPES != 0;
     let side_bytes = |c: &Consts, flags: i32, wide, s: &CollSide, _root, sr, less| {
         if flags & SIDE_ROOT_ONLY == 0 && !others_move {
             return 0;
+        }
+        if typed && flags & SIDE_ARRAY != 0 {
+            return typed_array_bytes(c, wide, fortran_types, s, sr, less);
         }
         side_bytes(c, flags, wide, s, is_root, sr, less)
     };
