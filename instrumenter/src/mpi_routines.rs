@@ -640,6 +640,9 @@ pub(crate) const SHAPE_IN_PLACE: u32 = 1 << 17;
 /// In the `shape`: each side's datatype argument is an array of
 /// datatypes, one per rank (`MPI_Alltoallw`).
 pub(crate) const SHAPE_TYPE_ARRAYS: u32 = 1 << 18;
+/// In the `shape`: a neighbourhood collective; "the size" of a side is
+/// the process topology's out-degree (send) or in-degree (receive).
+pub(crate) const SHAPE_NEIGHBOURS: u32 = 1 << 20;
 /// A side's rule with `MPI_IN_PLACE` (Score-P's: the process's own block
 /// is not counted), 3 bits from [`IN_PLACE_SHIFT`] of its flags: none,
 /// the side is 0, the side without this process's own block (a count
@@ -667,8 +670,9 @@ pub(crate) const IN_PLACE_OWN_TIMES_OTHERS: u32 = 4 << IN_PLACE_SHIFT;
 /// Reduce_scatter sends the sum of `recvcounts` and receives N x its own
 /// entry; Scan and Exscan one block each way; `Alltoallw` as `Alltoallv`
 /// with one datatype per rank ([`SHAPE_TYPE_ARRAYS`]). Neighbourhood
-/// collectives (counts per neighbour) are recorded as operations without
-/// bytes.
+/// collectives count a block (or an array entry) per neighbour: the
+/// process topology's out-degree sending, its in-degree receiving
+/// ([`SHAPE_NEIGHBOURS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Coll {
     pub(crate) root: Option<usize>,
@@ -680,6 +684,8 @@ pub(crate) struct Coll {
     pub(crate) in_place: Option<usize>,
     /// The datatype arguments are arrays, one per rank (`Alltoallw`).
     pub(crate) type_arrays: bool,
+    /// A neighbourhood collective (sizes are the topology's degrees).
+    pub(crate) neighbours: bool,
 }
 
 impl Coll {
@@ -695,6 +701,7 @@ impl Coll {
             } else {
                 0
             }
+            | if self.neighbours { SHAPE_NEIGHBOURS } else { 0 }
     }
 }
 
@@ -747,11 +754,10 @@ fn collective(
         // Score-P counts scans by the ranks before and after this one;
         // here one block each way, with or without MPI_IN_PLACE.
         "scan" | "exscan" => (side(0, 0), side(0, 0), None),
-        "neighbor_allgather"
-        | "neighbor_allgatherv"
-        | "neighbor_alltoall"
-        | "neighbor_alltoallv"
-        | "neighbor_alltoallw" => (None, None, None),
+        // N is a degree here (SHAPE_NEIGHBOURS); no MPI_IN_PLACE.
+        "neighbor_allgather" | "neighbor_alltoall" => (side(0, N), side(1, N), None),
+        "neighbor_allgatherv" => (side(0, N), side(1, ARRAY), None),
+        "neighbor_alltoallv" | "neighbor_alltoallw" => (side(0, ARRAY), side(1, ARRAY), None),
         _ => return None,
     };
     Some(sides)
@@ -847,7 +853,8 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
                 send,
                 recv,
                 in_place,
-                type_arrays: base.unwrap_or(k) == "alltoallw",
+                type_arrays: base.unwrap_or(k).ends_with("alltoallw"),
+                neighbours: base.unwrap_or(k).starts_with("neighbor_"),
             }))
         }
     }
@@ -1008,6 +1015,7 @@ mod tests {
                 recv: side(1, 2, 0),
                 in_place: None,
                 type_arrays: false,
+                neighbours: false,
             }
         );
         let Some(Capture::Collective(g)) = capture("mpi_gatherv", Spelling::AnyCase) else {
@@ -1059,7 +1067,20 @@ mod tests {
         else {
             panic!("neighbor_alltoall");
         };
-        assert_eq!((nb.send, nb.recv, nb.shape(false)), (None, None, 0));
+        assert_eq!(
+            (nb.send, nb.recv, nb.in_place),
+            (
+                side(1, 2, SIDE_TIMES_SIZE),
+                side(4, 5, SIDE_TIMES_SIZE),
+                None
+            )
+        );
+        assert!(nb.shape(false) & SHAPE_NEIGHBOURS != 0);
+        let Some(Capture::Collective(nw)) = capture("MPI_Ineighbor_alltoallw", Spelling::Exact)
+        else {
+            panic!("ineighbor_alltoallw");
+        };
+        assert!(nw.type_arrays && nw.neighbours);
         assert_eq!(
             capture("MPI_Startall", Spelling::Exact),
             Some(Capture::Start {

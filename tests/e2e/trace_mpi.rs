@@ -895,9 +895,9 @@ fn communicators_keep_their_identity_across_ranks_with_mpich() {
     }
 }
 
-/// What `mpi_inplace.c`'s collectives move on rank `r` of `n`, in call
+/// What `mpi_coll_bytes.c`'s collectives move on rank `r` of `n`, in call
 /// order: with `MPI_IN_PLACE` a process's own block is not counted
-/// (Score-P's convention).
+/// (Score-P's convention); neighbourhood collectives count per neighbour.
 fn in_place_collectives(r: u64, n: u64) -> Vec<CollBytes> {
     let int = 4;
     let at = |root: u64, yes: CollBytes, no: CollBytes| if r == root { yes } else { no };
@@ -932,41 +932,48 @@ fn in_place_collectives(r: u64, n: u64) -> Vec<CollBytes> {
         ),
         // Alltoallw in place: an int to and from each other rank.
         (int * (n - 1), int * (n - 1)),
+        // Neighbourhood collectives (two neighbours on the ring, one each
+        // way on the graph): Allgather of 2, Alltoallv of 1 + 2, Alltoall
+        // of 3.
+        (2 * 2 * int, 2 * 2 * int),
+        (3 * int, 3 * int),
+        (3 * int, 3 * int),
         // The checksum: Reduce of one long to 0.
         at(0, (8, 8 * n), (8, 0)),
     ]
 }
 
-/// `testdata/trace/mpi_inplace.c`: collectives given `MPI_IN_PLACE`
+/// `testdata/trace/mpi_coll_bytes.c`: collectives given `MPI_IN_PLACE`
 /// (as a variable, compared at run time, and as written) carry the bytes
-/// Score-P counts, in the trace and the profile, and so does
-/// `MPI_Alltoallw` with its datatype per rank; the output is the plain
-/// build's.
-fn check_in_place_program(mpi: &Mpi) {
+/// Score-P counts, in the trace and the profile, and so do
+/// `MPI_Alltoallw` with its datatype per rank and the neighbourhood
+/// collectives (per neighbour of a Cartesian and a distributed-graph
+/// topology); the output is the plain build's.
+fn check_coll_bytes_program(mpi: &Mpi) {
     let _machine = machine::hold();
-    let tmp = TestDir::new(&format!("trace-mpi-inplace-{}", mpi.name));
-    let exe = build(mpi, "mpi_inplace.c", &tmp);
+    let tmp = TestDir::new(&format!("trace-mpi-collbytes-{}", mpi.name));
+    let exe = build(mpi, "mpi_coll_bytes.c", &tmp);
     let run_dir = tmp.join("run");
     let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
     assert_eq!(
         out,
-        plain_output(mpi, "mpi_inplace.c", &tmp),
+        plain_output(mpi, "mpi_coll_bytes.c", &tmp),
         "output against the plain build"
     );
     check_collective_bytes(&run_dir, in_place_collectives);
 }
 
 #[test]
-fn in_place_collectives_leave_out_the_own_block() {
+fn collective_bytes_in_place_alltoallw_and_neighbourhood() {
     if open_mpi() {
-        check_in_place_program(&OPEN_MPI);
+        check_coll_bytes_program(&OPEN_MPI);
     }
 }
 
 #[test]
-fn in_place_collectives_leave_out_the_own_block_with_mpich() {
+fn collective_bytes_in_place_alltoallw_and_neighbourhood_with_mpich() {
     if mpich() {
-        check_in_place_program(&MPICH);
+        check_coll_bytes_program(&MPICH);
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Consts {
     /// `MPI_ROOT`: the root's own argument in an intercommunicator's
     /// rooted collective.
     pub root: i32,
+    /// `MPI_CART` and `MPI_GRAPH` (`MPI_DIST_GRAPH` is 3 in both ABIs).
+    pub topo_cart: i32,
+    pub topo_graph: i32,
     /// `MPI_STATUS_IGNORE` / `MPI_STATUSES_IGNORE` as addresses.
     pub status_ignore: usize,
     /// `sizeof(MPI_Status)` and the byte offsets of `MPI_SOURCE`,
@@ -79,6 +82,8 @@ fn detect() -> Option<Consts> {
             any_source: -1,
             proc_null: -2,
             root: -4,
+            topo_cart: 1,
+            topo_graph: 2,
             status_ignore: 0,
             status_size: 24,
             source_at: 0,
@@ -102,6 +107,8 @@ fn detect() -> Option<Consts> {
             any_source: -2,
             proc_null: -1,
             root: -3,
+            topo_cart: 2,
+            topo_graph: 1,
             status_ignore: 1,
             status_size: 20,
             source_at: 8,
@@ -196,6 +203,10 @@ static IPROBE: Lazy = Lazy::new(c"PMPI_Iprobe");
 static BARRIER: Lazy = Lazy::new(c"PMPI_Barrier");
 static COMM_DUP: Lazy = Lazy::new(c"PMPI_Comm_dup");
 static TEST_INTER: Lazy = Lazy::new(c"PMPI_Comm_test_inter");
+static TOPO_TEST: Lazy = Lazy::new(c"PMPI_Topo_test");
+static CARTDIM_GET: Lazy = Lazy::new(c"PMPI_Cartdim_get");
+static GRAPH_NEIGHBORS_COUNT: Lazy = Lazy::new(c"PMPI_Graph_neighbors_count");
+static DIST_GRAPH_NEIGHBORS_COUNT: Lazy = Lazy::new(c"PMPI_Dist_graph_neighbors_count");
 static REMOTE_SIZE: Lazy = Lazy::new(c"PMPI_Comm_remote_size");
 static REMOTE_GROUP: Lazy = Lazy::new(c"PMPI_Comm_remote_group");
 
@@ -242,6 +253,56 @@ pub fn is_inter(comm: u64) -> bool {
         )
     };
     rc == 0 && flag != 0
+}
+
+/// The numbers of neighbours a neighbourhood collective on `comm`
+/// receives from and sends to (in, out): its topology's (a Cartesian
+/// topology: 2 per dimension; a graph: this rank's neighbours; a
+/// distributed graph: its in- and out-degree). None without a topology
+/// (the functions below are called only for the topology `comm` has: MPI
+/// treats any other call as an error, which aborts).
+pub fn neighbour_degrees(comm: u64) -> Option<(i32, i32)> {
+    type F1 = unsafe extern "C" fn(u64, *mut c_int) -> c_int;
+    let c = consts()?;
+    let mut topo: c_int = -1;
+    // SAFETY: MPI_Topo_test(MPI_Comm, int *), and below the query of the
+    // topology it returned, with the PMPI signatures.
+    unsafe {
+        if std::mem::transmute::<usize, F1>(TOPO_TEST.get()?)(comm, &mut topo) != 0 {
+            return None;
+        }
+        if topo == c.topo_cart {
+            let mut dims: c_int = 0;
+            if std::mem::transmute::<usize, F1>(CARTDIM_GET.get()?)(comm, &mut dims) != 0 {
+                return None;
+            }
+            Some((2 * dims, 2 * dims))
+        } else if topo == c.topo_graph {
+            let (_, me) = comm_size_rank(comm)?;
+            let mut n: c_int = 0;
+            type F = unsafe extern "C" fn(u64, c_int, *mut c_int) -> c_int;
+            if std::mem::transmute::<usize, F>(GRAPH_NEIGHBORS_COUNT.get()?)(comm, me, &mut n) != 0
+            {
+                return None;
+            }
+            Some((n, n))
+        } else if topo == 3 {
+            let (mut indeg, mut outdeg, mut weighted): (c_int, c_int, c_int) = (0, 0, 0);
+            type F = unsafe extern "C" fn(u64, *mut c_int, *mut c_int, *mut c_int) -> c_int;
+            if std::mem::transmute::<usize, F>(DIST_GRAPH_NEIGHBORS_COUNT.get()?)(
+                comm,
+                &mut indeg,
+                &mut outdeg,
+                &mut weighted,
+            ) != 0
+            {
+                return None;
+            }
+            Some((indeg, outdeg))
+        } else {
+            None
+        }
+    }
 }
 
 /// The size of an intercommunicator's remote group.

@@ -332,6 +332,9 @@ const SHAPE_TYPE_ARRAYS: i32 = 1 << 18;
 /// Set by the Fortran entry point: the datatype arrays hold Fortran
 /// handles (INTEGER(4)).
 const SHAPE_FORTRAN_TYPES: i32 = 1 << 19;
+/// A neighbourhood collective: "the size" is the topology's out-degree
+/// for the send side and its in-degree for the receive side.
+const SHAPE_NEIGHBOURS: i32 = 1 << 20;
 const IN_PLACE_SHIFT: i32 = 5;
 /// The side is 0.
 const IN_PLACE_ZERO: i32 = 1;
@@ -568,6 +571,14 @@ pub unsafe fn collective(a: &CollArgs) {
     }
     let typed = a.shape & SHAPE_TYPE_ARRAYS != 0;
     let fortran_types = a.shape & SHAPE_FORTRAN_TYPES != 0;
+    // Sizes per side: the communicator's (or remote group's), or the
+    // topology's degrees.
+    let (send_rank, recv_rank) = if a.shape & SHAPE_NEIGHBOURS != 0 {
+        let (indeg, outdeg) = pmpi::neighbour_degrees(comm).unwrap_or((0, 0));
+        ((outdeg, size_rank.1), (indeg, size_rank.1))
+    } else {
+        (size_rank, size_rank)
+    };
     let side_bytes = |c: &Consts, flags: i32, wide, s: &CollSide, _root, sr, less| {
         if flags & SIDE_ROOT_ONLY == 0 && !others_move {
             return 0;
@@ -584,19 +595,11 @@ pub unsafe fn collective(a: &CollArgs) {
             0
         }
     };
-    let bytes = |flags: i32, side: &CollSide| match rule(flags) {
+    let bytes = |flags: i32, side: &CollSide, sr: (i32, i32)| match rule(flags) {
         IN_PLACE_ZERO => 0,
-        r => side_bytes(
-            c,
-            flags,
-            wide,
-            side,
-            a.root,
-            size_rank,
-            r == IN_PLACE_LESS_OWN,
-        ),
+        r => side_bytes(c, flags, wide, side, a.root, sr, r == IN_PLACE_LESS_OWN),
     };
-    let received = bytes(recv_flags, &a.recv);
+    let received = bytes(recv_flags, &a.recv, recv_rank);
     let sent = match rule(send_flags) {
         IN_PLACE_AS_OTHER => received,
         IN_PLACE_OWN_TIMES_OTHERS => side_bytes(
@@ -608,7 +611,7 @@ pub unsafe fn collective(a: &CollArgs) {
             size_rank,
             true,
         ),
-        _ => bytes(send_flags, &a.send),
+        _ => bytes(send_flags, &a.send, send_rank),
     };
     let now = clock::ticks();
     events::message(

@@ -1,4 +1,4 @@
-/* Collectives with MPI_IN_PLACE, for tests/e2e/trace_mpi.rs (4 ranks):
+/* Collective bytes, for tests/e2e/trace_mpi.rs (4 ranks):
  * the test knows every rank's bytes sent and received from these counts
  * (a process's own block is not counted, as Score-P does), in call order:
  * Gather of 3 ints to root 2 (in place at the root), Gatherv of rank + 1
@@ -7,13 +7,17 @@
  * (the root's receive buffer in place), Alltoall of 1, Allgatherv and
  * Reduce_scatter of rank + 1 each (all in place), an Allreduce of 2
  * with separate buffers, an Alltoallw with a datatype per rank (ints to
- * even ranks, doubles to odd ones) and one in place (an int each way). The sendbuf argument of the in-place calls is a
+ * even ranks, doubles to odd ones) and one in place (an int each way),
+ * and neighbourhood collectives on a Cartesian ring and a distributed
+ * graph (see there). The sendbuf argument of the in-place calls is a
  * variable (compared at run time) except for the Allreduce, which names
  * MPI_IN_PLACE. Prints a checksum of the results. */
 #include <mpi.h>
 #include <stdio.h>
 
 #define MAXR 16
+
+static int left_of(int rank, int size) { return (rank + size - 1) % size; }
 
 int main(int argc, char **argv) {
     int rank, size;
@@ -85,10 +89,30 @@ int main(int argc, char **argv) {
     MPI_Alltoallw(MPI_IN_PLACE, wcounts, wsdispls, wstypes, buf, wcounts, wrdispls, wrtypes,
                   MPI_COMM_WORLD);
 
+    /* Neighbourhood collectives: on a periodic 1-D Cartesian ring (two
+     * neighbours each way) an Allgather of 2 ints and an Alltoallv of 1
+     * int to the left and 2 to the right; on a distributed graph with one
+     * neighbour each way (in: left, out: right) an Alltoall of 3. */
+    MPI_Comm ring, chain;
+    int dims[1] = {size}, periods[1] = {1};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    int nb[4], ncounts_s[2] = {1, 2}, ncounts_r[2] = {2, 1}, nsd[2] = {0, 1}, nrd[2] = {0, 2};
+    MPI_Neighbor_allgather(mine, 2, MPI_INT, buf, 2, MPI_INT, ring);
+    sum += buf[3];
+    MPI_Neighbor_alltoallv(mine, ncounts_s, nsd, MPI_INT, nb, ncounts_r, nrd, MPI_INT, ring);
+    sum += nb[0] + nb[2];
+    int from[1] = {left_of(rank, size)}, to[1] = {(rank + 1) % size}, weight[1] = {1};
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, from, weight, 1, to, weight, MPI_INFO_NULL,
+                                   0, &chain);
+    MPI_Neighbor_alltoall(mine, 3, MPI_INT, buf, 3, MPI_INT, chain);
+    sum += buf[2];
+    MPI_Comm_free(&chain);
+    MPI_Comm_free(&ring);
+
     long all = 0;
     MPI_Reduce(&sum, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("checksum %ld\nmpi_inplace done on %d ranks\n", all, size);
+        printf("checksum %ld\nmpi_coll_bytes done on %d ranks\n", all, size);
     MPI_Finalize();
     return 0;
 }
