@@ -702,6 +702,23 @@ mod tests {
     }
 
     #[test]
+    fn run_wide_communicator_ids_pair_whatever_the_definition_order() {
+        let mut comms = Comms::new(4);
+        let world: Vec<u32> = (0..4).collect();
+        let (a, b) = (RUN_WIDE | 7, RUN_WIDE | 9);
+        let def = |id: u32| (id, format!("c{id}"), world.clone());
+        // Two duplicates of the world, defined in opposite orders.
+        let p0 = comms.of_process(&[def(b), def(a), def(3)]);
+        let p1 = comms.of_process(&[def(a), def(b), def(5)]);
+        assert_eq!(p0[&a], p1[&a]);
+        assert_eq!(p0[&b], p1[&b]);
+        assert_ne!(p0[&a], p0[&b]);
+        // Process-local ids pair by the n-th with those members.
+        assert_eq!(p0[&3], p1[&5]);
+        assert_eq!(comms.comms.len(), 4);
+    }
+
+    #[test]
     fn collectives_take_their_operation_from_the_enclosing_call() {
         let end = |op| Event::MpiCollectiveEnd {
             op,
