@@ -4,7 +4,9 @@
 ! a status, odd ranks from their left neighbour through a subroutine that
 ! is handed MPI_STATUS_IGNORE as its status argument), an
 ! MPI_Isend/MPI_Irecv exchange with both neighbours (receives from
-! MPI_ANY_SOURCE) completed by MPI_Waitall with statuses, MPI_Bcast of 4
+! MPI_ANY_SOURCE) completed by MPI_Waitall with statuses, one message to
+! the next rank of the same parity on a duplicate of MPI_Comm_split's
+! communicator (MPI_Sendrecv, from MPI_ANY_SOURCE), MPI_Bcast of 4
 ! integers from rank 0, MPI_Allreduce of 1, MPI_Gather of 2 to rank 1 and
 ! MPI_Allreduce of 1 with MPI_IN_PLACE (the test knows every rank's
 ! collective bytes from these counts).
@@ -14,7 +16,7 @@ program mpi_trace
   integer :: rank, nranks, ierr, right, left, i
   integer :: ring_buf(64), total, gathered(128)
   double precision :: out(8, 2), in(8, 2)
-  integer :: req(4)
+  integer :: req(4), sub, sub2, subrank, subsize
   integer :: st(MPI_STATUS_SIZE)
   integer :: stats(MPI_STATUS_SIZE, 4)
 
@@ -46,6 +48,18 @@ program mpi_trace
     call MPI_Isend(out(1, 1), 8, MPI_DOUBLE_PRECISION, right, 2, MPI_COMM_WORLD, req(3), ierr)
     call MPI_Isend(out(1, 2), 8, MPI_DOUBLE_PRECISION, left, 2, MPI_COMM_WORLD, req(4), ierr)
     call MPI_Waitall(4, req, stats, ierr)
+    ! A duplicate of the split by parity: one message to the next rank of
+    ! the same parity, received from MPI_ANY_SOURCE.
+    call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub, ierr)
+    call MPI_Comm_dup(sub, sub2, ierr)
+    call MPI_Comm_rank(sub2, subrank, ierr)
+    call MPI_Comm_size(sub2, subsize, ierr)
+    if (subsize > 1) then
+      call MPI_Sendrecv(rank, 1, MPI_INTEGER, mod(subrank + 1, subsize), 5, &
+                        total, 1, MPI_INTEGER, MPI_ANY_SOURCE, 5, sub2, st, ierr)
+    end if
+    call MPI_Comm_free(sub2, ierr)
+    call MPI_Comm_free(sub, ierr)
   end if
   call MPI_Bcast(ring_buf, 4, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
   call MPI_Allreduce(rank, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)

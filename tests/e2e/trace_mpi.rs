@@ -788,11 +788,35 @@ fn check_fortran_program(mpi: &Mpi) {
     mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
     let (matrix, within) = check_corrected(&run_dir);
     check_collective_bytes(&run_dir, fortran_collectives);
+    // The duplicate of the parity split is the one communicator besides
+    // the world that carries messages: defined once per rank, with a
+    // run-wide id (its creation captured from Fortran).
+    for (name, f) in trace_files(&run_dir) {
+        let ids: Vec<u32> = f
+            .records
+            .iter()
+            .filter_map(|r| match r.event {
+                Event::Comm { comm, .. } => Some(comm),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            ids.len() == 1 && ids[0] & RUN_WIDE != 0,
+            "{name}: communicator definitions {ids:x?}"
+        );
+    }
     // Ring: rank r sends r + 1 messages to r + 1; exchange: one message to
-    // each neighbour (4 ranks: neighbours differ).
+    // each neighbour (4 ranks: neighbours differ); one to r + 2 on the
+    // parity communicator.
     for r in 0..RANKS {
         let right = (r + 1) % RANKS;
         let left = (r + RANKS - 1) % RANKS;
+        let across = (r + 2) % RANKS;
+        assert_eq!(
+            matrix.get(&(r, across)),
+            Some(&(1, 4)),
+            "{r} -> {across}: {matrix:?}"
+        );
         assert_eq!(
             matrix.get(&(r, right)).map(|c| c.0),
             Some(u64::from(r) + 2),
