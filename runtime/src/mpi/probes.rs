@@ -579,7 +579,9 @@ pub unsafe fn collective(a: &CollArgs) {
     } else {
         (size_rank, size_rank)
     };
-    let side_bytes = |c: &Consts, flags: i32, wide, s: &CollSide, _root, sr, less| {
+    // One side's bytes with the rules above; `less`: without the own
+    // block (MPI_IN_PLACE).
+    let side = |flags: i32, s: &CollSide, sr: (i32, i32), less: bool| {
         if flags & SIDE_ROOT_ONLY == 0 && !others_move {
             return 0;
         }
@@ -595,20 +597,17 @@ pub unsafe fn collective(a: &CollArgs) {
             0
         }
     };
-    let bytes = |flags: i32, side: &CollSide, sr: (i32, i32)| match rule(flags) {
+    let bytes = |flags: i32, s: &CollSide, sr: (i32, i32)| match rule(flags) {
         IN_PLACE_ZERO => 0,
-        r => side_bytes(c, flags, wide, side, a.root, sr, r == IN_PLACE_LESS_OWN),
+        r => side(flags, s, sr, r == IN_PLACE_LESS_OWN),
     };
     let received = bytes(recv_flags, &a.recv, recv_rank);
     let sent = match rule(send_flags) {
         IN_PLACE_AS_OTHER => received,
-        IN_PLACE_OWN_TIMES_OTHERS => side_bytes(
-            c,
+        IN_PLACE_OWN_TIMES_OTHERS => side(
             SIDE_PRESENT | SIDE_AT_RANK | SIDE_TIMES_SIZE,
-            wide,
             &a.recv,
-            a.root,
-            size_rank,
+            recv_rank,
             true,
         ),
         _ => bytes(send_flags, &a.send, send_rank),
