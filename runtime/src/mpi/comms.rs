@@ -27,7 +27,7 @@
 //! handle to a new one: a captured creation replaces the slot's id (and
 //! has the definition written again); an uncaptured one keeps the old id.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
 /// Communicators with trace ids per process (besides `MPI_COMM_WORLD`).
 pub const SLOTS: usize = 4096;
@@ -46,6 +46,10 @@ struct Slot {
     created: AtomicU32,
     /// An intercommunicator: traced with world ranks (see `events`).
     inter: AtomicBool,
+    /// The world ranks of the ranks the communicator's calls name (its
+    /// members; an intercommunicator's remote group), set at a captured
+    /// creation: leaked, never freed (a reused handle gets a new table).
+    peers: AtomicPtr<Vec<i32>>,
 }
 
 static TABLE: [Slot; SLOTS] = [const {
@@ -55,6 +59,7 @@ static TABLE: [Slot; SLOTS] = [const {
         defined: AtomicBool::new(false),
         created: AtomicU32::new(0),
         inter: AtomicBool::new(false),
+        peers: AtomicPtr::new(std::ptr::null_mut()),
     }
 }; SLOTS];
 /// Communicators created from `MPI_COMM_WORLD` so far.
@@ -101,6 +106,39 @@ fn slot(handle: u64) -> Option<(usize, &'static Slot)> {
         }
     }
     None
+}
+
+/// The slot of `handle` if it has one (nothing claimed).
+fn find(handle: u64) -> Option<&'static Slot> {
+    let start = (handle.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize % SLOTS;
+    for k in 0..SLOTS {
+        let s = &TABLE[(start + k) % SLOTS];
+        match s.handle.load(Acquire) {
+            h if h == handle => return Some(s),
+            0 => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The world rank of `rank` of `comm` from the table its captured
+/// creation left (lock-free, no MPI call); None without one.
+pub fn world_rank(comm: u64, rank: i32) -> Option<i32> {
+    let p = find(comm)?.peers.load(Acquire);
+    if p.is_null() || rank < 0 {
+        return None;
+    }
+    // SAFETY: a leaked table, never freed.
+    let table: &Vec<i32> = unsafe { &*p };
+    table.get(rank as usize).copied()
+}
+
+/// Stores `comm`'s translation table (see `Slot::peers`).
+pub fn set_peers(comm: u64, world: Vec<i32>) {
+    if let Some((_, s)) = slot(comm) {
+        s.peers.store(Box::into_raw(Box::new(world)), Release);
+    }
 }
 
 fn id_of(i: usize, s: &Slot) -> u32 {
@@ -225,6 +263,10 @@ mod tests {
         assert_eq!(inter_ordinal(42), 0);
         assert_eq!(inter_ordinal(42), 1);
         assert_eq!(inter_ordinal(43), 0);
+        assert_eq!(world_rank(h, 1), None);
+        set_peers(h, vec![4, 6]);
+        assert_eq!((world_rank(h, 1), world_rank(h, 2)), (Some(6), None));
+        assert_eq!(world_rank(0x5_0000_2041, 0), None);
         // Creations on it are counted from 0; on the world separately.
         assert_eq!(creation_on(h, 0x77), Some((Some(id), 0)));
         assert_eq!(creation_on(h, 0x77), Some((Some(id), 1)));

@@ -75,7 +75,7 @@ fn peer_of(c: &Consts, kind: i32, peer: i32, comm: u64) -> Option<i32> {
         return Some(if peer < 0 {
             NO_ROOT
         } else {
-            world::world_rank(comm, peer)
+            to_world(comm, peer)
         });
     }
     if peer == c.proc_null {
@@ -84,7 +84,13 @@ fn peer_of(c: &Consts, kind: i32, peer: i32, comm: u64) -> Option<i32> {
     if kind & 3 == RECV && peer == c.any_source {
         return Some(ANY_SOURCE);
     }
-    Some(world::world_rank(comm, peer))
+    Some(to_world(comm, peer))
+}
+
+/// `rank` of `comm` as a world rank: from the table its captured creation
+/// left (lock-free, allocation-free), else the thread's cache (`world`).
+fn to_world(comm: u64, rank: i32) -> i32 {
+    comms::world_rank(comm, rank).unwrap_or_else(|| world::world_rank(comm, rank))
 }
 
 /// The arguments of a message or post probe, as the C and Fortran entry
@@ -206,6 +212,7 @@ pub fn comm_created(parent: u64, new: u64) {
             .chain(members.iter().map(|&r| r as u64)),
     );
     comms::created(new, id);
+    comms::set_peers(new, members);
     world::forget(new);
 }
 
@@ -224,6 +231,7 @@ fn inter_created(new: u64) {
     if !pmpi::remote_to_world(new, &mut others) {
         return;
     }
+    comms::set_peers(new, others.clone());
     all.extend(others);
     all.sort_unstable();
     let words = || all.iter().map(|&r| r as u64);
@@ -837,7 +845,7 @@ unsafe fn record(
     let (mut peer, mut comm_peer, mut tag, mut bytes) = (p.peer, p.comm_peer, p.tag, p.bytes);
     if let (false, Some(st), Some(c)) = (p.send, status, pmpi::consts()) {
         let (src, got_tag) = c.status_source_tag(st);
-        peer = world::world_rank(p.comm, src);
+        peer = to_world(p.comm, src);
         comm_peer = src;
         tag = got_tag;
         bytes = c.status_bytes(st);
