@@ -24,6 +24,7 @@ NAMES = {
     "Status": {"status", "array_of_statuses"},
     "Request": {"request", "array_of_requests"},
     "Flag": {"flag"},
+    "NewComm": {"newcomm", "comm_cart", "comm_graph", "comm_dist_graph", "newintracomm", "newintercomm"},
 }
 
 

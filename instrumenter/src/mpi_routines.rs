@@ -45,6 +45,8 @@ pub(crate) enum Role {
     Request,
     /// The `int *flag` of a `Test` call.
     Flag,
+    /// The `MPI_Comm *` a communicator constructor fills in.
+    NewComm,
 }
 
 impl Role {
@@ -65,7 +67,8 @@ impl Role {
             | Role::Datatype
             | Role::Status
             | Role::Request
-            | Role::Flag => None,
+            | Role::Flag
+            | Role::NewComm => None,
         }
     }
 }
@@ -378,27 +381,27 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Register_datarep", &[]),
     // Communicators, groups, topologies, name service and dynamic processes.
     r("MPI_Cart_coords", &[(Comm, 0)]),
-    r("MPI_Cart_create", &[(Comm, 0)]),
+    r("MPI_Cart_create", &[(Comm, 0), (NewComm, 5)]),
     r("MPI_Cart_get", &[(Comm, 0)]),
     r("MPI_Cart_map", &[(Comm, 0)]),
     r("MPI_Cart_rank", &[(Comm, 0)]),
     r("MPI_Cart_shift", &[(Comm, 0)]),
-    r("MPI_Cart_sub", &[(Comm, 0)]),
+    r("MPI_Cart_sub", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Cartdim_get", &[(Comm, 0)]),
     r("MPI_Close_port", &[]),
     r("MPI_Comm_accept", &[(Root, 2), (Comm, 3)]),
     r("MPI_Comm_call_errhandler", &[(Comm, 0)]),
     r("MPI_Comm_compare", &[(Comm, 0), (Comm, 1)]),
     r("MPI_Comm_connect", &[(Root, 2), (Comm, 3)]),
-    r("MPI_Comm_create", &[(Comm, 0)]),
+    r("MPI_Comm_create", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Comm_create_errhandler", &[]),
     r("MPI_Comm_create_from_group", &[]),
     r("MPI_Comm_create_group", &[(Comm, 0), (Tag, 2)]),
     r("MPI_Comm_create_keyval", &[]),
     r("MPI_Comm_delete_attr", &[(Comm, 0)]),
     r("MPI_Comm_disconnect", &[(Comm, 0)]),
-    r("MPI_Comm_dup", &[(Comm, 0)]),
-    r("MPI_Comm_dup_with_info", &[(Comm, 0)]),
+    r("MPI_Comm_dup", &[(Comm, 0), (NewComm, 1)]),
+    r("MPI_Comm_dup_with_info", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Comm_free", &[(Comm, 0)]),
     r("MPI_Comm_free_keyval", &[]),
     r("MPI_Comm_get_attr", &[(Comm, 0)]),
@@ -420,15 +423,15 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Comm_size", &[(Comm, 0)]),
     r("MPI_Comm_spawn", &[(Root, 4), (Comm, 5)]),
     r("MPI_Comm_spawn_multiple", &[(Count, 0), (Root, 5), (Comm, 6)]),
-    r("MPI_Comm_split", &[(Comm, 0)]),
-    r("MPI_Comm_split_type", &[(Comm, 0)]),
+    r("MPI_Comm_split", &[(Comm, 0), (NewComm, 3)]),
+    r("MPI_Comm_split_type", &[(Comm, 0), (NewComm, 4)]),
     r("MPI_Comm_test_inter", &[(Comm, 0)]),
     r("MPI_Dims_create", &[]),
-    r("MPI_Dist_graph_create", &[(Comm, 0)]),
-    r("MPI_Dist_graph_create_adjacent", &[(Comm, 0)]),
+    r("MPI_Dist_graph_create", &[(Comm, 0), (NewComm, 8)]),
+    r("MPI_Dist_graph_create_adjacent", &[(Comm, 0), (NewComm, 9)]),
     r("MPI_Dist_graph_neighbors", &[(Comm, 0)]),
     r("MPI_Dist_graph_neighbors_count", &[(Comm, 0)]),
-    r("MPI_Graph_create", &[(Comm, 0)]),
+    r("MPI_Graph_create", &[(Comm, 0), (NewComm, 5)]),
     r("MPI_Graph_get", &[(Comm, 0)]),
     r("MPI_Graph_map", &[(Comm, 0)]),
     r("MPI_Graph_neighbors", &[(Comm, 0)]),
@@ -447,9 +450,9 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Group_size", &[]),
     r("MPI_Group_translate_ranks", &[]),
     r("MPI_Group_union", &[]),
-    r("MPI_Intercomm_create", &[(Comm, 0), (Comm, 2), (Tag, 4)]),
+    r("MPI_Intercomm_create", &[(Comm, 0), (Comm, 2), (Tag, 4), (NewComm, 5)]),
     r("MPI_Intercomm_create_from_groups", &[]),
-    r("MPI_Intercomm_merge", &[(Comm, 0)]),
+    r("MPI_Intercomm_merge", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Lookup_name", &[]),
     r("MPI_Open_port", &[]),
     r("MPI_Publish_name", &[]),
@@ -596,6 +599,11 @@ pub(crate) enum Capture {
     /// A collective (blocking or non-blocking): what this process sends
     /// and receives, recorded after the call returns.
     Collective(Coll),
+    /// A communicator constructor: the parent at `parent` and the new
+    /// communicator the call wrote at `new` (a pointer in C, a variable
+    /// in Fortran), handed to the runtime after the call returns so that
+    /// every member names it alike in traces.
+    CommNew { parent: usize, new: usize },
 }
 
 /// One side (send or receive) of a collective: the argument positions of
@@ -625,28 +633,59 @@ pub(crate) const RECV_SHIFT: u32 = 8;
 /// In the `shape`: count arrays hold 64-bit `MPI_Count`s (C `_c`
 /// large-count variants), else `int`.
 pub(crate) const SHAPE_WIDE_COUNTS: u32 = 1 << 16;
+/// In the `shape`: the call was given `MPI_IN_PLACE` (set by the capture
+/// at run time in C, where the argument is written so in Fortran); the
+/// sides' in-place rules apply.
+pub(crate) const SHAPE_IN_PLACE: u32 = 1 << 17;
+/// In the `shape`: each side's datatype argument is an array of
+/// datatypes, one per rank (`MPI_Alltoallw`).
+pub(crate) const SHAPE_TYPE_ARRAYS: u32 = 1 << 18;
+/// In the `shape`: a neighbourhood collective; "the size" of a side is
+/// the process topology's out-degree (send) or in-degree (receive).
+pub(crate) const SHAPE_NEIGHBOURS: u32 = 1 << 20;
+/// A side's rule with `MPI_IN_PLACE` (Score-P's: the process's own block
+/// is not counted), 3 bits from [`IN_PLACE_SHIFT`] of its flags: none,
+/// the side is 0, the side without this process's own block (a count
+/// times the size less one; an array's sum less this rank's entry), the
+/// other side's bytes, or the other side's entry at this rank times the
+/// size less one (Allgatherv's send side).
+pub(crate) const IN_PLACE_SHIFT: u32 = 5;
+pub(crate) const IN_PLACE_ZERO: u32 = 1 << IN_PLACE_SHIFT;
+pub(crate) const IN_PLACE_LESS_OWN: u32 = 2 << IN_PLACE_SHIFT;
+pub(crate) const IN_PLACE_AS_OTHER: u32 = 3 << IN_PLACE_SHIFT;
+pub(crate) const IN_PLACE_OWN_TIMES_OTHERS: u32 = 4 << IN_PLACE_SHIFT;
 
 /// A collective's capture: root (None: no root), communicator, and the
 /// send and receive sides (None: no bytes that way, or none known).
 ///
-/// The convention is Score-P's for OTF2's `MpiCollectiveEnd`, without
-/// `MPI_IN_PLACE` (not recognised: the counts are taken as given): every
+/// The convention is Score-P's for OTF2's `MpiCollectiveEnd`: every
 /// rank, the root included, is one of the ranks a block goes to or comes
-/// from. Bcast: the root sends `count` x size x N, every rank receives
+/// from; with `MPI_IN_PLACE` a process's own block is not counted (the
+/// `IN_PLACE_*` rules: Gather's root sends nothing and receives N - 1
+/// blocks, Allreduce sends and receives N - 1 blocks, ...). Bcast: the root sends `count` x size x N, every rank receives
 /// `count` x size; Gather: every rank sends `sendcount` x size, the root
 /// receives `recvcount` x size x N; Scatter the reverse; Reduce as Gather
 /// with one count; Allgather, Alltoall, Allreduce, Reduce_scatter_block:
 /// N blocks each way; the `v` variants sum their count arrays;
 /// Reduce_scatter sends the sum of `recvcounts` and receives N x its own
-/// entry; Scan and Exscan one block each way. `Alltoallw` (datatype
-/// arrays) and neighbourhood collectives (counts per neighbour) are
-/// recorded as operations without bytes.
+/// entry; Scan and Exscan one block each way; `Alltoallw` as `Alltoallv`
+/// with one datatype per rank ([`SHAPE_TYPE_ARRAYS`]). Neighbourhood
+/// collectives count a block (or an array entry) per neighbour: the
+/// process topology's out-degree sending, its in-degree receiving
+/// ([`SHAPE_NEIGHBOURS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Coll {
     pub(crate) root: Option<usize>,
     pub(crate) comm: usize,
     pub(crate) send: Option<Side>,
     pub(crate) recv: Option<Side>,
+    /// The buffer argument that may be `MPI_IN_PLACE` (the send buffer;
+    /// Scatter's receive buffer), if the routine has the option.
+    pub(crate) in_place: Option<usize>,
+    /// The datatype arguments are arrays, one per rank (`Alltoallw`).
+    pub(crate) type_arrays: bool,
+    /// A neighbourhood collective (sizes are the topology's degrees).
+    pub(crate) neighbours: bool,
 }
 
 impl Coll {
@@ -657,15 +696,23 @@ impl Coll {
         flags(self.send)
             | flags(self.recv) << RECV_SHIFT
             | if wide_counts { SHAPE_WIDE_COUNTS } else { 0 }
+            | if self.type_arrays {
+                SHAPE_TYPE_ARRAYS
+            } else {
+                0
+            }
+            | if self.neighbours { SHAPE_NEIGHBOURS } else { 0 }
     }
 }
 
 /// The collectives recorded (blocking and non-blocking; persistent
-/// collectives are not), with how their bytes are counted.
+/// collectives are not), with how their bytes are counted, and the
+/// position of the buffer that may be `MPI_IN_PLACE`.
+#[allow(clippy::type_complexity)]
 fn collective(
     base: &str,
     at: impl Fn(Role, usize) -> Option<usize>,
-) -> Option<(Option<Side>, Option<Side>)> {
+) -> Option<(Option<Side>, Option<Side>, Option<usize>)> {
     let side = |nth: usize, flags: u32| {
         Some(Side {
             count: at(Count, nth)?,
@@ -676,26 +723,41 @@ fn collective(
     const ROOT: u32 = SIDE_ROOT_ONLY;
     const N: u32 = SIDE_TIMES_SIZE;
     const ARRAY: u32 = SIDE_ARRAY;
+    const ZERO: u32 = IN_PLACE_ZERO;
+    const LESS: u32 = IN_PLACE_LESS_OWN;
+    const OTHER: u32 = IN_PLACE_AS_OTHER;
+    // The send buffer is the first argument; Scatter's receive buffer
+    // comes right before its receive count.
+    let send_buf = Some(0);
+    let recv_buf = at(Count, 1).map(|c| c - 1);
     let sides = match base {
-        "barrier" => (None, None),
-        "bcast" => (side(0, ROOT | N), side(0, 0)),
-        "gather" => (side(0, 0), side(1, ROOT | N)),
-        "gatherv" => (side(0, 0), side(1, ROOT | ARRAY)),
-        "scatter" => (side(0, ROOT | N), side(1, 0)),
-        "scatterv" => (side(0, ROOT | ARRAY), side(1, 0)),
-        "reduce" => (side(0, 0), side(0, ROOT | N)),
-        "allgather" | "alltoall" => (side(0, N), side(1, N)),
-        "allgatherv" => (side(0, N), side(1, ARRAY)),
-        "alltoallv" => (side(0, ARRAY), side(1, ARRAY)),
-        "allreduce" | "reduce_scatter_block" => (side(0, N), side(0, N)),
-        "reduce_scatter" => (side(0, ARRAY), side(0, SIDE_AT_RANK | N)),
-        "scan" | "exscan" => (side(0, 0), side(0, 0)),
-        "alltoallw"
-        | "neighbor_allgather"
-        | "neighbor_allgatherv"
-        | "neighbor_alltoall"
-        | "neighbor_alltoallv"
-        | "neighbor_alltoallw" => (None, None),
+        "barrier" => (None, None, None),
+        "bcast" => (side(0, ROOT | N), side(0, 0), None),
+        "gather" => (side(0, ZERO), side(1, ROOT | N | LESS), send_buf),
+        "gatherv" => (side(0, ZERO), side(1, ROOT | ARRAY | LESS), send_buf),
+        "scatter" => (side(0, ROOT | N | LESS), side(1, ZERO), recv_buf),
+        "scatterv" => (side(0, ROOT | ARRAY | LESS), side(1, ZERO), recv_buf),
+        "reduce" => (side(0, ZERO), side(0, ROOT | N | LESS), send_buf),
+        "allgather" | "alltoall" => (side(0, N | OTHER), side(1, N | LESS), send_buf),
+        "allgatherv" => (
+            side(0, N | IN_PLACE_OWN_TIMES_OTHERS),
+            side(1, ARRAY | LESS),
+            send_buf,
+        ),
+        "alltoallv" | "alltoallw" => (side(0, ARRAY | OTHER), side(1, ARRAY | LESS), send_buf),
+        "allreduce" | "reduce_scatter_block" => (side(0, N | LESS), side(0, N | LESS), send_buf),
+        "reduce_scatter" => (
+            side(0, ARRAY | LESS),
+            side(0, SIDE_AT_RANK | N | LESS),
+            send_buf,
+        ),
+        // Score-P counts scans by the ranks before and after this one;
+        // here one block each way, with or without MPI_IN_PLACE.
+        "scan" | "exscan" => (side(0, 0), side(0, 0), None),
+        // N is a degree here (SHAPE_NEIGHBOURS); no MPI_IN_PLACE.
+        "neighbor_allgather" | "neighbor_alltoall" => (side(0, N), side(1, N), None),
+        "neighbor_allgatherv" => (side(0, N), side(1, ARRAY), None),
+        "neighbor_alltoallv" | "neighbor_alltoallw" => (side(0, ARRAY), side(1, ARRAY), None),
         _ => return None,
     };
     Some(sides)
@@ -774,18 +836,25 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
         "request_free" => Some(Capture::RequestFree {
             request: at(Request, 0)?,
         }),
+        _ if at(NewComm, 0).is_some() => Some(Capture::CommNew {
+            parent: comm?,
+            new: at(NewComm, 0)?,
+        }),
         "start" | "startall" => Some(Capture::Start {
             count: at(Count, 0),
             requests: at(Request, 0)?,
         }),
         k => {
             let base = k.strip_prefix('i').filter(|b| collective(b, at).is_some());
-            let (send, recv) = collective(base.unwrap_or(k), at)?;
+            let (send, recv, in_place) = collective(base.unwrap_or(k), at)?;
             Some(Capture::Collective(Coll {
                 root: at(Root, 0),
                 comm: comm?,
                 send,
                 recv,
+                in_place,
+                type_arrays: base.unwrap_or(k).ends_with("alltoallw"),
+                neighbours: base.unwrap_or(k).starts_with("neighbor_"),
             }))
         }
     }
@@ -944,41 +1013,74 @@ mod tests {
                 comm: 4,
                 send: side(1, 2, SIDE_ROOT_ONLY | SIDE_TIMES_SIZE),
                 recv: side(1, 2, 0),
+                in_place: None,
+                type_arrays: false,
+                neighbours: false,
             }
         );
         let Some(Capture::Collective(g)) = capture("mpi_gatherv", Spelling::AnyCase) else {
             panic!("gatherv");
         };
         assert_eq!(
-            (g.root, g.comm, g.send, g.recv),
+            (g.root, g.comm, g.send, g.recv, g.in_place),
             (
                 Some(7),
                 8,
-                side(1, 2, 0),
-                side(4, 6, SIDE_ROOT_ONLY | SIDE_ARRAY)
+                side(1, 2, IN_PLACE_ZERO),
+                side(4, 6, SIDE_ROOT_ONLY | SIDE_ARRAY | IN_PLACE_LESS_OWN),
+                Some(0)
             )
         );
         assert_eq!(
             g.shape(true),
             SIDE_PRESENT
-                | (SIDE_PRESENT | SIDE_ROOT_ONLY | SIDE_ARRAY) << RECV_SHIFT
+                | IN_PLACE_ZERO
+                | (SIDE_PRESENT | SIDE_ROOT_ONLY | SIDE_ARRAY | IN_PLACE_LESS_OWN) << RECV_SHIFT
                 | SHAPE_WIDE_COUNTS
         );
+        // Scatter's receive buffer may be MPI_IN_PLACE.
+        let Some(Capture::Collective(sv)) = capture("MPI_Scatterv", Spelling::Exact) else {
+            panic!("scatterv");
+        };
+        assert_eq!(sv.in_place, Some(4));
         let Some(Capture::Collective(a)) = capture("MPI_Allreduce", Spelling::Exact) else {
             panic!("allreduce");
         };
+        let n_less = SIDE_TIMES_SIZE | IN_PLACE_LESS_OWN;
         assert_eq!(
-            (a.root, a.send, a.recv),
-            (
-                None,
-                side(2, 3, SIDE_TIMES_SIZE),
-                side(2, 3, SIDE_TIMES_SIZE)
-            )
+            (a.root, a.send, a.recv, a.in_place),
+            (None, side(2, 3, n_less), side(2, 3, n_less), Some(0))
         );
         let Some(Capture::Collective(w)) = capture("MPI_Alltoallw", Spelling::Exact) else {
             panic!("alltoallw");
         };
-        assert_eq!((w.send, w.recv, w.shape(false)), (None, None, 0));
+        assert_eq!(
+            (w.send, w.recv, w.type_arrays),
+            (
+                side(1, 3, SIDE_ARRAY | IN_PLACE_AS_OTHER),
+                side(5, 7, SIDE_ARRAY | IN_PLACE_LESS_OWN),
+                true
+            )
+        );
+        assert!(w.shape(false) & SHAPE_TYPE_ARRAYS != 0);
+        let Some(Capture::Collective(nb)) = capture("MPI_Neighbor_alltoall", Spelling::Exact)
+        else {
+            panic!("neighbor_alltoall");
+        };
+        assert_eq!(
+            (nb.send, nb.recv, nb.in_place),
+            (
+                side(1, 2, SIDE_TIMES_SIZE),
+                side(4, 5, SIDE_TIMES_SIZE),
+                None
+            )
+        );
+        assert!(nb.shape(false) & SHAPE_NEIGHBOURS != 0);
+        let Some(Capture::Collective(nw)) = capture("MPI_Ineighbor_alltoallw", Spelling::Exact)
+        else {
+            panic!("ineighbor_alltoallw");
+        };
+        assert!(nw.type_arrays && nw.neighbours);
         assert_eq!(
             capture("MPI_Startall", Spelling::Exact),
             Some(Capture::Start {
@@ -994,6 +1096,14 @@ mod tests {
             })
         );
         assert_eq!(capture("MPI_Comm_rank", Spelling::Exact), None);
+        assert_eq!(
+            capture("MPI_Comm_split", Spelling::Exact),
+            Some(Capture::CommNew { parent: 0, new: 3 })
+        );
+        assert_eq!(
+            capture("mpi_dist_graph_create_adjacent", Spelling::AnyCase),
+            Some(Capture::CommNew { parent: 0, new: 9 })
+        );
         assert_eq!(capture("MPI_Allreduce_init", Spelling::Exact), None);
     }
 }

@@ -282,6 +282,8 @@ int main(int argc, char **argv) {
     MPI_Send_init(&s, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &r);
     MPI_Start(&r);
     MPI_Wait(&r, &st);
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, s % 2, 0, &half);
     if (s < 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Finalize();
@@ -329,7 +331,7 @@ const FORTRAN_FREE: &str = "program abi
   use omp_lib
   use mpi
   implicit none
-  integer :: i, s, ierr, req, st(MPI_STATUS_SIZE)
+  integer :: i, s, ierr, req, st(MPI_STATUS_SIZE), half
   integer(omp_lock_kind) :: lck
   integer(omp_nest_lock_kind) :: nlck
   call mpi_init(ierr)
@@ -351,6 +353,9 @@ const FORTRAN_FREE: &str = "program abi
   call mpi_isend(s, 1, MPI_INTEGER, 0, 1, mpi_comm_world, req, ierr)
   call mpi_send(s, 1, MPI_INTEGER, 0, 1, mpi_comm_world, ierr)
   call mpi_wait(req, st, ierr)
+  call mpi_recv(s, 1, MPI_INTEGER, MPI_ANY_SOURCE, 1, mpi_comm_world, st, ierr)
+  call mpi_wait(req, MPI_STATUS_IGNORE, ierr)
+  call mpi_comm_split(mpi_comm_world, mod(s, 2), 0, half, ierr)
   call mpi_bcast(s, 1, MPI_INTEGER, 0, mpi_comm_world, ierr)
   call mpi_send_init(s, 1, MPI_INTEGER, 0, 2, mpi_comm_world, req, ierr)
   call mpi_start(req, ierr)
@@ -667,6 +672,7 @@ fn c_prelude_declares_what_the_header_declares() {
         "regio_mpi_request_free",
         "regio_mpi_coll",
         "regio_mpi_start",
+        "regio_mpi_comm_new",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",
@@ -736,8 +742,11 @@ fn fortran_calls_match_the_header_twins() {
         "regio_mpi_post",
         "regio_mpi_reqs",
         "regio_mpi_done",
+        "regio_mpi_msg_status",
+        "regio_mpi_done_status",
         "regio_mpi_coll",
         "regio_mpi_start",
+        "regio_mpi_comm_new",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",

@@ -157,6 +157,10 @@ void regio_mpi_post(uint32_t id, int kind, int peer, int tag, uint64_t comm, int
 void regio_mpi_reqs(int n, const void *reqs, int elem);
 void regio_mpi_done(uint32_t id, int n, const void *reqs, int elem, int all, const void *statuses);
 void regio_mpi_request_free(uint64_t request);
+/* regio_mpi_comm_new: after a call that created communicator `new` from
+ * `parent` (MPI_Comm_split, _dup, _create, topology constructors,
+ * MPI_Intercomm_merge): its trace id, the same on every member. */
+void regio_mpi_comm_new(uint64_t parent, uint64_t new_comm);
 /* regio_mpi_start: after MPI_Start/MPI_Startall, its n persistent
  * requests (elem = sizeof(MPI_Request)), whose messages start there. */
 void regio_mpi_start(uint32_t id, int n, const void *reqs, int elem);
@@ -230,6 +234,14 @@ void regio_mpi_msg_(const int32_t *id, const int32_t *kind, const int32_t *peer,
 void regio_mpi_post_(const int32_t *id, const int32_t *kind, const int32_t *peer, const int32_t *tag, const int32_t *comm, const int32_t *count, const int32_t *datatype, const int32_t *request);
 void regio_mpi_reqs_(const int32_t *n, const int32_t *reqs);
 void regio_mpi_done_(const int32_t *id, const int32_t *n, const int32_t *reqs, const int32_t *all);
+/* call regio_mpi_msg_status(id, kind, peer, tag, comm, count, datatype,
+ * status) for a receive with its status (INTEGER array or
+ * TYPE(MPI_Status)); call regio_mpi_done_status(id, n, requests, all,
+ * statuses) after a Wait/Waitall with its statuses. */
+void regio_mpi_msg_status_(const int32_t *id, const int32_t *kind, const int32_t *peer, const int32_t *tag, const int32_t *comm, const int32_t *count, const int32_t *datatype, const int32_t *status);
+void regio_mpi_done_status_(const int32_t *id, const int32_t *n, const int32_t *reqs, const int32_t *all, const int32_t *statuses);
+/* call regio_mpi_comm_new(parent, new) after a communicator's creation */
+void regio_mpi_comm_new_(const int32_t *parent, const int32_t *new_comm);
 /* call regio_mpi_start(id, n, requests) after MPI_Start/MPI_Startall */
 void regio_mpi_start_(const int32_t *id, const int32_t *n, const int32_t *reqs);
 /* call regio_mpi_coll(id, shape, root, comm, scount, stype, rcount, rtype) */

@@ -755,6 +755,74 @@ pub unsafe extern "C" fn regio_mpi_done_(
     );
 }
 
+/// After a call that created communicator `new` from `parent` (C
+/// handles widened to 64 bits): its run-wide trace id
+/// (`mpi::probes::comm_created`).
+#[no_mangle]
+pub extern "C" fn regio_mpi_comm_new(parent: u64, new: u64) {
+    mpi::probes::comm_created(parent, new);
+}
+
+/// Fortran `call regio_mpi_comm_new(parent, new)`: Fortran handles.
+///
+/// # Safety
+/// Both arguments must be readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_comm_new_(parent: *const i32, new: *const i32) {
+    if let (Some(p), Some(n)) = (mpi::pmpi::comm_f2c(*parent), mpi::pmpi::comm_f2c(*new)) {
+        mpi::probes::comm_created(p, n);
+    }
+}
+
+/// Fortran `call regio_mpi_msg_status(id, kind, peer, tag, comm, count,
+/// datatype, status)`: `regio_mpi_msg` for a receive with its status
+/// argument (an INTEGER array or `TYPE(MPI_Status)`; the ignore marker
+/// is recognised), which names the source of an `MPI_ANY_SOURCE`
+/// receive and the bytes that arrived.
+///
+/// # Safety
+/// Every argument must be readable; `status` a status or the marker.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn regio_mpi_msg_status_(
+    id: *const i32,
+    kind: *const i32,
+    peer: *const i32,
+    tag: *const i32,
+    comm: *const i32,
+    count: *const i32,
+    datatype: *const i32,
+    status: *const i32,
+) {
+    if let Some(a) = MsgArgs::fortran(id, kind, peer, tag, comm, count, datatype) {
+        mpi::probes::message(&a, mpi::probes::fortran_status(status as *const c_void));
+    }
+}
+
+/// Fortran `call regio_mpi_done_status(id, n, requests, all, statuses)`:
+/// `regio_mpi_done` with the statuses of a Wait/Waitall (the ignore
+/// markers recognised).
+///
+/// # Safety
+/// As for `regio_mpi_reqs_`; `statuses` `*n` statuses or the marker.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_done_status_(
+    id: *const i32,
+    n: *const i32,
+    reqs: *const i32,
+    all: *const i32,
+    statuses: *const i32,
+) {
+    mpi::probes::requests_after(
+        *id as u32,
+        *n,
+        reqs as *const c_void,
+        4,
+        *all,
+        mpi::probes::fortran_status(statuses as *const c_void),
+    );
+}
+
 /// Before `MPI_Finalize`: the second clock measurement (`mpi::sync`).
 #[no_mangle]
 pub extern "C" fn regio_mpi_finalize() {

@@ -123,9 +123,33 @@ fn build(mpi: &Mpi, file: &str, tmp: &TestDir) -> PathBuf {
     exe
 }
 
+/// Builds `testdata/trace/<file>` (C) uninstrumented and runs it on
+/// `RANKS` ranks: its standard output.
+fn plain_output(mpi: &Mpi, file: &str, tmp: &TestDir) -> String {
+    let exe = tmp.join("plain");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/trace")
+        .join(file);
+    compile(mpi.cc, &["-O1".to_string()], &[src], &[], &exe);
+    let mut c = Command::new(mpi.run);
+    c.env_remove("LD_LIBRARY_PATH")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(mpi.args)
+        .args(["-np", &RANKS.to_string()])
+        .arg(&exe);
+    run_ok(&mut c).stdout
+}
+
 /// Runs `exe args` on `RANKS` ranks in trace mode into `run_dir`, with
-/// `env` besides.
-fn mpirun_traced(mpi: &Mpi, exe: &Path, args: &[&str], run_dir: &Path, env: &[(&str, String)]) {
+/// `env` besides: its standard output.
+fn mpirun_traced(
+    mpi: &Mpi,
+    exe: &Path,
+    args: &[&str],
+    run_dir: &Path,
+    env: &[(&str, String)],
+) -> String {
     let mut c = Command::new(mpi.run);
     c.current_dir(run_dir.parent().unwrap_or(Path::new(".")))
         .env_remove("LD_LIBRARY_PATH")
@@ -156,6 +180,7 @@ fn mpirun_traced(mpi: &Mpi, exe: &Path, args: &[&str], run_dir: &Path, env: &[(&
         "{}",
         got.describe()
     );
+    got.stdout
 }
 
 /// Every trace file of the run, decoded, with the rank from its header.
@@ -414,7 +439,8 @@ fn c_collectives(r: u64, n: u64) -> Vec<CollBytes> {
 }
 
 /// The same for `mpi_trace.f90`: Bcast of 4 integers from 0, Allreduce
-/// of 1, Gather of 2 to 1.
+/// of 1, Gather of 2 to 1, Allreduce of 1 with `MPI_IN_PLACE` (the own
+/// block not counted).
 fn fortran_collectives(r: u64, n: u64) -> Vec<CollBytes> {
     let int = 4;
     let root_of = |root: u64, bytes: u64| if r == root { bytes } else { 0 };
@@ -422,6 +448,7 @@ fn fortran_collectives(r: u64, n: u64) -> Vec<CollBytes> {
         (root_of(0, 4 * int * n), 4 * int),
         (int * n, int * n),
         (2 * int, root_of(1, 2 * int * n)),
+        (int * (n - 1), int * (n - 1)),
     ]
 }
 
@@ -761,11 +788,35 @@ fn check_fortran_program(mpi: &Mpi) {
     mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
     let (matrix, within) = check_corrected(&run_dir);
     check_collective_bytes(&run_dir, fortran_collectives);
+    // The duplicate of the parity split is the one communicator besides
+    // the world that carries messages: defined once per rank, with a
+    // run-wide id (its creation captured from Fortran).
+    for (name, f) in trace_files(&run_dir) {
+        let ids: Vec<u32> = f
+            .records
+            .iter()
+            .filter_map(|r| match r.event {
+                Event::Comm { comm, .. } => Some(comm),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            ids.len() == 1 && ids[0] & RUN_WIDE != 0,
+            "{name}: communicator definitions {ids:x?}"
+        );
+    }
     // Ring: rank r sends r + 1 messages to r + 1; exchange: one message to
-    // each neighbour (4 ranks: neighbours differ).
+    // each neighbour (4 ranks: neighbours differ); one to r + 2 on the
+    // parity communicator.
     for r in 0..RANKS {
         let right = (r + 1) % RANKS;
         let left = (r + RANKS - 1) % RANKS;
+        let across = (r + 2) % RANKS;
+        assert_eq!(
+            matrix.get(&(r, across)),
+            Some(&(1, 4)),
+            "{r} -> {across}: {matrix:?}"
+        );
         assert_eq!(
             matrix.get(&(r, right)).map(|c| c.0),
             Some(u64::from(r) + 2),
@@ -793,5 +844,255 @@ fn fortran_mpi_messages_in_traces_match() {
 fn fortran_mpi_messages_in_traces_match_with_mpich() {
     if mpich_fortran() {
         check_fortran_program(&MPICH);
+    }
+}
+
+/// Bit 31 of a trace's communicator id: the same id on every member.
+const RUN_WIDE: u32 = 1 << 31;
+
+/// `testdata/trace/mpi_comms.c`: communicators created in different
+/// orders by different ranks, two with the same members first used in
+/// opposite orders, 80 more than the old limit of 64, and one that leaves
+/// ranks out. Every rank defines each communicator it sends or receives
+/// on with a run-wide id; the export pairs them so that every message is
+/// matched and the messages are the profile's; each communicator appears
+/// once in the export; the output is the plain build's.
+fn check_comms_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-comms-{}", mpi.name));
+    let exe = build(mpi, "mpi_comms.c", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_comms.c", &tmp),
+        "output against the plain build"
+    );
+    for (name, f) in trace_files(&run_dir) {
+        let ids: Vec<u32> = f
+            .records
+            .iter()
+            .filter_map(|r| match r.event {
+                Event::Comm { comm, .. } => Some(comm),
+                _ => None,
+            })
+            .collect();
+        // The half's duplicate, the world's, A and B, 80 ring
+        // communicators, and on odd ranks the split that left out the
+        // even ones.
+        let want = 84 + (f.header.rank % 2) as usize;
+        assert_eq!(ids.len(), want, "{name}: communicator definitions");
+        assert!(
+            ids.iter().all(|id| id & RUN_WIDE != 0),
+            "{name}: process-local ids {ids:x?}"
+        );
+    }
+    let (matrix, within) = check_corrected(&run_dir);
+    // World duplicate 4, ring 4 x 80, half duplicates 4, A and B 4, the
+    // odd ranks' split 2.
+    let total: u64 = matrix.values().map(|c| c.0).sum();
+    assert_eq!(total, 4 + 4 * 80 + 4 + 4 + 2, "{matrix:?}");
+    let (trace, _) = load(&run_dir, Clocks::Corrected);
+    let comms: Vec<(&str, &[u32])> = trace
+        .comms
+        .iter()
+        .map(|c| (c.name.as_str(), c.members.as_slice()))
+        .collect();
+    // MPI_COMM_WORLD, 2 half duplicates, 1 + 2 + 80 world duplicates, 1 split.
+    assert_eq!(comms.len(), 1 + 2 + 83 + 1, "{comms:?}");
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+}
+
+#[test]
+fn communicators_keep_their_identity_across_ranks() {
+    if open_mpi() {
+        check_comms_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn communicators_keep_their_identity_across_ranks_with_mpich() {
+    if mpich() {
+        check_comms_program(&MPICH);
+    }
+}
+
+/// What `mpi_coll_bytes.c`'s collectives move on rank `r` of `n`, in call
+/// order: with `MPI_IN_PLACE` a process's own block is not counted
+/// (Score-P's convention); neighbourhood collectives count per neighbour.
+fn in_place_collectives(r: u64, n: u64) -> Vec<CollBytes> {
+    let int = 4;
+    let at = |root: u64, yes: CollBytes, no: CollBytes| if r == root { yes } else { no };
+    // Rank k contributes k + 1 ints to the v collectives.
+    let all: u64 = n * (n + 1) / 2;
+    let own = r + 1;
+    vec![
+        // Gather of 3 to 2, in place at the root.
+        at(2 % n, (0, 3 * int * (n - 1)), (3 * int, 0)),
+        // Gatherv to 0, in place at the root.
+        at(0, (0, (all - 1) * int), (own * int, 0)),
+        // Reduce of 4 to n - 1, in place at the root.
+        at(n - 1, (0, 4 * int * (n - 1)), (4 * int, 0)),
+        // Allreduce of 2, Allgather of 2, in place.
+        (2 * int * (n - 1), 2 * int * (n - 1)),
+        (2 * int * (n - 1), 2 * int * (n - 1)),
+        // Scatter of 2 from 1, the root's receive buffer in place.
+        at(1 % n, (2 * int * (n - 1), 0), (0, 2 * int)),
+        // Alltoall of 1, in place.
+        (int * (n - 1), int * (n - 1)),
+        // Allgatherv, in place: the others' blocks in, mine to each other.
+        ((n - 1) * own * int, (all - own) * int),
+        // Reduce_scatter, in place: the others' blocks out, mine from each.
+        ((all - own) * int, (n - 1) * own * int),
+        // Allreduce of 2 with separate buffers.
+        (2 * int * n, 2 * int * n),
+        // Alltoallw: an int to each even rank, a double to each odd one;
+        // n of this rank's kind back.
+        (
+            (n - n / 2) * int + (n / 2) * 8,
+            n * if r % 2 == 1 { 8 } else { int },
+        ),
+        // Alltoallw in place: an int to and from each other rank.
+        (int * (n - 1), int * (n - 1)),
+        // Neighbourhood collectives (two neighbours on the ring, one each
+        // way on the graph): Allgather of 2, Alltoallv of 1 + 2, Alltoall
+        // of 3.
+        (2 * 2 * int, 2 * 2 * int),
+        (3 * int, 3 * int),
+        (3 * int, 3 * int),
+        // The checksum: Reduce of one long to 0.
+        at(0, (8, 8 * n), (8, 0)),
+    ]
+}
+
+/// `testdata/trace/mpi_coll_bytes.c`: collectives given `MPI_IN_PLACE`
+/// (as a variable, compared at run time, and as written) carry the bytes
+/// Score-P counts, in the trace and the profile, and so do
+/// `MPI_Alltoallw` with its datatype per rank and the neighbourhood
+/// collectives (per neighbour of a Cartesian and a distributed-graph
+/// topology); the output is the plain build's.
+fn check_coll_bytes_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-collbytes-{}", mpi.name));
+    let exe = build(mpi, "mpi_coll_bytes.c", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_coll_bytes.c", &tmp),
+        "output against the plain build"
+    );
+    check_collective_bytes(&run_dir, in_place_collectives);
+}
+
+#[test]
+fn collective_bytes_in_place_alltoallw_and_neighbourhood() {
+    if open_mpi() {
+        check_coll_bytes_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn collective_bytes_in_place_alltoallw_and_neighbourhood_with_mpich() {
+    if mpich() {
+        check_coll_bytes_program(&MPICH);
+    }
+}
+
+/// What `mpi_intercomm.c`'s collectives move on world rank `r` (group A:
+/// 0 and 1, group B: 2 and 3), in call order, by Score-P's rules for
+/// intercommunicators: blocks go to or come from the remote group; the
+/// root passes `MPI_ROOT`, the rest of its group `MPI_PROC_NULL`.
+fn intercomm_collectives(r: u64, _n: u64) -> Vec<CollBytes> {
+    let int = 4;
+    let remote = 2;
+    let bcast = match r {
+        0 => (3 * int * remote, 0),
+        1 => (0, 0),
+        _ => (0, 3 * int),
+    };
+    let gather = match r {
+        0 | 1 => (2 * int, 0),
+        2 => (0, 2 * int * remote),
+        _ => (0, 0),
+    };
+    vec![
+        bcast,
+        gather,
+        // Allreduce on the intercommunicator: one block to and from each
+        // remote process.
+        (int * remote, int * remote),
+        // Allreduce on the merged communicator of 4.
+        (int * 4, int * 4),
+        // The checksum: Reduce of one long to 0 on the world.
+        if r == 0 { (8, 8 * 4) } else { (8, 0) },
+    ]
+}
+
+/// `testdata/trace/mpi_intercomm.c` on 4 ranks: messages on an
+/// intercommunicator (peers in the remote group, a wildcard receive
+/// resolved through its status) and on the merged communicator are all
+/// matched in the trace, per (sender, receiver) in world ranks as the
+/// profile has them and as the program sends them; both groups name the
+/// intercommunicator alike; collectives follow the intercommunicator
+/// rules; the output is the plain build's.
+fn check_intercomm_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-intercomm-{}", mpi.name));
+    let exe = build(mpi, "mpi_intercomm.c", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_intercomm.c", &tmp),
+        "output against the plain build"
+    );
+    let (matrix, within) = check_corrected(&run_dir);
+    let mut want = Matrix::new();
+    let mut add = |from: u32, to: u32| {
+        let cell = want.entry((from, to)).or_default();
+        cell.0 += 1;
+        cell.1 += 4;
+    };
+    // Intercommunicator: local rank h of one group with h of the other,
+    // both ways; A's h to B's 1 - h.
+    for (a, b) in [(0, 2), (1, 3)] {
+        add(a, b);
+        add(b, a);
+    }
+    add(0, 3);
+    add(1, 2);
+    // The merged communicator's ring (A first: world order).
+    for r in 0..RANKS {
+        add(r, (r + 1) % RANKS);
+    }
+    assert_eq!(matrix, want, "messages per (sender, receiver)");
+    let (trace, _) = load(&run_dir, Clocks::Corrected);
+    let inter: Vec<&str> = trace
+        .comms
+        .iter()
+        .map(|c| c.name.as_str())
+        .filter(|n| n.starts_with("intercommunicator"))
+        .collect();
+    assert_eq!(inter.len(), 1, "{:?}", trace.comms);
+    check_collective_bytes(&run_dir, intercomm_collectives);
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+}
+
+#[test]
+fn intercommunicator_messages_and_collectives() {
+    if open_mpi() {
+        check_intercomm_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn intercommunicator_messages_and_collectives_with_mpich() {
+    if mpich() {
+        check_intercomm_program(&MPICH);
     }
 }

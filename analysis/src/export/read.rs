@@ -195,13 +195,28 @@ fn local_ns(file: &File, ticks: u64, t0_unix_ns: i64) -> f64 {
     (start_unix_ns(&file.trace) - t0_unix_ns) as f64 + since_start * 1e9 / file.rate
 }
 
-/// Run-wide communicator ids. Communicators are created collectively by
-/// their members in the same order, so the n-th communicator a process
-/// defines with a given member list is the same communicator on every
-/// member.
+/// Run-wide communicator ids. A definition whose id has bit 31 set
+/// ([`RUN_WIDE`]) carries an id every member computed alike at the
+/// communicator's creation: (id, members) names it. Other ids are the
+/// process's own: communicators are created collectively by their members
+/// in the same order, so the n-th communicator a process defines with a
+/// given member list is taken as the same communicator on every member
+/// (which holds when each process first uses them in creation order).
 struct Comms {
     comms: Vec<Comm>,
-    by_key: HashMap<(Vec<u32>, usize), u32>,
+    by_key: HashMap<CommKey, u32>,
+}
+
+/// Bit 31 of a trace's communicator id: the runtime made it the same on
+/// every member.
+const RUN_WIDE: u32 = 1 << 31;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum CommKey {
+    /// A run-wide id and the members.
+    RunWide(u32, Vec<u32>),
+    /// The members and how many with them the process defined before.
+    Nth(Vec<u32>, usize),
 }
 
 impl Comms {
@@ -221,9 +236,13 @@ impl Comms {
         let mut map = HashMap::from([(0, 0)]);
         let mut seen: HashMap<&[u32], usize> = HashMap::new();
         for (local, name, members) in defs {
-            let n = seen.entry(members.as_slice()).or_default();
-            let key = (members.clone(), *n);
-            *n += 1;
+            let key = if local & RUN_WIDE != 0 {
+                CommKey::RunWide(*local, members.clone())
+            } else {
+                let n = seen.entry(members.as_slice()).or_default();
+                *n += 1;
+                CommKey::Nth(members.clone(), *n - 1)
+            };
             let next = self.comms.len() as u32;
             let id = *self.by_key.entry(key).or_insert(next);
             if id == next {
@@ -683,6 +702,23 @@ mod tests {
 
     fn ev(ns: u64, event: Event) -> TraceEvent {
         TraceEvent { ns, event }
+    }
+
+    #[test]
+    fn run_wide_communicator_ids_pair_whatever_the_definition_order() {
+        let mut comms = Comms::new(4);
+        let world: Vec<u32> = (0..4).collect();
+        let (a, b) = (RUN_WIDE | 7, RUN_WIDE | 9);
+        let def = |id: u32| (id, format!("c{id}"), world.clone());
+        // Two duplicates of the world, defined in opposite orders.
+        let p0 = comms.of_process(&[def(b), def(a), def(3)]);
+        let p1 = comms.of_process(&[def(a), def(b), def(5)]);
+        assert_eq!(p0[&a], p1[&a]);
+        assert_eq!(p0[&b], p1[&b]);
+        assert_ne!(p0[&a], p0[&b]);
+        // Process-local ids pair by the n-th with those members.
+        assert_eq!(p0[&3], p1[&5]);
+        assert_eq!(comms.comms.len(), 4);
     }
 
     #[test]

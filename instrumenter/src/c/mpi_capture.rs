@@ -1,6 +1,7 @@
 //! The C text that hands an MPI call's argument values to the runtime
 //! (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs`/`regio_mpi_done`,
-//! `regio_mpi_request_free`, `regio_mpi_coll`, `regio_mpi_start`), from the argument positions of the routine
+//! `regio_mpi_request_free`, `regio_mpi_coll`, `regio_mpi_start`,
+//! `regio_mpi_comm_new`), from the argument positions of the routine
 //! table (`mpi_routines::capture`).
 //!
 //! The arguments are evaluated a second time, after the call (before it
@@ -15,7 +16,9 @@ use tree_sitter::Node;
 
 use crate::c::prelude::BASE;
 
-use crate::mpi_routines::{self, Capture, Msg, MsgKind, Side, Spelling, SIDE_ARRAY, SIDE_AT_RANK};
+use crate::mpi_routines::{
+    self, Capture, Msg, MsgKind, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
+};
 
 /// Probe text around one MPI call: `before` (a statement, `;`-ended)
 /// runs before the call, `record` (an expression) right after it, before
@@ -178,11 +181,19 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                 None => "-1".into(),
             };
             let wide = name.ends_with("_c");
+            // `MPI_IN_PLACE` as written, or compared at run time.
+            let shape = coll.shape(wide);
+            let shape = match coll.in_place.and_then(|b| Some((b, arg(b)?))) {
+                Some((_, b)) if b == "MPI_IN_PLACE" => (shape | SHAPE_IN_PLACE).to_string(),
+                Some((_, b)) => format!(
+                    "{shape} | ((const void *)({b}) == (const void *)MPI_IN_PLACE ? {SHAPE_IN_PLACE} : 0)"
+                ),
+                None => shape.to_string(),
+            };
             Some(CaptureText {
                 before: String::new(),
                 record: format!(
-                    "regio_mpi_coll({BASE} + {id}u, {}, {root}, {}, {}, {})",
-                    coll.shape(wide),
+                    "regio_mpi_coll({BASE} + {id}u, {shape}, {root}, {}, {}, {})",
                     handle(coll.comm)?,
                     side(coll.send)?,
                     side(coll.recv)?
@@ -202,6 +213,14 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                 ),
             })
         }
+        Capture::CommNew { parent, new } => Some(CaptureText {
+            before: String::new(),
+            record: format!(
+                "regio_mpi_comm_new({}, (__UINT64_TYPE__)(__UINTPTR_TYPE__)*({}))",
+                handle(parent)?,
+                arg(new)?
+            ),
+        }),
         Capture::RequestFree { request } => Some(CaptureText {
             before: format!(
                 "regio_mpi_request_free((__UINT64_TYPE__)(__UINTPTR_TYPE__)*({})); ",

@@ -17,6 +17,8 @@
 //! written at the completing call's entry. Message records are left out when `REGIO_EVENTS` does not
 //! select `messages`; clock-sync records never are.
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
 use regio_trace_format::{collective, Event};
 
 use crate::mpi::comms::{self, Id};
@@ -73,6 +75,8 @@ pub struct Request {
 pub struct Post {
     pub send: bool,
     pub persistent: bool,
+    /// World rank of the peer.
+    pub peer: i32,
     pub comm_peer: i32,
     pub tag: i32,
     pub comm: u64,
@@ -95,10 +99,12 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
     // A definition goes before the first record, which may be at the
     // call's entry (a record earlier than the one before it would be
     // moved to that one's time).
-    let Some(comm) = traced_comm(owner, m.comm, m.start) else {
+    let Some((comm, inter)) = traced_comm(owner, m.comm, m.start) else {
         return;
     };
-    let peer = rank(m.comm_peer);
+    // An intercommunicator's peers are world ranks (its definition lists
+    // the world), so both groups name them alike.
+    let peer = rank(if inter { m.peer } else { m.comm_peer });
     let tag = m.tag as u32;
     let bytes = m.bytes;
     let put = |ticks: u64, e: Event| record(owner, ticks, &e);
@@ -161,7 +167,7 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
                     // the operation from the call's region.
                     op: collective::OF_REGION,
                     comm,
-                    root: u32::try_from(m.comm_peer).ok(),
+                    root: u32::try_from(if inter { m.peer } else { m.comm_peer }).ok(),
                     sent: bytes,
                     received: m.received,
                 },
@@ -177,12 +183,12 @@ pub fn posted(owner: *const ThreadState, p: &Post, now: u64) {
     if p.persistent && !p.started {
         return;
     }
-    let Some(comm) = traced_comm(owner, p.comm, now) else {
+    let Some((comm, inter)) = traced_comm(owner, p.comm, now) else {
         return;
     };
     let e = if p.send {
         Event::MpiIsend {
-            peer: rank(p.comm_peer),
+            peer: rank(if inter { p.peer } else { p.comm_peer }),
             comm,
             tag: p.tag as u32,
             bytes: p.bytes,
@@ -214,9 +220,10 @@ fn rank(r: i32) -> u32 {
     u32::try_from(r).unwrap_or(u32::MAX)
 }
 
-/// The trace id of `comm` if `owner` records messages in a trace,
-/// defining the communicator in its trace (at tick `at`) the first time.
-fn traced_comm(owner: *const ThreadState, comm: u64, at: u64) -> Option<u32> {
+/// The trace id of `comm` if `owner` records messages in a trace, and
+/// whether it is an intercommunicator, defining the communicator in its
+/// trace (at tick `at`) the first time.
+fn traced_comm(owner: *const ThreadState, comm: u64, at: u64) -> Option<(u32, bool)> {
     // SAFETY: the caller's own, leaked state.
     let t = unsafe { &*owner };
     t.trace()?;
@@ -224,31 +231,49 @@ fn traced_comm(owner: *const ThreadState, comm: u64, at: u64) -> Option<u32> {
         return None;
     }
     let c = pmpi::consts()?;
-    let id = comms::trace_id(comm, c.comm_world)?;
+    let (id, inter) = comms::trace_id(comm, c.comm_world)?;
     if let Id::Define(n) = id {
-        define(owner, comm, n, at);
+        return Some((n, define(owner, comm, n, at)));
     }
-    Some(id.id())
+    Some((id.id(), inter))
 }
 
-/// Writes communicator `id`'s name and members (world ranks). Cold: once
-/// per communicator and process; allocates.
+/// Writes communicator `id`'s name and members (world ranks); returns
+/// whether it is an intercommunicator, which is defined with the world's
+/// members (its records name peers by world rank: its local and remote
+/// groups differ between its sides). Cold: once per communicator and
+/// process; allocates.
 #[cold]
-fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) {
-    let size = pmpi::comm_size_rank(comm).map_or(0, |(s, _)| s.max(0));
+fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) -> bool {
+    let inter = pmpi::is_inter(comm);
+    if inter {
+        comms::set_inter(comm);
+    }
+    let of = if inter {
+        pmpi::consts().map_or(comm, |c| c.comm_world)
+    } else {
+        comm
+    };
+    let size = pmpi::comm_size_rank(of).map_or(0, |(s, _)| s.max(0));
     let mut ranks: Vec<i32> = (0..size).collect();
-    if !pmpi::to_world(comm, &mut ranks) {
+    if !pmpi::to_world(of, &mut ranks) {
         ranks.clear();
     }
-    let name = COMM_NAME_BASE + id;
-    record(
-        owner,
-        now,
-        &Event::String {
-            id: name,
-            text: format!("communicator {id}"),
-        },
-    );
+    // One name per definition (a handle reused by a later communicator
+    // is defined again), unique in the process and so in its files.
+    static DEFINED: AtomicU32 = AtomicU32::new(0);
+    let name = COMM_NAME_BASE + DEFINED.fetch_add(1, Relaxed) % (u32::MAX - COMM_NAME_BASE);
+    let kind = if inter {
+        "intercommunicator"
+    } else {
+        "communicator"
+    };
+    let text = if id & comms::RUN_WIDE != 0 {
+        format!("{kind} {:08x}", id & !comms::RUN_WIDE)
+    } else {
+        format!("{kind} {id}")
+    };
+    record(owner, now, &Event::String { id: name, text });
     record(
         owner,
         now,
@@ -258,6 +283,7 @@ fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) {
             members: ranks.into_iter().map(rank).collect(),
         },
     );
+    inter
 }
 
 fn record(owner: *const ThreadState, ticks: u64, e: &Event) {

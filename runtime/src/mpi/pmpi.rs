@@ -29,9 +29,17 @@ pub enum Abi {
 pub struct Consts {
     pub abi: Abi,
     pub comm_world: u64,
+    /// `MPI_COMM_NULL` (what a creation gives a process left out).
+    pub comm_null: u64,
     pub byte: u64,
     pub any_source: i32,
     pub proc_null: i32,
+    /// `MPI_ROOT`: the root's own argument in an intercommunicator's
+    /// rooted collective.
+    pub root: i32,
+    /// `MPI_CART` and `MPI_GRAPH` (`MPI_DIST_GRAPH` is 3 in both ABIs).
+    pub topo_cart: i32,
+    pub topo_graph: i32,
     /// `MPI_STATUS_IGNORE` / `MPI_STATUSES_IGNORE` as addresses.
     pub status_ignore: usize,
     /// `sizeof(MPI_Status)` and the byte offsets of `MPI_SOURCE`,
@@ -44,6 +52,14 @@ pub struct Consts {
     /// `&ompi_request_empty` from an `MPI_Isend` it completed inline), so
     /// it cannot name one message in flight; 0 when there is none.
     pub shared_complete: u64,
+    /// Where the Fortran bindings' `MPI_STATUS_IGNORE` and
+    /// `MPI_STATUSES_IGNORE` may be: addresses of the sentinels
+    /// themselves (Open MPI's common blocks) and of C pointer variables
+    /// that hold them (`MPI_F_STATUS_IGNORE`, `MPI_F08_STATUS_IGNORE` and
+    /// their plurals, read at each use: MPICH sets some in `MPI_Init`);
+    /// 0 where a library has none.
+    pub f_ignore_at: [usize; 2],
+    pub f_ignore_ptr: [usize; 4],
 }
 
 static CONSTS: OnceLock<Option<Consts>> = OnceLock::new();
@@ -61,14 +77,23 @@ fn detect() -> Option<Consts> {
         return Some(Consts {
             abi: Abi::OpenMpi,
             comm_world: world as u64,
+            comm_null: dynsym::find(c"ompi_mpi_comm_null").map_or(0, |a| a as u64),
             byte: byte as u64,
             any_source: -1,
             proc_null: -2,
+            root: -4,
+            topo_cart: 1,
+            topo_graph: 2,
             status_ignore: 0,
             status_size: 24,
             source_at: 0,
             tag_at: 4,
             shared_complete: dynsym::find(c"ompi_request_empty").map_or(0, |a| a as u64),
+            f_ignore_at: [
+                sym(c"mpi_fortran_status_ignore_"),
+                sym(c"mpi_fortran_statuses_ignore_"),
+            ],
+            f_ignore_ptr: f_ignore_pointers(),
         });
     }
     if dynsym::find(c"MPIR_Err_create_code").is_some() {
@@ -77,20 +102,63 @@ fn detect() -> Option<Consts> {
         return Some(Consts {
             abi: Abi::Mpich,
             comm_world: 0x4400_0000,
+            comm_null: 0x0400_0000,
             byte: 0x4c00_010d,
             any_source: -2,
             proc_null: -1,
+            root: -3,
+            topo_cart: 2,
+            topo_graph: 1,
             status_ignore: 1,
             status_size: 20,
             source_at: 8,
             tag_at: 12,
             shared_complete: 0,
+            f_ignore_at: [0; 2],
+            f_ignore_ptr: f_ignore_pointers(),
         });
     }
     None
 }
 
+fn sym(name: &std::ffi::CStr) -> usize {
+    dynsym::find(name).unwrap_or(0)
+}
+
+/// The C pointer variables MPI 3 defines for the Fortran ignore markers.
+fn f_ignore_pointers() -> [usize; 4] {
+    [
+        sym(c"MPI_F_STATUS_IGNORE"),
+        sym(c"MPI_F_STATUSES_IGNORE"),
+        sym(c"MPI_F08_STATUS_IGNORE"),
+        sym(c"MPI_F08_STATUSES_IGNORE"),
+    ]
+}
+
 impl Consts {
+    /// A Fortran status (or array of statuses) as C statuses, or null for
+    /// `MPI_STATUS(ES)_IGNORE` and null. Both ABIs lay a Fortran status
+    /// out as the C `MPI_Status` (`MPI_STATUS_SIZE` INTEGERs holding its
+    /// bytes: Open MPI's and MPICH's `MPI_Status_f2c` copy them as they
+    /// are; the `mpi_f08` `TYPE(MPI_Status)` is the same `BIND(C)`
+    /// layout), so it is read in place. `PMPI_Status_f2c` is not called:
+    /// given an ignore marker it calls the error handler, which aborts.
+    pub fn fortran_status(&self, f: *const u8) -> *const u8 {
+        let at = f as usize;
+        let ignored = at == 0
+            || self.f_ignore_at.iter().any(|&a| a != 0 && a == at)
+            || self.f_ignore_ptr.iter().any(|&p| {
+                // SAFETY: `p` is the address of a pointer variable of the
+                // MPI library (found by name), or 0.
+                p != 0 && unsafe { (p as *const usize).read() } == at
+            });
+        if ignored {
+            std::ptr::null()
+        } else {
+            f
+        }
+    }
+
     /// Bytes a completed receive's status says arrived.
     ///
     /// # Safety
@@ -134,6 +202,13 @@ static RECV: Lazy = Lazy::new(c"PMPI_Recv");
 static IPROBE: Lazy = Lazy::new(c"PMPI_Iprobe");
 static BARRIER: Lazy = Lazy::new(c"PMPI_Barrier");
 static COMM_DUP: Lazy = Lazy::new(c"PMPI_Comm_dup");
+static TEST_INTER: Lazy = Lazy::new(c"PMPI_Comm_test_inter");
+static TOPO_TEST: Lazy = Lazy::new(c"PMPI_Topo_test");
+static CARTDIM_GET: Lazy = Lazy::new(c"PMPI_Cartdim_get");
+static GRAPH_NEIGHBORS_COUNT: Lazy = Lazy::new(c"PMPI_Graph_neighbors_count");
+static DIST_GRAPH_NEIGHBORS_COUNT: Lazy = Lazy::new(c"PMPI_Dist_graph_neighbors_count");
+static REMOTE_SIZE: Lazy = Lazy::new(c"PMPI_Comm_remote_size");
+static REMOTE_GROUP: Lazy = Lazy::new(c"PMPI_Comm_remote_group");
 
 /// `PMPI_Type_size(datatype)`, None if MPI refuses or is absent.
 pub fn type_size(datatype: u64) -> Option<u64> {
@@ -165,13 +240,104 @@ pub fn comm_size_rank(comm: u64) -> Option<(i32, i32)> {
     Some((size, rank))
 }
 
+/// Whether `comm` is an intercommunicator.
+pub fn is_inter(comm: u64) -> bool {
+    let Some(f) = TEST_INTER.get() else {
+        return false;
+    };
+    let mut flag: c_int = 0;
+    // SAFETY: MPI_Comm_test_inter(MPI_Comm, int *).
+    let rc = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(u64, *mut c_int) -> c_int>(f)(
+            comm, &mut flag,
+        )
+    };
+    rc == 0 && flag != 0
+}
+
+/// The numbers of neighbours a neighbourhood collective on `comm`
+/// receives from and sends to (in, out): its topology's (a Cartesian
+/// topology: 2 per dimension; a graph: this rank's neighbours; a
+/// distributed graph: its in- and out-degree). None without a topology
+/// (the functions below are called only for the topology `comm` has: MPI
+/// treats any other call as an error, which aborts).
+pub fn neighbour_degrees(comm: u64) -> Option<(i32, i32)> {
+    type F1 = unsafe extern "C" fn(u64, *mut c_int) -> c_int;
+    let c = consts()?;
+    let mut topo: c_int = -1;
+    // SAFETY: MPI_Topo_test(MPI_Comm, int *), and below the query of the
+    // topology it returned, with the PMPI signatures.
+    unsafe {
+        if std::mem::transmute::<usize, F1>(TOPO_TEST.get()?)(comm, &mut topo) != 0 {
+            return None;
+        }
+        if topo == c.topo_cart {
+            let mut dims: c_int = 0;
+            if std::mem::transmute::<usize, F1>(CARTDIM_GET.get()?)(comm, &mut dims) != 0 {
+                return None;
+            }
+            Some((2 * dims, 2 * dims))
+        } else if topo == c.topo_graph {
+            let (_, me) = comm_size_rank(comm)?;
+            let mut n: c_int = 0;
+            type F = unsafe extern "C" fn(u64, c_int, *mut c_int) -> c_int;
+            if std::mem::transmute::<usize, F>(GRAPH_NEIGHBORS_COUNT.get()?)(comm, me, &mut n) != 0
+            {
+                return None;
+            }
+            Some((n, n))
+        } else if topo == 3 {
+            let (mut indeg, mut outdeg, mut weighted): (c_int, c_int, c_int) = (0, 0, 0);
+            type F = unsafe extern "C" fn(u64, *mut c_int, *mut c_int, *mut c_int) -> c_int;
+            if std::mem::transmute::<usize, F>(DIST_GRAPH_NEIGHBORS_COUNT.get()?)(
+                comm,
+                &mut indeg,
+                &mut outdeg,
+                &mut weighted,
+            ) != 0
+            {
+                return None;
+            }
+            Some((indeg, outdeg))
+        } else {
+            None
+        }
+    }
+}
+
+/// The size of an intercommunicator's remote group.
+pub fn remote_size(comm: u64) -> Option<i32> {
+    let f = REMOTE_SIZE.get()?;
+    let mut size: c_int = 0;
+    // SAFETY: MPI_Comm_remote_size(MPI_Comm, int *).
+    let rc = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(u64, *mut c_int) -> c_int>(f)(
+            comm, &mut size,
+        )
+    };
+    (rc == 0).then_some(size)
+}
+
 /// Translates `ranks` of `comm` into ranks of `MPI_COMM_WORLD`, in place.
 /// Ranks without a world rank (another job's processes) become -1.
 pub fn to_world(comm: u64, ranks: &mut [i32]) -> bool {
+    translate(&COMM_GROUP, comm, ranks)
+}
+
+/// As [`to_world`] for ranks of an intercommunicator's remote group (the
+/// ranks its point-to-point calls and collectives name).
+pub fn remote_to_world(comm: u64, ranks: &mut [i32]) -> bool {
+    translate(&REMOTE_GROUP, comm, ranks)
+}
+
+fn translate(group_of: &Lazy, comm: u64, ranks: &mut [i32]) -> bool {
     let Some(c) = consts() else { return false };
-    let (Some(group), Some(translate), Some(free)) =
-        (COMM_GROUP.get(), GROUP_TRANSLATE.get(), GROUP_FREE.get())
-    else {
+    let (Some(group), Some(world_group), Some(translate), Some(free)) = (
+        group_of.get(),
+        COMM_GROUP.get(),
+        GROUP_TRANSLATE.get(),
+        GROUP_FREE.get(),
+    ) else {
         return false;
     };
     type Group = unsafe extern "C" fn(u64, *mut u64) -> c_int;
@@ -186,7 +352,7 @@ pub fn to_world(comm: u64, ranks: &mut [i32]) -> bool {
         if std::mem::transmute::<usize, Group>(group)(comm, &mut mine) != 0 {
             return false;
         }
-        if std::mem::transmute::<usize, Group>(group)(c.comm_world, &mut world) != 0 {
+        if std::mem::transmute::<usize, Group>(world_group)(c.comm_world, &mut world) != 0 {
             std::mem::transmute::<usize, Free>(free)(&mut mine);
             return false;
         }

@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering::*;
 
 use crate::clock;
 use crate::lifecycle::{MODE, ON};
+use crate::mpi::comms;
 use crate::mpi::events::{self, Message, Post, Request};
 use crate::mpi::pmpi::{self, Abi, Consts};
 use crate::mpi::requests::{self, PostOutcome, Posted};
@@ -74,7 +75,7 @@ fn peer_of(c: &Consts, kind: i32, peer: i32, comm: u64) -> Option<i32> {
         return Some(if peer < 0 {
             NO_ROOT
         } else {
-            world::world_rank(comm, peer)
+            to_world(comm, peer)
         });
     }
     if peer == c.proc_null {
@@ -83,7 +84,13 @@ fn peer_of(c: &Consts, kind: i32, peer: i32, comm: u64) -> Option<i32> {
     if kind & 3 == RECV && peer == c.any_source {
         return Some(ANY_SOURCE);
     }
-    Some(world::world_rank(comm, peer))
+    Some(to_world(comm, peer))
+}
+
+/// `rank` of `comm` as a world rank: from the table its captured creation
+/// left (lock-free, allocation-free), else the thread's cache (`world`).
+fn to_world(comm: u64, rank: i32) -> i32 {
+    comms::world_rank(comm, rank).unwrap_or_else(|| world::world_rank(comm, rank))
 }
 
 /// The arguments of a message or post probe, as the C and Fortran entry
@@ -161,6 +168,101 @@ impl Call {
     }
 }
 
+/// After a call that created a communicator (`MPI_Comm_split`, `_dup`,
+/// `_create`, the topology constructors, `MPI_Intercomm_merge`): `new`
+/// (`MPI_COMM_NULL` where this process is left out) created from
+/// `parent`. Every member computes the same run-wide trace id for it
+/// (`comms`): a hash of the parent's identity, the number of
+/// communicators created from the parent before (counted on every
+/// process, left out or not) and the members' world ranks. Cold: once
+/// per creation; allocates.
+pub fn comm_created(parent: u64, new: u64) {
+    if MODE.load(Relaxed) != ON {
+        return;
+    }
+    let Some(c) = pmpi::consts() else { return };
+    let (parent, new) = (handle(c, parent), handle(c, new));
+    let Some((parent_id, seq)) = comms::creation_on(parent, c.comm_world) else {
+        return;
+    };
+    if new == c.comm_null || new == 0 || new == c.comm_world {
+        return;
+    }
+    if pmpi::is_inter(new) {
+        inter_created(new);
+        return;
+    }
+    let Some(members) = world_members(new) else {
+        return;
+    };
+    // A parent without a run-wide id is named by its members.
+    let parent_words: Vec<u64> = match parent_id {
+        Some(id) => vec![u64::from(id)],
+        None => match world_members(parent) {
+            Some(m) => std::iter::once(u64::MAX)
+                .chain(m.iter().map(|&r| r as u64))
+                .collect(),
+            None => return,
+        },
+    };
+    let id = comms::run_wide_id(
+        parent_words
+            .into_iter()
+            .chain([u64::from(seq), members.len() as u64])
+            .chain(members.iter().map(|&r| r as u64)),
+    );
+    comms::created(new, id);
+    comms::set_peers(new, members);
+    world::forget(new);
+}
+
+/// An intercommunicator just created (`MPI_Intercomm_create`): its two
+/// groups come from different parents, so its run-wide id is a hash of
+/// the world ranks of both groups (sorted) and how many intercommunicators
+/// over the same processes this process created before.
+fn inter_created(new: u64) {
+    let Some(mut all) = world_members(new) else {
+        return;
+    };
+    let Some(remote) = pmpi::remote_size(new) else {
+        return;
+    };
+    let mut others: Vec<i32> = (0..remote.max(0)).collect();
+    if !pmpi::remote_to_world(new, &mut others) {
+        return;
+    }
+    comms::set_peers(new, others.clone());
+    all.extend(others);
+    all.sort_unstable();
+    let words = || all.iter().map(|&r| r as u64);
+    let key = comms::run_wide_id(words()) as u64;
+    let n = comms::inter_ordinal(key);
+    let id = comms::run_wide_id(
+        [u64::MAX - 1, u64::from(n), all.len() as u64]
+            .into_iter()
+            .chain(words()),
+    );
+    comms::created(new, id);
+    comms::set_inter(new);
+    world::forget(new);
+}
+
+/// The world ranks of `comm`'s members in rank order.
+fn world_members(comm: u64) -> Option<Vec<i32>> {
+    let (size, _) = pmpi::comm_size_rank(comm)?;
+    let mut ranks: Vec<i32> = (0..size.max(0)).collect();
+    pmpi::to_world(comm, &mut ranks).then_some(ranks)
+}
+
+/// A Fortran status argument (or array of statuses) as C statuses: null
+/// for the ignore markers (see `Consts::fortran_status`) or without MPI.
+pub fn fortran_status(f: *const c_void) -> *const c_void {
+    match pmpi::consts() {
+        Some(c) => c.fortran_status(f as *const u8) as *const c_void,
+        None => std::ptr::null(),
+    }
+}
+
 /// After a blocking send, receive or collective (`MPI_Sendrecv` makes one
 /// call per direction). A receive's `status` (null or `MPI_STATUS_IGNORE`
 /// when there is none) gives the source, tag and bytes that arrived.
@@ -229,6 +331,27 @@ const SIDE_PRESENT: i32 = 16;
 const RECV_SHIFT: i32 = 8;
 /// Count arrays hold 64-bit counts (C large-count `_c` routines).
 const SHAPE_WIDE_COUNTS: i32 = 1 << 16;
+/// The call was given `MPI_IN_PLACE`: each side's in-place rule (3 bits
+/// from `IN_PLACE_SHIFT` of its flags) applies.
+const SHAPE_IN_PLACE: i32 = 1 << 17;
+/// Each side's datatype is an array of datatypes, one per rank
+/// (`MPI_Alltoallw`): `CollSide::datatype` holds the array's address.
+const SHAPE_TYPE_ARRAYS: i32 = 1 << 18;
+/// Set by the Fortran entry point: the datatype arrays hold Fortran
+/// handles (INTEGER(4)).
+const SHAPE_FORTRAN_TYPES: i32 = 1 << 19;
+/// A neighbourhood collective: "the size" is the topology's out-degree
+/// for the send side and its in-degree for the receive side.
+const SHAPE_NEIGHBOURS: i32 = 1 << 20;
+const IN_PLACE_SHIFT: i32 = 5;
+/// The side is 0.
+const IN_PLACE_ZERO: i32 = 1;
+/// The side without this process's own block.
+const IN_PLACE_LESS_OWN: i32 = 2;
+/// The other side's bytes.
+const IN_PLACE_AS_OTHER: i32 = 3;
+/// The other side's entry at this rank, times the size less one.
+const IN_PLACE_OWN_TIMES_OTHERS: i32 = 4;
 
 /// One side of a collective as the probe receives it: a count, or (the
 /// shape says which) an array of counts, one per rank of the
@@ -272,7 +395,11 @@ impl CollArgs {
         recv_count: *const i32,
         recv_type: *const i32,
     ) -> Option<CollArgs> {
-        let shape = *shape & !SHAPE_WIDE_COUNTS;
+        let mut shape = *shape & !SHAPE_WIDE_COUNTS;
+        let typed = shape & SHAPE_TYPE_ARRAYS != 0;
+        if typed {
+            shape |= SHAPE_FORTRAN_TYPES;
+        }
         let side = |flags: i32, count: *const i32, datatype: *const i32| -> Option<CollSide> {
             if flags & SIDE_PRESENT == 0 {
                 return Some(CollSide {
@@ -289,7 +416,11 @@ impl CollArgs {
                 } else {
                     std::ptr::null()
                 },
-                datatype: pmpi::type_f2c(*datatype)?,
+                datatype: if typed {
+                    datatype as u64
+                } else {
+                    pmpi::type_f2c(*datatype)?
+                },
             })
         };
         Some(CollArgs {
@@ -304,7 +435,8 @@ impl CollArgs {
 }
 
 /// The bytes of one side for the rank `me` of `size` (see `mpi_routines`
-/// in the instrumenter for the convention: Score-P's).
+/// in the instrumenter for the convention: Score-P's); `less_own`: this
+/// process's own block left out (`MPI_IN_PLACE`).
 ///
 /// # Safety
 /// An array side's `counts` must hold `size` counts.
@@ -313,10 +445,11 @@ unsafe fn side_bytes(
     flags: i32,
     wide: bool,
     s: &CollSide,
-    root: i32,
+    is_root: bool,
     (size, me): (i32, i32),
+    less_own: bool,
 ) -> u64 {
-    if flags & SIDE_PRESENT == 0 || (flags & SIDE_ROOT_ONLY != 0 && me != root) {
+    if flags & SIDE_PRESENT == 0 || (flags & SIDE_ROOT_ONLY != 0 && !is_root) {
         return 0;
     }
     let entry = |i: usize| -> i64 {
@@ -328,23 +461,82 @@ unsafe fn side_bytes(
     };
     let n = size.max(0) as usize;
     let count = if flags & (SIDE_ARRAY | SIDE_AT_RANK) != 0 {
-        if s.counts.is_null() || me < 0 || me as usize >= n {
+        let mine_needed = flags & SIDE_AT_RANK != 0 || less_own;
+        if s.counts.is_null() || (mine_needed && (me < 0 || me as usize >= n)) {
             return 0;
         }
         if flags & SIDE_AT_RANK != 0 {
             entry(me as usize)
         } else {
-            (0..n).map(|i| entry(i).max(0)).sum()
+            let sum: i64 = (0..n).map(|i| entry(i).max(0)).sum();
+            if less_own {
+                sum - entry(me as usize).max(0)
+            } else {
+                sum
+            }
         }
     } else {
         s.count
     };
     let times = if flags & SIDE_TIMES_SIZE != 0 {
-        n as u64
+        if less_own {
+            n.saturating_sub(1) as u64
+        } else {
+            n as u64
+        }
     } else {
         1
     };
     bytes_of(count, handle(c, s.datatype)).saturating_mul(times)
+}
+
+/// The bytes of an array side with one datatype per rank (`Alltoallw`):
+/// the sum of count x the size of that rank's datatype; `less_own`: this
+/// rank's entry left out.
+///
+/// # Safety
+/// `counts` and the datatype array (`s.datatype`, C handles of this ABI or
+/// Fortran INTEGER(4) handles) must hold `size` entries.
+unsafe fn typed_array_bytes(
+    c: &Consts,
+    wide: bool,
+    fortran: bool,
+    s: &CollSide,
+    (size, me): (i32, i32),
+    less_own: bool,
+) -> u64 {
+    let types = s.datatype as usize as *const c_void;
+    if s.counts.is_null() || types.is_null() {
+        return 0;
+    }
+    let mut total = 0u64;
+    for i in 0..size.max(0) as usize {
+        if less_own && i as i32 == me {
+            continue;
+        }
+        let count = if wide {
+            (s.counts as *const i64).add(i).read_unaligned()
+        } else {
+            i64::from((s.counts as *const i32).add(i).read_unaligned())
+        };
+        if count <= 0 {
+            continue;
+        }
+        let datatype = if fortran {
+            match pmpi::type_f2c((types as *const i32).add(i).read_unaligned()) {
+                Some(d) => d,
+                None => continue,
+            }
+        } else {
+            let elem = match c.abi {
+                Abi::OpenMpi => 8,
+                Abi::Mpich => 4,
+            };
+            handle(c, read_handle(types, elem, i))
+        };
+        total = total.saturating_add(bytes_of(count, datatype));
+    }
+    total
 }
 
 /// After a collective returned: this process's bytes sent and received
@@ -364,21 +556,70 @@ pub unsafe fn collective(a: &CollArgs) {
         return;
     };
     let world_root = peer_of(c, COLLECTIVE, a.root, comm).unwrap_or(NO_ROOT);
-    let size_rank = if a.shape & !SHAPE_WIDE_COUNTS == 0 {
-        (0, -1)
-    } else {
+    let has_bytes = a.shape & !(SHAPE_WIDE_COUNTS | SHAPE_IN_PLACE) != 0;
+    let mut size_rank = if has_bytes {
         pmpi::comm_size_rank(comm).unwrap_or((0, -1))
+    } else {
+        (0, -1)
     };
     let wide = a.shape & SHAPE_WIDE_COUNTS != 0;
-    let sent = side_bytes(c, a.shape & 0xff, wide, &a.send, a.root, size_rank);
-    let received = side_bytes(
-        c,
-        (a.shape >> RECV_SHIFT) & 0xff,
-        wide,
-        &a.recv,
-        a.root,
-        size_rank,
-    );
+    let (send_flags, recv_flags) = (a.shape & 0xff, (a.shape >> RECV_SHIFT) & 0xff);
+    let rooted = (send_flags | recv_flags) & SIDE_ROOT_ONLY != 0;
+    // On an intercommunicator (Score-P's rules) blocks go to or come from
+    // the remote group; a rooted collective's root passes `MPI_ROOT`, the
+    // rest of its group `MPI_PROC_NULL` (nothing moves there), and the
+    // other group the root's rank.
+    let inter = has_bytes && pmpi::is_inter(comm);
+    let mut is_root = a.root >= 0 && a.root == size_rank.1;
+    let mut others_move = true;
+    if inter {
+        size_rank.0 = pmpi::remote_size(comm).unwrap_or(0);
+        is_root = a.root == c.root;
+        others_move = !rooted || (a.root != c.root && a.root != c.proc_null);
+    }
+    let typed = a.shape & SHAPE_TYPE_ARRAYS != 0;
+    let fortran_types = a.shape & SHAPE_FORTRAN_TYPES != 0;
+    // Sizes per side: the communicator's (or remote group's), or the
+    // topology's degrees.
+    let (send_rank, recv_rank) = if a.shape & SHAPE_NEIGHBOURS != 0 {
+        let (indeg, outdeg) = pmpi::neighbour_degrees(comm).unwrap_or((0, 0));
+        ((outdeg, size_rank.1), (indeg, size_rank.1))
+    } else {
+        (size_rank, size_rank)
+    };
+    // One side's bytes with the rules above; `less`: without the own
+    // block (MPI_IN_PLACE).
+    let side = |flags: i32, s: &CollSide, sr: (i32, i32), less: bool| {
+        if flags & SIDE_ROOT_ONLY == 0 && !others_move {
+            return 0;
+        }
+        if typed && flags & SIDE_ARRAY != 0 {
+            return typed_array_bytes(c, wide, fortran_types, s, sr, less);
+        }
+        side_bytes(c, flags, wide, s, is_root, sr, less)
+    };
+    let rule = |flags: i32| {
+        if a.shape & SHAPE_IN_PLACE != 0 {
+            (flags >> IN_PLACE_SHIFT) & 7
+        } else {
+            0
+        }
+    };
+    let bytes = |flags: i32, s: &CollSide, sr: (i32, i32)| match rule(flags) {
+        IN_PLACE_ZERO => 0,
+        r => side(flags, s, sr, r == IN_PLACE_LESS_OWN),
+    };
+    let received = bytes(recv_flags, &a.recv, recv_rank);
+    let sent = match rule(send_flags) {
+        IN_PLACE_AS_OTHER => received,
+        IN_PLACE_OWN_TIMES_OTHERS => side(
+            SIDE_PRESENT | SIDE_AT_RANK | SIDE_TIMES_SIZE,
+            &a.recv,
+            recv_rank,
+            true,
+        ),
+        _ => bytes(send_flags, &a.send, send_rank),
+    };
     let now = clock::ticks();
     events::message(
         t,
@@ -435,6 +676,7 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
         &Post {
             send: posted.send,
             persistent: posted.persistent,
+            peer: posted.peer,
             comm_peer: posted.comm_peer,
             tag: posted.tag,
             comm,
@@ -489,6 +731,7 @@ pub unsafe fn start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
             &Post {
                 send: p.send,
                 persistent: true,
+                peer: p.peer,
                 comm_peer: p.comm_peer,
                 tag: p.tag,
                 comm: p.comm,
@@ -602,7 +845,7 @@ unsafe fn record(
     let (mut peer, mut comm_peer, mut tag, mut bytes) = (p.peer, p.comm_peer, p.tag, p.bytes);
     if let (false, Some(st), Some(c)) = (p.send, status, pmpi::consts()) {
         let (src, got_tag) = c.status_source_tag(st);
-        peer = world::world_rank(p.comm, src);
+        peer = to_world(p.comm, src);
         comm_peer = src;
         tag = got_tag;
         bytes = c.status_bytes(st);

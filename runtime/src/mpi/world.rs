@@ -1,11 +1,11 @@
 //! Communicator-local ranks to `MPI_COMM_WORLD` ranks, with a small
 //! per-thread cache of translation tables (one per communicator seen,
-//! filled once by `PMPI_Comm_group` + `PMPI_Group_translate_ranks`).
+//! filled once by `PMPI_Comm_group` + `PMPI_Group_translate_ranks`; for
+//! an intercommunicator the remote group's, whose ranks its calls name).
 //!
 //! The cache is keyed by handle: a communicator freed and another created
-//! with the same handle (and the same size) would be translated with the
-//! old table. Programs that free and recreate communicators of one size
-//! on the same handle may see world ranks of the older communicator.
+//! with the same handle would be translated with the old table, unless
+//! its creation was captured (`forget`, on the creating thread).
 
 use std::cell::RefCell;
 
@@ -42,11 +42,23 @@ pub fn world_rank(comm: u64, rank: i32) -> i32 {
     if let Some(w) = found {
         return w;
     }
-    let Some((size, _)) = pmpi::comm_size_rank(comm) else {
+    // An intercommunicator's ranks name its remote group.
+    let inter = pmpi::is_inter(comm);
+    let size = if inter {
+        pmpi::remote_size(comm)
+    } else {
+        pmpi::comm_size_rank(comm).map(|(s, _)| s)
+    };
+    let Some(size) = size else {
         return rank;
     };
     let mut world: Vec<i32> = (0..size.max(0)).collect();
-    if !pmpi::to_world(comm, &mut world) {
+    let translated = if inter {
+        pmpi::remote_to_world(comm, &mut world)
+    } else {
+        pmpi::to_world(comm, &mut world)
+    };
+    if !translated {
         return rank;
     }
     let w = world.get(rank as usize).copied().unwrap_or(rank);
@@ -62,4 +74,17 @@ pub fn world_rank(comm: u64, rank: i32) -> i32 {
         }
     });
     w
+}
+
+/// Drops this thread's table of `comm`: a new communicator got its handle.
+pub fn forget(comm: u64) {
+    CACHE.with(|cell| {
+        if let Ok(mut cache) = cell.try_borrow_mut() {
+            if let Some(e) = cache.0.iter_mut().find(|e| e.comm == comm) {
+                // An impossible handle: never found, replaced in turn.
+                e.comm = 0;
+                e.world.clear();
+            }
+        }
+    });
 }

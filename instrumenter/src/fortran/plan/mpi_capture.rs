@@ -1,6 +1,7 @@
 //! The Fortran probe statements that hand an MPI call's argument values
 //! to the runtime (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs` /
-//! `regio_mpi_done`, `regio_mpi_coll`, `regio_mpi_start`), from the
+//! `regio_mpi_done`, `regio_mpi_coll`, `regio_mpi_start`,
+//! `regio_mpi_comm_new`), from the
 //! routine table's capture plan.
 //!
 //! Arguments are evaluated again after the call (the requests of a
@@ -10,11 +11,15 @@
 //! for request arguments (variables the call writes) array elements.
 //! Anything else (a function reference, an expression the check does not
 //! know) leaves the call measured as a region only. With `use mpi_f08`
-//! handles are passed as their `%MPI_VAL`. Receives pass no status: a
-//! receive from `MPI_ANY_SOURCE` keeps the wildcard. `Test` calls are left
-//! out (their flag is LOGICAL).
+//! handles are passed as their `%MPI_VAL`. Receives and `Wait`/`Waitall`
+//! pass their status argument (`regio_mpi_msg_status`,
+//! `regio_mpi_done_status`), so a receive from `MPI_ANY_SOURCE` names its
+//! sender; with `MPI_STATUS(ES)_IGNORE` they pass none. `Test` calls are
+//! left out (their flag is LOGICAL).
 
-use crate::mpi_routines::{self, Capture, Msg, Side, Spelling, SIDE_ARRAY, SIDE_AT_RANK};
+use crate::mpi_routines::{
+    self, Capture, Msg, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
+};
 
 /// Probe statements around one call: `before` runs before the call,
 /// `record` right after it, before its region is left; `names` are the
@@ -81,6 +86,15 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
         let a = arg(at, variable)?;
         Some(if f08 { format!("{a}%MPI_VAL") } else { a })
     };
+    // A status argument passed as it is (an INTEGER array, an element of
+    // one, or a `TYPE(MPI_Status)`: no `%MPI_VAL`); the ignore markers
+    // as written pass none (the runtime also recognises them).
+    let status_arg = |at: usize| -> Option<String> {
+        let a = arg(at, true)?;
+        let ignore = a.eq_ignore_ascii_case("MPI_STATUS_IGNORE")
+            || a.eq_ignore_ascii_case("MPI_STATUSES_IGNORE");
+        (!ignore).then_some(a)
+    };
     let msg_args = |m: &Msg| -> Option<String> {
         let or = |p: Option<usize>, none: &str| match p {
             Some(p) => arg(p, false),
@@ -101,17 +115,25 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
     match cap {
         Capture::Messages(msgs) => {
             let mut record = Vec::new();
+            let mut names = Vec::new();
             for m in &msgs {
+                let (name, status) = match m.status.and_then(&status_arg) {
+                    Some(st) => ("regio_mpi_msg_status", format!(", {st}")),
+                    None => ("regio_mpi_msg", String::new()),
+                };
                 record.push(format!(
-                    "call regio_mpi_msg({id}, {}, {})",
+                    "call {name}({id}, {}, {}{status})",
                     m.kind.code(),
                     msg_args(m)?
                 ));
+                if !names.contains(&name) {
+                    names.push(name);
+                }
             }
             Some(FortranCapture {
                 before: None,
                 record,
-                names: vec!["regio_mpi_msg"],
+                names,
             })
         }
         Capture::Post {
@@ -134,8 +156,8 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
             count,
             requests,
             flag: None,
+            status,
             every,
-            ..
         } => {
             let n = match count {
                 Some(c) => arg(c, false)?,
@@ -143,10 +165,22 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
             };
             let reqs = handle(requests, true)?;
             let all = if every { 1 } else { 0 };
+            // Statuses count only when every request completed (then
+            // they are in request order).
+            let (done, record) = match status.filter(|_| every).and_then(&status_arg) {
+                Some(st) => (
+                    "regio_mpi_done_status",
+                    format!("call regio_mpi_done_status({id}, {n}, {reqs}, {all}, {st})"),
+                ),
+                None => (
+                    "regio_mpi_done",
+                    format!("call regio_mpi_done({id}, {n}, {reqs}, {all})"),
+                ),
+            };
             Some(FortranCapture {
                 before: Some(format!("call regio_mpi_reqs({n}, {reqs})")),
-                record: vec![format!("call regio_mpi_done({id}, {n}, {reqs}, {all})")],
-                names: vec!["regio_mpi_reqs", "regio_mpi_done"],
+                record: vec![record],
+                names: vec!["regio_mpi_reqs", done],
             })
         }
         Capture::Collective(coll) => {
@@ -167,11 +201,17 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
                 Some(r) => arg(r, false)?,
                 None => "-1".into(),
             };
+            // `MPI_IN_PLACE` as written (a buffer's address cannot be
+            // compared in Fortran).
+            let in_place = coll
+                .in_place
+                .and_then(|b| args.get(b))
+                .is_some_and(|b| b.trim().eq_ignore_ascii_case("MPI_IN_PLACE"));
+            let shape = coll.shape(false) | if in_place { SHAPE_IN_PLACE } else { 0 };
             Some(FortranCapture {
                 before: None,
                 record: vec![format!(
-                    "call regio_mpi_coll({id}, {}, {root}, {}, {}, {})",
-                    coll.shape(false),
+                    "call regio_mpi_coll({id}, {shape}, {root}, {}, {}, {})",
                     handle(coll.comm, false)?,
                     side(coll.send)?,
                     side(coll.recv)?
@@ -193,6 +233,15 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
                 names: vec!["regio_mpi_start"],
             })
         }
+        Capture::CommNew { parent, new } => Some(FortranCapture {
+            before: None,
+            record: vec![format!(
+                "call regio_mpi_comm_new({}, {})",
+                handle(parent, false)?,
+                handle(new, true)?
+            )],
+            names: vec!["regio_mpi_comm_new"],
+        }),
         Capture::Complete { .. } | Capture::RequestFree { .. } => None,
     }
 }
@@ -273,8 +322,80 @@ mod tests {
         assert_eq!(
             gather.map(|c| c.record),
             Some(vec![
-                "call regio_mpi_coll(regio_b + 7, 5392, 0, comm, n, MPI_REAL8, counts, MPI_REAL8)"
+                "call regio_mpi_coll(regio_b + 7, 21808, 0, comm, n, MPI_REAL8, counts, MPI_REAL8)"
                     .to_string()
+            ])
+        );
+        // MPI_IN_PLACE as written sets the shape's in-place bit.
+        let allreduce = |sendbuf: &str| {
+            capture(
+                3,
+                "mpi_allreduce",
+                &args(&[sendbuf, "x", "1", "MPI_INTEGER", "MPI_SUM", "comm", "ierr"]),
+                false,
+            )
+            .map(|c| c.record)
+        };
+        assert_eq!(
+            allreduce("mpi_in_place"),
+            Some(vec!["call regio_mpi_coll(regio_b + 3, 152146, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)".to_string()])
+        );
+        assert_eq!(
+            allreduce("y"),
+            Some(vec![
+                "call regio_mpi_coll(regio_b + 3, 21074, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)"
+                    .to_string()
+            ])
+        );
+        // Receives and waits pass their status; the ignore markers none.
+        let recv = |status: &str| {
+            capture(
+                8,
+                "MPI_Recv",
+                &args(&[
+                    "b",
+                    "n",
+                    "MPI_INTEGER",
+                    "MPI_ANY_SOURCE",
+                    "3",
+                    "comm",
+                    status,
+                    "ierr",
+                ]),
+                true,
+            )
+            .map(|c| (c.record, c.names))
+        };
+        assert_eq!(
+            recv("st"),
+            Some((vec!["call regio_mpi_msg_status(regio_b + 8, 1, MPI_ANY_SOURCE, 3, comm%MPI_VAL, n, MPI_INTEGER%MPI_VAL, st)".to_string()], vec!["regio_mpi_msg_status"]))
+        );
+        assert_eq!(
+            recv("mpi_status_ignore"),
+            Some((vec!["call regio_mpi_msg(regio_b + 8, 1, MPI_ANY_SOURCE, 3, comm%MPI_VAL, n, MPI_INTEGER%MPI_VAL)".to_string()], vec!["regio_mpi_msg"]))
+        );
+        let waitall = capture(
+            9,
+            "MPI_WAITALL",
+            &args(&["4", "req", "stats", "ierr"]),
+            false,
+        );
+        assert_eq!(
+            waitall.map(|c| c.record),
+            Some(vec![
+                "call regio_mpi_done_status(regio_b + 9, 4, req, 1, stats)".to_string()
+            ])
+        );
+        let waitany = capture(
+            9,
+            "MPI_WAITANY",
+            &args(&["4", "req", "i", "st", "ierr"]),
+            false,
+        );
+        assert_eq!(
+            waitany.map(|c| c.record),
+            Some(vec![
+                "call regio_mpi_done(regio_b + 9, 4, req, 0)".to_string()
             ])
         );
         assert_eq!(
