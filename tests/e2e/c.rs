@@ -326,6 +326,20 @@ fn shape_functions_after_an_unreadable_place_are_read_one_by_one() {
 }
 
 #[test]
+fn shape_macro_words_before_type_names_and_branches_of_no_c() {
+    // Every function gcc compiles is measured (ground truth), those under
+    // `_MSC_VER` / `__cplusplus` are not compiled at all.
+    let loops: &[(&str, u64)] = &[
+        ("write_table", 1),
+        ("count_in", 1),
+        ("run_script", 1),
+        ("fill", 1),
+        ("pick", 1),
+    ];
+    check_program(&shape("shapes/heads", &["heads.c"], &[], 3, loops));
+}
+
+#[test]
 fn shape_gnu_and_c11_syntax() {
     check_program(&shape("shapes/gnu", &["gnu.c"], &[], 5, NONE));
 }

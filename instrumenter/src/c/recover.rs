@@ -10,7 +10,11 @@
 //! and the other directives where no directive may stand for the grammar
 //! (`#define`, `#undef`, `#`, `#include`, `#line`, ...; a `#pragma` only
 //! where it splits a statement, as a `#pragma GCC ivdep` before a loop must
-//! stay where the walker can see it).
+//! stay where the walker can see it). A unit that reading still cannot
+//! read and that holds a conditional group is read once more with the
+//! last branch of each group (its `#else`, or no branch at all: `#if
+//! MIN_MATCH != 3` over prose), only those units parsed
+//! ([`Branch::Last`]).
 //! Blanking keeps every byte offset, so the new tree still describes the
 //! original text, which is what gets edited.
 //!
@@ -57,16 +61,41 @@ pub(crate) fn read_again(
     lines: &Lines,
     out: &mut plan::Output,
 ) -> Unreadable {
-    let first_id = input.first_id + out.regions.len() as u32;
-    match second_reading(input, unreadable, macros, lines, first_id) {
-        Some(second) => {
-            out.regions.extend(second.out.regions);
-            out.edits.extend(second.out.edits);
-            out.warnings.extend(second.out.warnings);
-            second.units.without(&second.recovered)
+    let mut left = unreadable.without(&[]);
+    for branch in [Branch::First, Branch::Last] {
+        // The other configuration is read only for units that have one.
+        let units = match branch {
+            Branch::First => left.without(&[]),
+            Branch::Last => left.with_groups(input.text),
+        };
+        if units.ranges().is_empty() {
+            continue;
         }
-        None => unreadable.without(&[]),
+        let first_id = input.first_id + out.regions.len() as u32;
+        if let Some(read) = second_reading(input, &units, macros, lines, first_id, branch) {
+            out.regions.extend(read.out.regions);
+            out.edits.extend(read.out.edits);
+            out.warnings.extend(read.out.warnings);
+            // Units split by the reading stay split.
+            let taken = read.units.without(&read.recovered);
+            left = match branch {
+                Branch::First => taken,
+                Branch::Last => left.without(&units.ranges()).merged_with(taken),
+            };
+        }
     }
+    left
+}
+
+/// Which branch of each conditional group a reading keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Branch {
+    /// The first branch a GNU C compiler may compile (`#else` of `#if 0`).
+    First,
+    /// The last such branch: the `#else`, or none for a group without one
+    /// (`#if MIN_MATCH != 3` / text that is no C / `#endif`). Read for
+    /// the units the first choice left; only those units are parsed.
+    Last,
 }
 
 /// Reads the `unreadable` units of `input` again in one configuration
@@ -81,6 +110,7 @@ pub(crate) fn second_reading(
     macros: &HashSet<String>,
     lines: &Lines,
     first_id: u32,
+    branch: Branch,
 ) -> Option<SecondReading> {
     let units = unreadable.ranges();
     if units.is_empty() {
@@ -91,7 +121,7 @@ pub(crate) fn second_reading(
         text: masked,
         hidden_macros,
         hidden_omp,
-    } = mask(src, &units, macros);
+    } = mask(src, &units, macros, branch);
     // Each hidden directive and the statement it governs (the next code
     // of the masked text): the walk writes the construct around it.
     let hidden: Vec<plan::HiddenOmp> = hidden_omp
@@ -698,28 +728,42 @@ pub(crate) fn groups(src: &str, range: Range<usize>) -> Vec<Range<usize>> {
 /// The text the parser reads for a second try: `src` with, inside each of
 /// `units`, conditional lines and all branches but one blanked, and every
 /// directive but `#pragma omp`/`#pragma regio` blanked.
-pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) -> Masked {
+pub(crate) fn mask(
+    src: &str,
+    units: &[Range<usize>],
+    macros: &HashSet<String>,
+    branch: Branch,
+) -> Masked {
     let mut bytes = src.as_bytes().to_vec();
     let mut hidden_omp = Vec::new();
     let blank = super::mask::blank;
+    if branch == Branch::Last {
+        // Only the units are read: everything else is blanks, which the
+        // parser reads at no cost.
+        let mut from = 0;
+        for unit in units {
+            blank(&mut bytes, from.min(unit.start)..unit.start);
+            from = unit.end;
+        }
+        let end = bytes.len();
+        blank(&mut bytes, from.min(end)..end);
+    }
     for unit in units {
-        // Per open group: whether the branch being read is kept, and
-        // whether a kept branch was already seen.
-        let mut stack: Vec<(bool, bool)> = Vec::new();
-        for line in logical_lines(src, unit.clone()) {
+        let lines = logical_lines(src, unit.clone());
+        let kept = kept_branches(src, &lines, branch);
+        // Per open group: whether the branch being read is kept.
+        let mut stack: Vec<bool> = Vec::new();
+        for (k, line) in lines.into_iter().enumerate() {
             let text = &src[line.clone()];
-            let live = stack.iter().all(|&(keep, _)| keep);
+            let live = stack.iter().all(|&keep| keep);
             match directive_word(text) {
                 Some("if" | "ifdef" | "ifndef") => {
-                    let never = is_if_zero(text);
-                    stack.push((!never, !never));
+                    stack.push(kept.contains(&k));
                     blank(&mut bytes, line);
                 }
                 Some("elif" | "elifdef" | "elifndef" | "else") => {
                     if let Some(top) = stack.last_mut() {
-                        let take = !top.1 && !is_if_zero(text);
-                        top.0 = take;
-                        top.1 |= take;
+                        *top = kept.contains(&k);
                     }
                     blank(&mut bytes, line);
                 }
@@ -754,6 +798,57 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) 
         hidden_macros,
         hidden_omp,
     }
+}
+
+/// The indexes in `lines` of the directive lines that open the branch
+/// `branch` keeps of each group (an `#if` line or an `#elif`/`#else`
+/// line); a group none of whose branches is kept has none.
+fn kept_branches(src: &str, lines: &[Range<usize>], branch: Branch) -> HashSet<usize> {
+    // Per open group: the branch openers a GNU C compiler may compile,
+    // and whether the group has an `#else`.
+    let mut stack: Vec<Vec<usize>> = Vec::new();
+    let mut kept = HashSet::new();
+    let choose = |openers: Vec<usize>, kept: &mut HashSet<usize>| {
+        let pick = match branch {
+            Branch::First => openers.first(),
+            Branch::Last => openers.last(),
+        };
+        kept.extend(pick.copied());
+    };
+    for (k, line) in lines.iter().enumerate() {
+        let text = &src[line.clone()];
+        match directive_word(text) {
+            Some("if" | "ifdef" | "ifndef") => {
+                stack.push(if is_if_zero(text) { vec![] } else { vec![k] });
+            }
+            Some("elif" | "elifdef" | "elifndef" | "else") => {
+                if let Some(top) = stack.last_mut() {
+                    if !is_if_zero(text) {
+                        top.push(k);
+                    }
+                }
+            }
+            Some("endif") => {
+                if let Some(openers) = stack.pop() {
+                    let has_else = openers
+                        .last()
+                        .is_some_and(|&o| directive_word(&src[lines[o].clone()]) == Some("else"));
+                    // Without an `#else`, the last configuration is the
+                    // one with no branch at all.
+                    if branch == Branch::Last && !has_else {
+                        continue;
+                    }
+                    choose(openers, &mut kept);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Groups the unit does not close (it ends inside them).
+    for openers in stack {
+        choose(openers, &mut kept);
+    }
+    kept
 }
 
 /// The text of the second reading.
@@ -833,11 +928,67 @@ fn is_if_zero(line: &str) -> bool {
             .unwrap_or(c);
         FOREIGN.contains(&c)
     };
+    // `defined(__cplusplus) && !defined(X)`: a conjunction with a foreign
+    // term is foreign too.
+    let conjunction = |c: &str| !c.contains("||") && c.split("&&").any(&foreign);
     match word {
-        "if" | "elif" => cond == "0" || foreign(cond),
+        "if" | "elif" => cond == "0" || foreign(cond) || conjunction(cond),
         "ifdef" | "elifdef" => foreign(cond),
         _ => false,
     }
+}
+
+/// Whether `#ifndef X` / `#if !defined(X)` tests a foreign `X`: its
+/// `#else` branch is for other compilers.
+fn negates_foreign(line: &str) -> bool {
+    let rest = line.trim_start().trim_start_matches('#').trim_start();
+    if let Some(c) = rest.strip_prefix("ifndef") {
+        return is_if_zero(&format!("#ifdef {c}"));
+    }
+    match rest.strip_prefix("if").map(str::trim_start) {
+        Some(c) if c.starts_with('!') && !c.contains("&&") && !c.contains("||") => {
+            is_if_zero(&format!("#if {}", &c[1..]))
+        }
+        _ => false,
+    }
+}
+
+/// Byte spans of `src` in branches no GNU C compiler compiles (see
+/// [`is_if_zero`]; also the `#else` of `#ifndef _MSC_VER`), from their
+/// directive line to the next of their group.
+pub(crate) fn never_compiled(src: &str) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    // Per open group: where its foreign branch started, if it is in one,
+    // and whether its `#else` is foreign.
+    let mut stack: Vec<(Option<usize>, bool)> = Vec::new();
+    for line in logical_lines(src, 0..src.len()) {
+        let text = &src[line.clone()];
+        match directive_word(text) {
+            Some("if" | "ifdef" | "ifndef") => {
+                stack.push((
+                    is_if_zero(text).then_some(line.start),
+                    negates_foreign(text),
+                ));
+            }
+            Some(w @ ("elif" | "elifdef" | "elifndef" | "else")) => {
+                if let Some(top) = stack.last_mut() {
+                    if let Some(from) = top.0.take() {
+                        spans.push(from..line.start);
+                    }
+                    let foreign = is_if_zero(text) || (w == "else" && top.1);
+                    top.0 = foreign.then_some(line.start);
+                }
+            }
+            Some("endif") => {
+                if let Some((Some(from), _)) = stack.pop() {
+                    spans.push(from..line.end);
+                }
+            }
+            _ => {}
+        }
+    }
+    spans.sort_by_key(|r| r.start);
+    spans
 }
 
 #[cfg(test)]
@@ -850,7 +1001,7 @@ mod tests {
             start: 0,
             end: src.len(),
         };
-        mask(src, &[whole], &HashSet::new()).text
+        mask(src, &[whole], &HashSet::new(), Branch::First).text
     }
 
     #[test]
@@ -897,6 +1048,45 @@ mod tests {
         ] {
             assert!(!is_if_zero(line), "{line}");
         }
+    }
+
+    #[test]
+    fn the_last_reading_keeps_the_else_or_no_branch() {
+        let src = "int f(void) {\n#if M != 3\n  prose\n#endif\n#ifdef A\n  a();\n#elif defined(_MSC_VER)\n  __asm { x }\n#else\n  c();\n#endif\n  return 0;\n}\nint g;\n";
+        let unit = 0..src.find("int g").unwrap_or(0);
+        let last = mask(
+            src,
+            std::slice::from_ref(&unit),
+            &HashSet::new(),
+            Branch::Last,
+        )
+        .text;
+        assert_eq!(last.len(), src.len());
+        assert!(!last.contains("prose") && !last.contains("a();"), "{last}");
+        assert!(!last.contains("__asm") && last.contains("c();"), "{last}");
+        // Only the units are read.
+        assert!(!last.contains("int g"), "{last}");
+        let first = mask(src, &[unit], &HashSet::new(), Branch::First).text;
+        assert!(first.contains("prose") && first.contains("a();"), "{first}");
+        assert!(
+            !first.contains("c();") && first.contains("int g"),
+            "{first}"
+        );
+    }
+
+    #[test]
+    fn branches_no_gnu_c_compiler_compiles() {
+        let src = "#if defined(_MSC_VER)\nA\n#elif defined(__GNUC__)\nB\n#endif\n#ifndef _WIN32\nC\n#else\nD\n#endif\n#if defined(__cplusplus) && !defined(L)\nE\n#endif\n#if X || defined(__cplusplus)\nF\n#endif\n";
+        let spans = never_compiled(src);
+        let inside = |t: &str| {
+            let at = src.find(t).unwrap_or(0);
+            spans.iter().any(|s| s.contains(&at))
+        };
+        assert!(inside("A\n") && inside("D\n") && inside("E\n"), "{spans:?}");
+        assert!(
+            !inside("B\n") && !inside("C\n") && !inside("F\n"),
+            "{spans:?}"
+        );
     }
 
     #[test]
