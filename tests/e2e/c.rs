@@ -340,6 +340,32 @@ fn shape_macro_words_before_type_names_and_branches_of_no_c() {
 }
 
 #[test]
+fn shape_conditional_groups_nested_in_branches() {
+    let files: &[&str] = &["nested_groups.c"];
+    let dir = "shapes/nested_groups";
+    let plain: &[(&str, u64)] = &[("braid", 0), ("tail", 1), ("sync_each", 1)];
+    check_program(&shape(dir, files, &[], 0, plain));
+    let braided: &[(&str, u64)] = &[("braid", 1), ("tail", 1), ("sync_each", 1)];
+    check_program(&shape(
+        dir,
+        files,
+        &["-DMEMORY_MANAGEMENT", "-DW"],
+        3,
+        braided,
+    ));
+    check_program(&shape(
+        dir,
+        files,
+        &["-DW", "-DN=1", "-DVXWORKS"],
+        3,
+        braided,
+    ));
+    let no_sync: &[(&str, u64)] = &[("braid", 1), ("tail", 1), ("sync_each", 0)];
+    let flags: &[&str] = &["-DDISABLE_DIRSYNC", "-DMEMORY_MANAGEMENT", "-DW", "-DN=2"];
+    check_program(&shape(dir, files, flags, 5, no_sync));
+}
+
+#[test]
 fn shape_gnu_and_c11_syntax() {
     check_program(&shape("shapes/gnu", &["gnu.c"], &[], 5, NONE));
 }

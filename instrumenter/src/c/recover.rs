@@ -475,8 +475,9 @@ impl Reading<'_, '_> {
 /// one branch and the edits of each branch make whole regions there:
 /// their text opens and closes as many braces and parentheses as it
 /// closes, and enters as many regions as it leaves (a guard's cleanup
-/// leaves one), so no probe pairs with one outside the branch. False for
-/// nested groups.
+/// leaves one), so no probe pairs with one outside the branch. A group
+/// nested in a branch must be whole itself; the branch's own edits
+/// around it then make whole regions in every configuration.
 fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
     let inside: Vec<&Edit> = edits
         .iter()
@@ -489,6 +490,7 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
     if branches.is_empty() {
         return false;
     }
+    let nested: Vec<Vec<Range<usize>>> = branches.iter().map(|b| groups(src, b.clone())).collect();
     let mut texts = vec![String::new(); branches.len()];
     for e in inside {
         let Some(b) = branches
@@ -497,10 +499,20 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
         else {
             return false;
         };
+        if nested[b]
+            .iter()
+            .any(|g| e.offset < g.end && e.offset + e.replace_len > g.start)
+        {
+            continue; // judged with its own group below
+        }
         texts[b].push_str(&e.text);
         texts[b].push('\n');
     }
     texts.iter().all(|t| balanced_probes(t))
+        && nested
+            .iter()
+            .flatten()
+            .all(|g| whole_in_branches(src, g, edits))
 }
 
 /// Whether probe text `t` opens and closes alike (see
@@ -575,20 +587,33 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
     None
 }
 
-/// The text of each branch of a group (between its directive lines);
-/// None when the group nests another.
+/// The text of each branch of a group (between its own directive lines;
+/// a branch may hold nested groups).
 fn branches(src: &str, group: &Range<usize>) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut from = None;
+    let mut depth = 0usize;
     for line in logical_lines(src, group.clone()) {
         match directive_word(&src[line.clone()]) {
-            Some("if" | "ifdef" | "ifndef") if from.is_some() => return Vec::new(),
-            Some("if" | "ifdef" | "ifndef") => from = Some(line.end),
-            Some("elif" | "elifdef" | "elifndef" | "else" | "endif") => {
+            Some("if" | "ifdef" | "ifndef") => {
+                depth += 1;
+                if depth == 1 {
+                    from = Some(line.end);
+                }
+            }
+            Some("elif" | "elifdef" | "elifndef" | "else") if depth == 1 => {
                 if let Some(f) = from {
                     out.push(f..line.start);
                 }
                 from = Some(line.end);
+            }
+            Some("endif") => {
+                if depth == 1 {
+                    if let Some(f) = from.take() {
+                        out.push(f..line.start);
+                    }
+                }
+                depth = depth.saturating_sub(1);
             }
             _ => {}
         }
@@ -1113,6 +1138,27 @@ mod tests {
         let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
         close_after_group(two, &g, &mut edits);
         assert_eq!(edits[0].offset, close, "two statements in a branch: left");
+    }
+
+    #[test]
+    fn nested_groups_are_whole_when_every_level_is() {
+        let src = "{\n#ifdef W\nwhile (b) {\n#if N > 1\nc1 = 1;\n#endif\n}\n#endif\n}\n";
+        let g = groups(src, 0..src.len())[0].clone();
+        let at = |t: &str| src.find(t).unwrap_or(0);
+        // A loop region around the nested group, a call inside it.
+        let open = Edit::insert(at("while"), "regio__enter(1u); ");
+        let close = Edit::insert(at("}\n#endif") + 1, " regio__exit(1u);");
+        let call = [
+            Edit::insert(at("c1"), "regio__enter(2u); "),
+            Edit::insert(at("c1 = 1;") + 7, " regio__exit(2u);"),
+        ];
+        let mut edits = vec![open.clone(), close.clone()];
+        assert!(whole_in_branches(src, &g, &edits));
+        edits.extend(call.iter().cloned());
+        assert!(whole_in_branches(src, &g, &edits));
+        // Half a region in the nested group: not whole.
+        let half = vec![open, close, call[0].clone()];
+        assert!(!whole_in_branches(src, &g, &half));
     }
 
     #[test]
