@@ -549,11 +549,14 @@ fn rendered(edits: &[Edit], at: usize) -> bool {
 }
 
 /// A loop whose body is a conditional group (`for (...)` then `#ifdef`
-/// with one statement per branch): the reading saw the first branch as
-/// the body and closed the loop's block after it, inside the group. After
-/// the `#endif` line is right in every configuration, so the close moves
-/// there. Only when that close is the group's one edit and every branch
-/// is one simple statement.
+/// with one statement per branch), or whose `do ... while` tail is one
+/// (`#if REAL == DOUBLE` / `} while (...);` / `#else` / `} while (...);`
+/// / `#endif`): the reading saw the first branch and closed the loop's
+/// block after it, inside the group. After the `#endif` line is right in
+/// every configuration, so the close moves there. Only when that close is
+/// the group's last edit and every branch is one simple statement (or one
+/// `do` tail); the edits left in the first branch must still be whole
+/// there ([`whole_in_branches`]).
 /// Returns the old offset of the close it moved.
 fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Option<usize> {
     let inside: Vec<usize> = edits
@@ -562,11 +565,22 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
         .filter(|(_, e)| e.offset < group.end && e.offset + e.replace_len > group.start)
         .map(|(i, _)| i)
         .collect();
-    let [only] = inside.as_slice() else {
-        return None;
-    };
-    let e = &edits[*only];
+    let last = *inside.iter().max_by_key(|&&i| edits[i].offset)?;
+    let e = &edits[last];
     if e.replace_len != 0 || e.text != probes::LOOP_CLOSE {
+        return None;
+    }
+    // Every edit at that place is a loop's close (a `for` whose body is
+    // the `do`): they move together, in order.
+    let at_close: Vec<usize> = inside
+        .iter()
+        .copied()
+        .filter(|&i| edits[i].offset == e.offset)
+        .collect();
+    if at_close
+        .iter()
+        .any(|&i| edits[i].replace_len != 0 || edits[i].text != probes::LOOP_CLOSE)
+    {
         return None;
     }
     let head = code_before(src.as_bytes(), group.start);
@@ -574,17 +588,51 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
     let first_end = branches
         .first()
         .map(|b| b.start + src[b.clone()].trim_end().len());
-    if head.ends_with(b")")
-        && first_end == Some(e.offset)
+    let body = head.ends_with(b")")
+        && inside.len() == at_close.len()
         && branches
             .iter()
-            .all(|b| one_simple_statement(&src[b.clone()]))
-    {
+            .all(|b| one_simple_statement(&src[b.clone()]));
+    let do_tail = branches.iter().all(|b| do_while_tail(&src[b.clone()]));
+    if first_end == Some(e.offset) && (body || do_tail) {
         let old = e.offset;
-        edits[*only].offset = group.end;
+        for i in at_close {
+            edits[i].offset = group.end;
+        }
         return Some(old);
     }
     None
+}
+
+/// `} while (...);`: the end of a `do` statement, nothing else (no
+/// comment or directive that could hide more).
+fn do_while_tail(text: &str) -> bool {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix('}') else {
+        return false;
+    };
+    let Some(cond) = rest.trim_start().strip_prefix("while") else {
+        return false;
+    };
+    let cond = cond.trim_start();
+    if !cond.starts_with('(') || t.contains("/*") || t.contains("//") || t.contains('#') {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (i, c) in cond.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return cond[i + 1..].trim() == ";";
+                }
+            }
+            '{' | '}' | ';' => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The text of each branch of a group (between its own directive lines;
@@ -1131,6 +1179,22 @@ mod tests {
         close_after_group(src, &g, &mut edits);
         assert_eq!(edits[0].offset, g.end);
         assert_eq!(&src[g.end..], "return s;\n");
+
+        let tail = "do {\n    s++;\n#if R == D\n    } while (f(\"%lf\") < 1);\n#else\n    } while (f(\"%f\") < 1);\n#endif\nreturn s;\n";
+        let g = groups(tail, 0..tail.len())[0].clone();
+        let close = tail.find("< 1);").unwrap() + 5;
+        let call = [
+            Edit::insert(tail.find("f(").unwrap(), "regio__enter(2u), "),
+            Edit::insert(close - 2, ", regio__exit(2u)"),
+        ];
+        let mut edits = vec![
+            call[0].clone(),
+            call[1].clone(),
+            Edit::insert(close, probes::LOOP_CLOSE),
+        ];
+        close_after_group(tail, &g, &mut edits);
+        assert_eq!(edits[2].offset, g.end, "a do tail per branch: moved");
+        assert!(whole_in_branches(tail, &g, &edits));
 
         let two = "for (;;)\n#ifdef W\n    a(); b();\n#else\n    c();\n#endif\n";
         let g = groups(two, 0..two.len())[0].clone();

@@ -2,10 +2,11 @@
  * (SQLite's `sqlite3_release_memory` with an `#if 0` inside an
  * `#ifdef ... #else`, zlib's braided CRC loop whose body holds `#if N > 1`
  * groups inside `#ifdef W`, SQLite's `unixSync` with alternative `if`
- * heads under `#ifndef`): the loops and calls inside are measured, each
- * nested group whole in its branches; a macro word or the alternative
- * heads send each function to the second reading. Built with and without
- * the macros. */
+ * heads under `#ifndef`, Rodinia's `do { ... }` whose `} while (...);`
+ * tail has alternatives, as the body of a `for`): the loops and calls
+ * inside are measured, each nested group whole in its branches; a macro
+ * word or the alternative heads send each function to the second
+ * reading. Built with and without the macros. */
 #include <stdio.h>
 
 #define SQLITE_API
@@ -86,12 +87,27 @@ static int sync_dir(int fd)
     return rc;
 }
 
+local int read_all(int n)
+{
+    int i, tries = 0;
+    for (i = 0; i < n; i++) /* @loop read_each */
+        do { /* @loop retry */
+            tries++;
+#ifdef FLOAT_INPUT
+        } while (release_some(tries) % 3 != 0);
+#else
+        } while (tries % 3 != 0);
+#endif
+    return tries;
+}
+
 int main(void)
 {
     static const unsigned char data[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
     int r = release_memory(8);
     unsigned long c = braided(data, 10);
     r += sync_dir(3);
+    r += read_all(2);
     printf("r = %d c = %lu released = %d\n", r, c, released);
     return (r + (int)(c % 5)) & 7;
 }
