@@ -1261,6 +1261,9 @@ mod tests {
         ));
         assert!(only_data("SQLITE_API int sqlite3_open(const char *);"));
         assert!(only_data("enum { A, B } e = A;"));
+        assert!(only_data(
+            "static const luaL_Reg lib[] = {\n  {\"abs\", f},\n#if defined(X)\n  {\"pow\", g},\n#endif\n  {0, 0}\n};"
+        ));
         assert!(!only_data(
             "SQLITE_PRIVATE int f(int op){ return s.n[op]; }"
         ));

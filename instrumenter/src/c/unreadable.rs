@@ -33,8 +33,11 @@ fn holds_a_body(src: &str, range: Range<usize>) -> bool {
 /// function (and is not a data declaration the parser misread as one) or
 /// holds a body-like block.
 fn could_hold_code(src: &str, u: &Unit) -> bool {
-    (u.function.is_some() && !super::mask::declares_data_only(src, u.range.clone()))
-        || holds_a_body(src, u.range.clone())
+    // A table whose initializer holds an `#if defined(X)` line has a `{`
+    // after `)` too, but every `{` of it opens an initializer (Lua's
+    // `mathlib[]`).
+    (u.function.is_some() || holds_a_body(src, u.range.clone()))
+        && !super::mask::declares_data_only(src, u.range.clone())
 }
 
 fn only_blanks_and_comments(text: Option<&str>) -> bool {
