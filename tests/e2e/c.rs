@@ -326,6 +326,57 @@ fn shape_functions_after_an_unreadable_place_are_read_one_by_one() {
 }
 
 #[test]
+fn shape_macro_words_before_type_names_and_branches_of_no_c() {
+    // Every function gcc compiles is measured (ground truth), those under
+    // `_MSC_VER` / `__cplusplus` are not compiled at all.
+    let loops: &[(&str, u64)] = &[
+        ("write_table", 1),
+        ("count_in", 1),
+        ("run_script", 1),
+        ("fill", 1),
+        ("pick", 1),
+    ];
+    check_program(&shape("shapes/heads", &["heads.c"], &[], 3, loops));
+}
+
+/// Loop visits of `nested_groups.c`: without `-DW`, with it, and with it
+/// and `-DDISABLE_DIRSYNC`.
+const NESTED_PLAIN: &[(&str, u64)] = &[
+    ("braid", 0),
+    ("tail", 1),
+    ("sync_each", 1),
+    ("read_each", 1),
+    ("retry", 2),
+];
+const NESTED_BRAIDED: &[(&str, u64)] = &[
+    ("braid", 1),
+    ("tail", 1),
+    ("sync_each", 1),
+    ("read_each", 1),
+    ("retry", 2),
+];
+const NESTED_NO_SYNC: &[(&str, u64)] = &[
+    ("braid", 1),
+    ("tail", 1),
+    ("sync_each", 0),
+    ("read_each", 1),
+    ("retry", 2),
+];
+
+#[test]
+fn shape_conditional_groups_nested_in_branches() {
+    let files: &[&str] = &["nested_groups.c"];
+    let dir = "shapes/nested_groups";
+    check_program(&shape(dir, files, &[], 6, NESTED_PLAIN));
+    let braided: &[&str] = &["-DMEMORY_MANAGEMENT", "-DW"];
+    check_program(&shape(dir, files, braided, 1, NESTED_BRAIDED));
+    let vx: &[&str] = &["-DW", "-DN=1", "-DVXWORKS", "-DFLOAT_INPUT"];
+    check_program(&shape(dir, files, vx, 1, NESTED_BRAIDED));
+    let flags: &[&str] = &["-DDISABLE_DIRSYNC", "-DMEMORY_MANAGEMENT", "-DW", "-DN=2"];
+    check_program(&shape(dir, files, flags, 3, NESTED_NO_SYNC));
+}
+
+#[test]
 fn shape_gnu_and_c11_syntax() {
     check_program(&shape("shapes/gnu", &["gnu.c"], &[], 5, NONE));
 }

@@ -436,7 +436,7 @@ fn rewrite(
                         }
                     }
                     "__extension__" | "_Complex" | "__complex__" | "_Imaginary"
-                    | "_Thread_local" => {
+                    | "_Thread_local" | "__cdecl" | "__stdcall" | "__fastcall" => {
                         blank(bytes, r.clone());
                     }
                     "complex" | "imaginary"
@@ -544,6 +544,36 @@ fn rewrite(
                             }
                         }
                     }
+                    // `if EQ("x") return 0;` (`#define EQ(s) (...)`): a
+                    // macro that brings the condition's parentheses; the
+                    // parser reads `if (1      )`, the same statement.
+                    "if" | "while" if !at_file_scope => {
+                        if let Some(close) = parenthesizing_macro(&lexed, src, i) {
+                            let span =
+                                toks[lexed.next_code(i).unwrap_or(i)].1.start..toks[close].1.end;
+                            blank(bytes, span.clone());
+                            bytes[span.start] = b'(';
+                            bytes[span.start + 1] = b'1';
+                            bytes[span.end - 1] = b')';
+                            i = close + 1;
+                            continue;
+                        }
+                    }
+                    // `strstr(path, SEP SEP)`: juxtaposed macros (string
+                    // literals the preprocessor joins) read as one.
+                    _ if !at_file_scope
+                        && is_macro_name(w)
+                        && lexed.prev_code(i).is_some_and(|p| {
+                            toks[p].0 == Tok::Ident
+                                && is_macro_name(word(&toks[p].1))
+                                && !lexed.line_end_between(p, i)
+                        })
+                        && lexed
+                            .next_code(i)
+                            .is_some_and(|n| matches!(src[toks[n].1.start], b')' | b',')) =>
+                    {
+                        blank(bytes, r.clone());
+                    }
                     _ if !KEYWORDS.contains(&w) && storage_word(&lexed, src, i, at_file_scope) => {
                         // `EXPORT_ long f(...)`, `local int g(...)`,
                         // `int ZEXPORT h(...)`, `char FAR *p`: a macro as
@@ -619,10 +649,18 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
     }
     // `(WINAPI *fp)(void)`: after `(` only before `*` and a name (not a
     // cast like `(FILE *)p`).
+    // `(FILE *out, ...)` is a parameter: the name must be followed by
+    // `)` and a parameter list.
+    let declarator_name = next
+        .and_then(|n| lexed.next_code(n))
+        .filter(|&d| toks[d].0 == Tok::Ident);
+    let close = declarator_name
+        .and_then(|d| lexed.next_code(d))
+        .filter(|&c| src[toks[c].1.start] == b')');
     let pointer_declarator = next.is_some_and(|n| src[toks[n].1.start] == b'*')
-        && next
-            .and_then(|n| lexed.next_code(n))
-            .is_some_and(|d| toks[d].0 == Tok::Ident);
+        && close
+            .and_then(|c| lexed.next_code(c))
+            .is_some_and(|o| src[toks[o].1.start] == b'(');
     let type_before = |p: usize| {
         TYPE_WORDS.contains(&word_at(p))
             || (src[toks[p].1.start] == b'*' && next.is_some_and(|n| src[toks[n].1.start] == b'*'))
@@ -639,10 +677,43 @@ fn storage_word(lexed: &Lexed, src: &[u8], i: usize, at_file_scope: bool) -> boo
             DECL_START.contains(&word_at(n))
                 || (toks[n].0 == Tok::Ident
                     && !KEYWORDS.contains(&word_at(n))
+                    // `extern ZPOS64_T ZEXPORT f(`: of two all-caps words
+                    // after `extern`, the second is the macro word (the
+                    // type-then-convention order, see the last rule).
+                    && !is_macro_name(word_at(n))
                     && after_next_is_name(lexed, src, next))
         })
     };
     if is_macro_name(w) && prev.is_some_and(qualifier_before) {
+        return true;
+    }
+    // `code const FAR *p`: after a type and its qualifier, an all-caps
+    // word before the declarator is a macro word.
+    let type_word = |j: usize| {
+        toks[j].0 == Tok::Ident
+            && (TYPE_WORDS.contains(&word_at(j)) || !KEYWORDS.contains(&word_at(j)))
+    };
+    if is_macro_name(w)
+        && prev.is_some_and(|p| {
+            matches!(word_at(p), "const" | "volatile") && lexed.prev_code(p).is_some_and(type_word)
+        })
+        && next.is_some_and(|n| src[toks[n].1.start] == b'*' || plain(n))
+    {
+        return true;
+    }
+    // `(z_const unsigned char *)p`, `f(int n, z_const char *s)`: a name
+    // before a type keyword (a qualifier would be valid after a type
+    // name: `size_t const n`) in a parameter list or cast.
+    if prev.is_some_and(|p| matches!(src[toks[p].1.start], b'(' | b','))
+        && next.is_some_and(|n| {
+            toks[n].0 == Tok::Ident
+                && DECL_START.contains(&word_at(n))
+                && !matches!(
+                    word_at(n),
+                    "const" | "volatile" | "typedef" | "extern" | "static"
+                )
+        })
+    {
         return true;
     }
     // `const char * ZEXPORT zlibVersion(void)`: between the `*` of a
@@ -977,6 +1048,26 @@ fn expression_prefix_macro(bytes: &mut [u8], lexed: &Lexed, src: &[u8], close: u
     }
 }
 
+/// After `if`/`while` at token `i`: `NAME(...)` with no parenthesis of
+/// its own, the statement following on the same line or the next (`if
+/// EQ("x") return 0;`, `else if EQ("y") {`). Returns the index of its `)`.
+fn parenthesizing_macro(lexed: &Lexed, src: &[u8], i: usize) -> Option<usize> {
+    let toks = &lexed.toks;
+    let name = lexed.next_code(i).filter(|&n| {
+        toks[n].0 == Tok::Ident
+            && !KEYWORDS.contains(&std::str::from_utf8(&src[toks[n].1.clone()]).unwrap_or(""))
+    })?;
+    let open = lexed
+        .next_code(name)
+        .filter(|&o| src[toks[o].1.start] == b'(' && !lexed.line_end_between(name, o))?;
+    let close = lexed.closing(src, open)?;
+    // What follows starts a statement, not an operator (`while
+    // (x) + 1` is no such shape, and neither is `if f(x) == 0`).
+    let next = lexed.next_code(close)?;
+    let starts_statement = toks[next].0 == Tok::Ident || src[toks[next].1.start] == b'{';
+    (starts_statement && toks[close].1.end - toks[name].1.start >= 3).then_some(close)
+}
+
 /// `long_na\<newline>me`: the parts of a word split by a line splice are
 /// joined for the parser, the splice moved after the word as blanks.
 fn join_spliced_words(bytes: &mut [u8], lexed: &Lexed, src: &[u8]) {
@@ -1076,6 +1167,52 @@ mod tests {
     }
 
     #[test]
+    fn macro_words_before_type_names_declared_elsewhere() {
+        // A parameter of a type named in capitals stays (it is no
+        // `(WINAPI *fp)(void)` declarator).
+        let s =
+            rewritten("local void w(FILE *out, const z_crc_t FAR *t) { int (WINAPI *fp)(void); }");
+        assert!(s.contains("(FILE *out, const z_crc_t     *t)"), "{s}");
+        assert!(s.contains("int (       *fp)(void);"), "{s}");
+        // After a type and its qualifier.
+        let s = rewritten("int f(void) { code const FAR *c = (code const FAR *)0; }");
+        assert!(
+            s.contains("code const     *c = (code const     *)0;"),
+            "{s}"
+        );
+        // Before a type keyword in a parameter list or a cast.
+        let s = rewritten(
+            "int in(void *d, z_const unsigned char **b) { p = (z_const unsigned char *)q; }",
+        );
+        assert!(s.contains("void *d,         unsigned char **b"), "{s}");
+        assert!(s.contains("(        unsigned char *)q"), "{s}");
+        let s = rewritten("int f(size_t const n, Tp const *p);");
+        assert!(s.contains("(size_t const n, Tp const *p)"), "{s}");
+        // Of two capitals words after `extern`, the second is the macro.
+        let s = rewritten("extern ZPOS64_T ZEXPORT tell64(unzFile file) { return 0; }");
+        assert!(s.contains("extern ZPOS64_T         tell64("), "{s}");
+        let s = rewritten("struct tm *__cdecl localtime(const time_t *t) { return 0; }");
+        assert!(s.contains("struct tm *        localtime("), "{s}");
+    }
+
+    #[test]
+    fn a_macro_bringing_the_parentheses_of_an_if() {
+        let s = rewritten("int f(void) {\n  if EQ(\"\") return 0;\n  else if EQ(\"ab\") {\n  }\n  while W(x) g();\n  if (a) b();\n  if f(x) == 1;\n}");
+        assert!(s.contains("if (1   ) return 0;"), "{s}");
+        assert!(s.contains("else if (1     ) {"), "{s}");
+        assert!(s.contains("while (1 ) g();"), "{s}");
+        assert!(s.contains("if (a) b();"), "{s}");
+        assert!(s.contains("if f(x) == 1;"), "{s}");
+    }
+
+    #[test]
+    fn juxtaposed_string_macros_are_one_argument() {
+        let s = rewritten("int f(void) { p = strstr(path, SEP SEP); q = g(A, B); }");
+        assert!(s.contains("strstr(path, SEP    );"), "{s}");
+        assert!(s.contains("g(A, B)"), "{s}");
+    }
+
+    #[test]
     fn knr_heads_returning_pointers() {
         let s = rewritten("float *alloc(n)\nint n;\n{ return 0; }\nint *p = q;\nchar *f(void);\n");
         let two = rewritten("float **alloc2(m, n)\nint m, n;\n{ return 0; }\n");
@@ -1124,6 +1261,9 @@ mod tests {
         ));
         assert!(only_data("SQLITE_API int sqlite3_open(const char *);"));
         assert!(only_data("enum { A, B } e = A;"));
+        assert!(only_data(
+            "static const luaL_Reg lib[] = {\n  {\"abs\", f},\n#if defined(X)\n  {\"pow\", g},\n#endif\n  {0, 0}\n};"
+        ));
         assert!(!only_data(
             "SQLITE_PRIVATE int f(int op){ return s.n[op]; }"
         ));

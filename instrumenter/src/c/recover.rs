@@ -10,7 +10,11 @@
 //! and the other directives where no directive may stand for the grammar
 //! (`#define`, `#undef`, `#`, `#include`, `#line`, ...; a `#pragma` only
 //! where it splits a statement, as a `#pragma GCC ivdep` before a loop must
-//! stay where the walker can see it).
+//! stay where the walker can see it). A unit that reading still cannot
+//! read and that holds a conditional group is read once more with the
+//! last branch of each group (its `#else`, or no branch at all: `#if
+//! MIN_MATCH != 3` over prose), only those units parsed
+//! ([`Branch::Last`]).
 //! Blanking keeps every byte offset, so the new tree still describes the
 //! original text, which is what gets edited.
 //!
@@ -57,16 +61,41 @@ pub(crate) fn read_again(
     lines: &Lines,
     out: &mut plan::Output,
 ) -> Unreadable {
-    let first_id = input.first_id + out.regions.len() as u32;
-    match second_reading(input, unreadable, macros, lines, first_id) {
-        Some(second) => {
-            out.regions.extend(second.out.regions);
-            out.edits.extend(second.out.edits);
-            out.warnings.extend(second.out.warnings);
-            second.units.without(&second.recovered)
+    let mut left = unreadable.without(&[]);
+    for branch in [Branch::First, Branch::Last] {
+        // The other configuration is read only for units that have one.
+        let units = match branch {
+            Branch::First => left.without(&[]),
+            Branch::Last => left.with_groups(input.text),
+        };
+        if units.ranges().is_empty() {
+            continue;
         }
-        None => unreadable.without(&[]),
+        let first_id = input.first_id + out.regions.len() as u32;
+        if let Some(read) = second_reading(input, &units, macros, lines, first_id, branch) {
+            out.regions.extend(read.out.regions);
+            out.edits.extend(read.out.edits);
+            out.warnings.extend(read.out.warnings);
+            // Units split by the reading stay split.
+            let taken = read.units.without(&read.recovered);
+            left = match branch {
+                Branch::First => taken,
+                Branch::Last => left.without(&units.ranges()).merged_with(taken),
+            };
+        }
     }
+    left
+}
+
+/// Which branch of each conditional group a reading keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Branch {
+    /// The first branch a GNU C compiler may compile (`#else` of `#if 0`).
+    First,
+    /// The last such branch: the `#else`, or none for a group without one
+    /// (`#if MIN_MATCH != 3` / text that is no C / `#endif`). Read for
+    /// the units the first choice left; only those units are parsed.
+    Last,
 }
 
 /// Reads the `unreadable` units of `input` again in one configuration
@@ -81,6 +110,7 @@ pub(crate) fn second_reading(
     macros: &HashSet<String>,
     lines: &Lines,
     first_id: u32,
+    branch: Branch,
 ) -> Option<SecondReading> {
     let units = unreadable.ranges();
     if units.is_empty() {
@@ -91,7 +121,7 @@ pub(crate) fn second_reading(
         text: masked,
         hidden_macros,
         hidden_omp,
-    } = mask(src, &units, macros);
+    } = mask(src, &units, macros, branch);
     // Each hidden directive and the statement it governs (the next code
     // of the masked text): the walk writes the construct around it.
     let hidden: Vec<plan::HiddenOmp> = hidden_omp
@@ -445,8 +475,9 @@ impl Reading<'_, '_> {
 /// one branch and the edits of each branch make whole regions there:
 /// their text opens and closes as many braces and parentheses as it
 /// closes, and enters as many regions as it leaves (a guard's cleanup
-/// leaves one), so no probe pairs with one outside the branch. False for
-/// nested groups.
+/// leaves one), so no probe pairs with one outside the branch. A group
+/// nested in a branch must be whole itself; the branch's own edits
+/// around it then make whole regions in every configuration.
 fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
     let inside: Vec<&Edit> = edits
         .iter()
@@ -459,6 +490,7 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
     if branches.is_empty() {
         return false;
     }
+    let nested: Vec<Vec<Range<usize>>> = branches.iter().map(|b| groups(src, b.clone())).collect();
     let mut texts = vec![String::new(); branches.len()];
     for e in inside {
         let Some(b) = branches
@@ -467,10 +499,20 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
         else {
             return false;
         };
+        if nested[b]
+            .iter()
+            .any(|g| e.offset < g.end && e.offset + e.replace_len > g.start)
+        {
+            continue; // judged with its own group below
+        }
         texts[b].push_str(&e.text);
         texts[b].push('\n');
     }
     texts.iter().all(|t| balanced_probes(t))
+        && nested
+            .iter()
+            .flatten()
+            .all(|g| whole_in_branches(src, g, edits))
 }
 
 /// Whether probe text `t` opens and closes alike (see
@@ -507,11 +549,14 @@ fn rendered(edits: &[Edit], at: usize) -> bool {
 }
 
 /// A loop whose body is a conditional group (`for (...)` then `#ifdef`
-/// with one statement per branch): the reading saw the first branch as
-/// the body and closed the loop's block after it, inside the group. After
-/// the `#endif` line is right in every configuration, so the close moves
-/// there. Only when that close is the group's one edit and every branch
-/// is one simple statement.
+/// with one statement per branch), or whose `do ... while` tail is one
+/// (`#if REAL == DOUBLE` / `} while (...);` / `#else` / `} while (...);`
+/// / `#endif`): the reading saw the first branch and closed the loop's
+/// block after it, inside the group. After the `#endif` line is right in
+/// every configuration, so the close moves there. Only when that close is
+/// the group's last edit and every branch is one simple statement (or one
+/// `do` tail); the edits left in the first branch must still be whole
+/// there ([`whole_in_branches`]).
 /// Returns the old offset of the close it moved.
 fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Option<usize> {
     let inside: Vec<usize> = edits
@@ -520,11 +565,22 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
         .filter(|(_, e)| e.offset < group.end && e.offset + e.replace_len > group.start)
         .map(|(i, _)| i)
         .collect();
-    let [only] = inside.as_slice() else {
-        return None;
-    };
-    let e = &edits[*only];
+    let last = *inside.iter().max_by_key(|&&i| edits[i].offset)?;
+    let e = &edits[last];
     if e.replace_len != 0 || e.text != probes::LOOP_CLOSE {
+        return None;
+    }
+    // Every edit at that place is a loop's close (a `for` whose body is
+    // the `do`): they move together, in order.
+    let at_close: Vec<usize> = inside
+        .iter()
+        .copied()
+        .filter(|&i| edits[i].offset == e.offset)
+        .collect();
+    if at_close
+        .iter()
+        .any(|&i| edits[i].replace_len != 0 || edits[i].text != probes::LOOP_CLOSE)
+    {
         return None;
     }
     let head = code_before(src.as_bytes(), group.start);
@@ -532,33 +588,80 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
     let first_end = branches
         .first()
         .map(|b| b.start + src[b.clone()].trim_end().len());
-    if head.ends_with(b")")
-        && first_end == Some(e.offset)
+    let body = head.ends_with(b")")
+        && inside.len() == at_close.len()
         && branches
             .iter()
-            .all(|b| one_simple_statement(&src[b.clone()]))
-    {
+            .all(|b| one_simple_statement(&src[b.clone()]));
+    let do_tail = branches.iter().all(|b| do_while_tail(&src[b.clone()]));
+    if first_end == Some(e.offset) && (body || do_tail) {
         let old = e.offset;
-        edits[*only].offset = group.end;
+        for i in at_close {
+            edits[i].offset = group.end;
+        }
         return Some(old);
     }
     None
 }
 
-/// The text of each branch of a group (between its directive lines);
-/// None when the group nests another.
+/// `} while (...);`: the end of a `do` statement, nothing else (no
+/// comment or directive that could hide more).
+fn do_while_tail(text: &str) -> bool {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix('}') else {
+        return false;
+    };
+    let Some(cond) = rest.trim_start().strip_prefix("while") else {
+        return false;
+    };
+    let cond = cond.trim_start();
+    if !cond.starts_with('(') || t.contains("/*") || t.contains("//") || t.contains('#') {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (i, c) in cond.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return cond[i + 1..].trim() == ";";
+                }
+            }
+            '{' | '}' | ';' => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The text of each branch of a group (between its own directive lines;
+/// a branch may hold nested groups).
 fn branches(src: &str, group: &Range<usize>) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut from = None;
+    let mut depth = 0usize;
     for line in logical_lines(src, group.clone()) {
         match directive_word(&src[line.clone()]) {
-            Some("if" | "ifdef" | "ifndef") if from.is_some() => return Vec::new(),
-            Some("if" | "ifdef" | "ifndef") => from = Some(line.end),
-            Some("elif" | "elifdef" | "elifndef" | "else" | "endif") => {
+            Some("if" | "ifdef" | "ifndef") => {
+                depth += 1;
+                if depth == 1 {
+                    from = Some(line.end);
+                }
+            }
+            Some("elif" | "elifdef" | "elifndef" | "else") if depth == 1 => {
                 if let Some(f) = from {
                     out.push(f..line.start);
                 }
                 from = Some(line.end);
+            }
+            Some("endif") => {
+                if depth == 1 {
+                    if let Some(f) = from.take() {
+                        out.push(f..line.start);
+                    }
+                }
+                depth = depth.saturating_sub(1);
             }
             _ => {}
         }
@@ -698,28 +801,42 @@ pub(crate) fn groups(src: &str, range: Range<usize>) -> Vec<Range<usize>> {
 /// The text the parser reads for a second try: `src` with, inside each of
 /// `units`, conditional lines and all branches but one blanked, and every
 /// directive but `#pragma omp`/`#pragma regio` blanked.
-pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) -> Masked {
+pub(crate) fn mask(
+    src: &str,
+    units: &[Range<usize>],
+    macros: &HashSet<String>,
+    branch: Branch,
+) -> Masked {
     let mut bytes = src.as_bytes().to_vec();
     let mut hidden_omp = Vec::new();
     let blank = super::mask::blank;
+    if branch == Branch::Last {
+        // Only the units are read: everything else is blanks, which the
+        // parser reads at no cost.
+        let mut from = 0;
+        for unit in units {
+            blank(&mut bytes, from.min(unit.start)..unit.start);
+            from = unit.end;
+        }
+        let end = bytes.len();
+        blank(&mut bytes, from.min(end)..end);
+    }
     for unit in units {
-        // Per open group: whether the branch being read is kept, and
-        // whether a kept branch was already seen.
-        let mut stack: Vec<(bool, bool)> = Vec::new();
-        for line in logical_lines(src, unit.clone()) {
+        let lines = logical_lines(src, unit.clone());
+        let kept = kept_branches(src, &lines, branch);
+        // Per open group: whether the branch being read is kept.
+        let mut stack: Vec<bool> = Vec::new();
+        for (k, line) in lines.into_iter().enumerate() {
             let text = &src[line.clone()];
-            let live = stack.iter().all(|&(keep, _)| keep);
+            let live = stack.iter().all(|&keep| keep);
             match directive_word(text) {
                 Some("if" | "ifdef" | "ifndef") => {
-                    let never = is_if_zero(text);
-                    stack.push((!never, !never));
+                    stack.push(kept.contains(&k));
                     blank(&mut bytes, line);
                 }
                 Some("elif" | "elifdef" | "elifndef" | "else") => {
                     if let Some(top) = stack.last_mut() {
-                        let take = !top.1 && !is_if_zero(text);
-                        top.0 = take;
-                        top.1 |= take;
+                        *top = kept.contains(&k);
                     }
                     blank(&mut bytes, line);
                 }
@@ -754,6 +871,57 @@ pub(crate) fn mask(src: &str, units: &[Range<usize>], macros: &HashSet<String>) 
         hidden_macros,
         hidden_omp,
     }
+}
+
+/// The indexes in `lines` of the directive lines that open the branch
+/// `branch` keeps of each group (an `#if` line or an `#elif`/`#else`
+/// line); a group none of whose branches is kept has none.
+fn kept_branches(src: &str, lines: &[Range<usize>], branch: Branch) -> HashSet<usize> {
+    // Per open group: the branch openers a GNU C compiler may compile,
+    // and whether the group has an `#else`.
+    let mut stack: Vec<Vec<usize>> = Vec::new();
+    let mut kept = HashSet::new();
+    let choose = |openers: Vec<usize>, kept: &mut HashSet<usize>| {
+        let pick = match branch {
+            Branch::First => openers.first(),
+            Branch::Last => openers.last(),
+        };
+        kept.extend(pick.copied());
+    };
+    for (k, line) in lines.iter().enumerate() {
+        let text = &src[line.clone()];
+        match directive_word(text) {
+            Some("if" | "ifdef" | "ifndef") => {
+                stack.push(if is_if_zero(text) { vec![] } else { vec![k] });
+            }
+            Some("elif" | "elifdef" | "elifndef" | "else") => {
+                if let Some(top) = stack.last_mut() {
+                    if !is_if_zero(text) {
+                        top.push(k);
+                    }
+                }
+            }
+            Some("endif") => {
+                if let Some(openers) = stack.pop() {
+                    let has_else = openers
+                        .last()
+                        .is_some_and(|&o| directive_word(&src[lines[o].clone()]) == Some("else"));
+                    // Without an `#else`, the last configuration is the
+                    // one with no branch at all.
+                    if branch == Branch::Last && !has_else {
+                        continue;
+                    }
+                    choose(openers, &mut kept);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Groups the unit does not close (it ends inside them).
+    for openers in stack {
+        choose(openers, &mut kept);
+    }
+    kept
 }
 
 /// The text of the second reading.
@@ -833,11 +1001,67 @@ fn is_if_zero(line: &str) -> bool {
             .unwrap_or(c);
         FOREIGN.contains(&c)
     };
+    // `defined(__cplusplus) && !defined(X)`: a conjunction with a foreign
+    // term is foreign too.
+    let conjunction = |c: &str| !c.contains("||") && c.split("&&").any(&foreign);
     match word {
-        "if" | "elif" => cond == "0" || foreign(cond),
+        "if" | "elif" => cond == "0" || foreign(cond) || conjunction(cond),
         "ifdef" | "elifdef" => foreign(cond),
         _ => false,
     }
+}
+
+/// Whether `#ifndef X` / `#if !defined(X)` tests a foreign `X`: its
+/// `#else` branch is for other compilers.
+fn negates_foreign(line: &str) -> bool {
+    let rest = line.trim_start().trim_start_matches('#').trim_start();
+    if let Some(c) = rest.strip_prefix("ifndef") {
+        return is_if_zero(&format!("#ifdef {c}"));
+    }
+    match rest.strip_prefix("if").map(str::trim_start) {
+        Some(c) if c.starts_with('!') && !c.contains("&&") && !c.contains("||") => {
+            is_if_zero(&format!("#if {}", &c[1..]))
+        }
+        _ => false,
+    }
+}
+
+/// Byte spans of `src` in branches no GNU C compiler compiles (see
+/// [`is_if_zero`]; also the `#else` of `#ifndef _MSC_VER`), from their
+/// directive line to the next of their group.
+pub(crate) fn never_compiled(src: &str) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    // Per open group: where its foreign branch started, if it is in one,
+    // and whether its `#else` is foreign.
+    let mut stack: Vec<(Option<usize>, bool)> = Vec::new();
+    for line in logical_lines(src, 0..src.len()) {
+        let text = &src[line.clone()];
+        match directive_word(text) {
+            Some("if" | "ifdef" | "ifndef") => {
+                stack.push((
+                    is_if_zero(text).then_some(line.start),
+                    negates_foreign(text),
+                ));
+            }
+            Some(w @ ("elif" | "elifdef" | "elifndef" | "else")) => {
+                if let Some(top) = stack.last_mut() {
+                    if let Some(from) = top.0.take() {
+                        spans.push(from..line.start);
+                    }
+                    let foreign = is_if_zero(text) || (w == "else" && top.1);
+                    top.0 = foreign.then_some(line.start);
+                }
+            }
+            Some("endif") => {
+                if let Some((Some(from), _)) = stack.pop() {
+                    spans.push(from..line.end);
+                }
+            }
+            _ => {}
+        }
+    }
+    spans.sort_by_key(|r| r.start);
+    spans
 }
 
 #[cfg(test)]
@@ -850,7 +1074,7 @@ mod tests {
             start: 0,
             end: src.len(),
         };
-        mask(src, &[whole], &HashSet::new()).text
+        mask(src, &[whole], &HashSet::new(), Branch::First).text
     }
 
     #[test]
@@ -900,6 +1124,45 @@ mod tests {
     }
 
     #[test]
+    fn the_last_reading_keeps_the_else_or_no_branch() {
+        let src = "int f(void) {\n#if M != 3\n  prose\n#endif\n#ifdef A\n  a();\n#elif defined(_MSC_VER)\n  __asm { x }\n#else\n  c();\n#endif\n  return 0;\n}\nint g;\n";
+        let unit = 0..src.find("int g").unwrap_or(0);
+        let last = mask(
+            src,
+            std::slice::from_ref(&unit),
+            &HashSet::new(),
+            Branch::Last,
+        )
+        .text;
+        assert_eq!(last.len(), src.len());
+        assert!(!last.contains("prose") && !last.contains("a();"), "{last}");
+        assert!(!last.contains("__asm") && last.contains("c();"), "{last}");
+        // Only the units are read.
+        assert!(!last.contains("int g"), "{last}");
+        let first = mask(src, &[unit], &HashSet::new(), Branch::First).text;
+        assert!(first.contains("prose") && first.contains("a();"), "{first}");
+        assert!(
+            !first.contains("c();") && first.contains("int g"),
+            "{first}"
+        );
+    }
+
+    #[test]
+    fn branches_no_gnu_c_compiler_compiles() {
+        let src = "#if defined(_MSC_VER)\nA\n#elif defined(__GNUC__)\nB\n#endif\n#ifndef _WIN32\nC\n#else\nD\n#endif\n#if defined(__cplusplus) && !defined(L)\nE\n#endif\n#if X || defined(__cplusplus)\nF\n#endif\n";
+        let spans = never_compiled(src);
+        let inside = |t: &str| {
+            let at = src.find(t).unwrap_or(0);
+            spans.iter().any(|s| s.contains(&at))
+        };
+        assert!(inside("A\n") && inside("D\n") && inside("E\n"), "{spans:?}");
+        assert!(
+            !inside("B\n") && !inside("C\n") && !inside("F\n"),
+            "{spans:?}"
+        );
+    }
+
+    #[test]
     fn continued_directives_are_blanked_whole() {
         let src = "#define TWO \\\n  2\nint x = 1;\n";
         let m = masked(src);
@@ -917,12 +1180,49 @@ mod tests {
         assert_eq!(edits[0].offset, g.end);
         assert_eq!(&src[g.end..], "return s;\n");
 
+        let tail = "do {\n    s++;\n#if R == D\n    } while (f(\"%lf\") < 1);\n#else\n    } while (f(\"%f\") < 1);\n#endif\nreturn s;\n";
+        let g = groups(tail, 0..tail.len())[0].clone();
+        let close = tail.find("< 1);").unwrap() + 5;
+        let call = [
+            Edit::insert(tail.find("f(").unwrap(), "regio__enter(2u), "),
+            Edit::insert(close - 2, ", regio__exit(2u)"),
+        ];
+        let mut edits = vec![
+            call[0].clone(),
+            call[1].clone(),
+            Edit::insert(close, probes::LOOP_CLOSE),
+        ];
+        close_after_group(tail, &g, &mut edits);
+        assert_eq!(edits[2].offset, g.end, "a do tail per branch: moved");
+        assert!(whole_in_branches(tail, &g, &edits));
+
         let two = "for (;;)\n#ifdef W\n    a(); b();\n#else\n    c();\n#endif\n";
         let g = groups(two, 0..two.len())[0].clone();
         let close = two.find("b();").unwrap() + 4;
         let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
         close_after_group(two, &g, &mut edits);
         assert_eq!(edits[0].offset, close, "two statements in a branch: left");
+    }
+
+    #[test]
+    fn nested_groups_are_whole_when_every_level_is() {
+        let src = "{\n#ifdef W\nwhile (b) {\n#if N > 1\nc1 = 1;\n#endif\n}\n#endif\n}\n";
+        let g = groups(src, 0..src.len())[0].clone();
+        let at = |t: &str| src.find(t).unwrap_or(0);
+        // A loop region around the nested group, a call inside it.
+        let open = Edit::insert(at("while"), "regio__enter(1u); ");
+        let close = Edit::insert(at("}\n#endif") + 1, " regio__exit(1u);");
+        let call = [
+            Edit::insert(at("c1"), "regio__enter(2u); "),
+            Edit::insert(at("c1 = 1;") + 7, " regio__exit(2u);"),
+        ];
+        let mut edits = vec![open.clone(), close.clone()];
+        assert!(whole_in_branches(src, &g, &edits));
+        edits.extend(call.iter().cloned());
+        assert!(whole_in_branches(src, &g, &edits));
+        // Half a region in the nested group: not whole.
+        let half = vec![open, close, call[0].clone()];
+        assert!(!whole_in_branches(src, &g, &half));
     }
 
     #[test]

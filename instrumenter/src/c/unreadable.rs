@@ -33,8 +33,11 @@ fn holds_a_body(src: &str, range: Range<usize>) -> bool {
 /// function (and is not a data declaration the parser misread as one) or
 /// holds a body-like block.
 fn could_hold_code(src: &str, u: &Unit) -> bool {
-    (u.function.is_some() && !super::mask::declares_data_only(src, u.range.clone()))
-        || holds_a_body(src, u.range.clone())
+    // A table whose initializer holds an `#if defined(X)` line has a `{`
+    // after `)` too, but every `{` of it opens an initializer (Lua's
+    // `mathlib[]`).
+    (u.function.is_some() || holds_a_body(src, u.range.clone()))
+        && !super::mask::declares_data_only(src, u.range.clone())
 }
 
 fn only_blanks_and_comments(text: Option<&str>) -> bool {
@@ -195,6 +198,26 @@ impl Unreadable {
         }
     }
 
+    /// The units that hold a conditional group (or part of one): those
+    /// another choice of branches could read differently.
+    pub(crate) fn with_groups(&self, src: &str) -> Unreadable {
+        Unreadable {
+            units: self
+                .units
+                .iter()
+                .filter(|u| !super::recover::groups(src, u.range.clone()).is_empty())
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// These units and `other`'s (disjoint from them), in order.
+    pub(crate) fn merged_with(mut self, other: Unreadable) -> Unreadable {
+        self.units.extend(other.units);
+        self.units.sort_by_key(|u| u.range.start);
+        self
+    }
+
     /// Whether any unit overlaps `range`.
     pub(crate) fn overlaps(&self, range: &Range<usize>) -> bool {
         self.units
@@ -211,8 +234,21 @@ impl Unreadable {
     /// The units that could have held measured code: functions, and other
     /// units with a block after `)` or `;` (a function body after a head
     /// the parser misread, K&R parameter declarations included).
+    /// A unit wholly inside a branch no GNU C compiler compiles (`#if 0`,
+    /// `#ifdef _MSC_VER`, `#if defined(__cplusplus) && ...`: `__asm {`
+    /// blocks, C++ `try`) is never built, so nothing of it is lost.
     fn lost<'a>(&'a self, src: &'a str) -> impl Iterator<Item = &'a Unit> + 'a {
-        self.units.iter().filter(move |u| could_hold_code(src, u))
+        let foreign = if self.units.is_empty() {
+            Vec::new()
+        } else {
+            super::recover::never_compiled(src)
+        };
+        self.units.iter().filter(move |u| {
+            could_hold_code(src, u)
+                && !foreign
+                    .iter()
+                    .any(|f| f.start <= u.range.start && u.range.end <= f.end)
+        })
     }
 
     /// Whether the unit at `range` could hold measured code (see `lost`).
