@@ -200,6 +200,15 @@ pub struct Block {
     location: u32,
 }
 
+/// An enter record with everything but its time ([`Block::prepare_enter`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PreparedEnter {
+    field: u32,
+    region: u32,
+    /// Where the record goes: no other record may come first.
+    pos: usize,
+}
+
 /// Longest enter or exit record: code, time delta, region field.
 const REGION_RECORD_MAX: usize = 1 + MAX_VARINT + 5;
 
@@ -259,10 +268,29 @@ impl Block {
         region: u32,
         clock: impl FnOnce() -> u64,
     ) -> Result<u64, Full> {
-        let field = self.region_field(buf, region)?;
+        let field = self.prepare_enter(buf, region)?;
         let ticks = clock();
-        self.put_region_record(buf, code::ENTER, ticks, field, region);
+        self.enter_prepared(buf, field, ticks);
         Ok(ticks)
+    }
+
+    /// The part of an enter record that needs no time: room checked and
+    /// the region field computed. Write it with [`Block::enter_prepared`]
+    /// before any other record of this block.
+    #[inline(always)]
+    pub fn prepare_enter(&self, buf: &[u8], region: u32) -> Result<PreparedEnter, Full> {
+        Ok(PreparedEnter {
+            field: self.region_field(buf, region)?,
+            region,
+            pos: self.pos,
+        })
+    }
+
+    /// Writes the enter record `prepared` at `ticks`.
+    #[inline(always)]
+    pub fn enter_prepared(&mut self, buf: &mut [u8], prepared: PreparedEnter, ticks: u64) {
+        debug_assert_eq!(prepared.pos, self.pos, "a record came between");
+        self.put_region_record(buf, code::ENTER, ticks, prepared.field, prepared.region);
     }
 
     #[inline(always)]
@@ -289,14 +317,22 @@ impl Block {
     }
 
     /// Writes a region record whose room [`Self::region_field`] checked.
-    /// The common record (a delta below 2^14 ticks, a region field below
-    /// 128) is put together in a register and stored at once; the loop
-    /// of the general encoding costs several times more instructions.
+    /// The record is put together in a register and stored at once, with
+    /// no call and no bounds check that could panic, so a probe that
+    /// inlines it needs no stack frame for it: the common record (a delta
+    /// below 2^14 ticks, a region field below 128) in a few instructions,
+    /// any other by a loop over its varints.
     #[inline(always)]
     fn put_region_record(&mut self, buf: &mut [u8], code: u8, ticks: u64, field: u32, region: u32) {
         let d = self.delta(ticks);
         let pos = self.pos;
-        let out = &mut buf[pos..pos + REGION_RECORD_MAX];
+        let Some(out) = buf
+            .get_mut(pos..)
+            .and_then(|b| b.first_chunk_mut::<REGION_RECORD_MAX>())
+        else {
+            // Cannot happen: the caller checked the room.
+            return;
+        };
         if d < 1 << 14 && field < 1 << 7 {
             let two = u64::from(d >= 0x80);
             let delta = if two != 0 {
@@ -308,9 +344,9 @@ impl Block {
             out[..4].copy_from_slice(&(word as u32).to_le_bytes());
             self.pos = pos + 3 + two as usize;
         } else {
-            out[0] = code;
-            let p = put_u64(out, 1, d);
-            self.pos = pos + put_u64(out, p, u64::from(field));
+            let (record, len) = region_record_bytes(code, d, field);
+            *out = record.to_le_bytes();
+            self.pos = pos + len;
         }
         self.region = region;
         self.count += 1;
@@ -588,6 +624,24 @@ pub fn block_header(
     h[16..24].copy_from_slice(&base_ticks.to_le_bytes());
     h[24..28].copy_from_slice(&block_checksum(payload).to_le_bytes());
     Ok(h)
+}
+
+/// A region record (code, delta, field) as little-endian bytes of a
+/// `u128` and its length: at most 1 + 10 + 5 = 16 bytes.
+#[inline(always)]
+fn region_record_bytes(code: u8, delta: u64, field: u32) -> (u128, usize) {
+    let mut acc = u128::from(code);
+    let mut len = 1;
+    for mut v in [delta, u64::from(field)] {
+        while v >= 0x80 {
+            acc |= u128::from((v as u8) | 0x80) << (8 * len);
+            v >>= 7;
+            len += 1;
+        }
+        acc |= u128::from(v as u8) << (8 * len);
+        len += 1;
+    }
+    (acc, len)
 }
 
 fn msg(peer: u32, comm: u32, tag: u32, bytes: u64) -> [Arg<'static>; 4] {
