@@ -518,13 +518,69 @@ impl ThreadState {
     }
 
     /// Every other entry (new node, stack growth, counters, trace, a clock
-    /// read through a call), out of line; ends the probe.
+    /// read through a call), out of line; ends the probe. Trace mode's
+    /// common entry runs here without a call ([`Self::enter_traced`]),
+    /// so this function needs no stack frame for it; the rest is
+    /// [`Self::enter_slowest`].
     #[cold]
     #[inline(never)]
     unsafe fn enter_slow<C: Clock>(&self, region: u32, clock: &C, calls: u64, polls: u64) -> u64 {
+        match self.enter_traced(region, clock, calls, polls) {
+            Some(start) => {
+                self.end_probe();
+                start
+            }
+            None => self.enter_slowest(region, clock, calls, polls),
+        }
+    }
+
+    #[inline(never)]
+    unsafe fn enter_slowest<C: Clock>(
+        &self,
+        region: u32,
+        clock: &C,
+        calls: u64,
+        polls: u64,
+    ) -> u64 {
         let start = self.enter_locked(region, clock, calls, polls);
         self.end_probe();
         start
+    }
+
+    /// [`Self::enter_fast`] with the trace's enter record: an existing
+    /// node, room on the stack and in the trace buffer, no counters, a
+    /// clock read without a call. The record is prepared before the clock
+    /// is read, so only its last stores fall inside the region. Anything
+    /// else is `None` (nothing changed yet).
+    #[inline(always)]
+    unsafe fn enter_traced<C: Clock>(
+        &self,
+        region: u32,
+        clock: &C,
+        calls: u64,
+        polls: u64,
+    ) -> Option<u64> {
+        let tb = self.trace.load(Relaxed);
+        let d = self.depth();
+        if tb.is_null() || d == *self.capacity.get() || !self.counters.is_null() || !clock.inline()
+        {
+            return None;
+        }
+        let stack = self.stack.load(Relaxed);
+        let parent = &*(*stack.add(d - 1)).node.load(Relaxed);
+        let child = parent.cached_child(region);
+        if child.is_null() {
+            return None;
+        }
+        let tb = &*tb;
+        let record = tb.prepare_enter(region)?;
+        let (_, _, f) = Self::open_frame(stack, d, region, child, calls, polls);
+        let start = clock.now_inline();
+        f.start.store(start, Relaxed);
+        tb.enter_prepared(record, start);
+        // Release: a reader that sees the new depth sees the frame.
+        self.depth.store(d as u32 + 1, Release);
+        Some(start)
     }
 
     #[inline(always)]
@@ -549,13 +605,14 @@ impl ThreadState {
         if !tc.is_null() {
             (*tc).enter(d, node, recursive);
         }
-        // Read the clock last so the probe's own work is outside the region.
-        let start = clock.now();
+        // Read the clock last so the probe's own work is outside the
+        // region; in trace mode after the enter record is prepared, which
+        // then takes the same reading.
+        let start = match self.trace() {
+            Some(tb) => tb.enter_timed(region, || clock.now()),
+            None => clock.now(),
+        };
         f.start.store(start, Relaxed);
-        // The trace record reuses the probe's clock reading.
-        if let Some(tb) = self.trace() {
-            tb.enter(start, region);
-        }
         // Release: a reader that sees the new depth sees the frame.
         self.depth.store(d as u32 + 1, Release);
         start
@@ -625,10 +682,48 @@ impl ThreadState {
         }
     }
 
-    /// Every other exit, out of line; ends the probe.
+    /// Every other exit, out of line; ends the probe. Trace mode's common
+    /// exit runs here without a call on its path ([`Self::exit_traced`]);
+    /// the rest is [`Self::exit_slowest`].
     #[cold]
     #[inline(never)]
     unsafe fn exit_slow<C: Clock>(&self, region: u32, clock: &C) {
+        if self.exit_traced(region, clock) {
+            self.end_probe();
+        } else {
+            self.exit_slowest(region, clock);
+        }
+    }
+
+    /// [`Self::exit_recorded`]'s common case with the trace's exit record:
+    /// the innermost frame is `region`'s, no counters, a clock read
+    /// without a call. The clock is read first, the record written after
+    /// the frame is closed. False when it does not apply (nothing changed).
+    #[inline(always)]
+    unsafe fn exit_traced<C: Clock>(&self, region: u32, clock: &C) -> bool {
+        let tb = self.trace.load(Relaxed);
+        let d = self.depth();
+        let key = self.frame(d - 1).key.load(Relaxed);
+        if tb.is_null()
+            || !self.counters.is_null()
+            || !clock.inline()
+            || key >> 1 != region as u64
+            || key == VIRTUAL_KEY
+        {
+            return false;
+        }
+        let now = clock.now_inline();
+        let throttle_node = self.pop_plain(d, now);
+        (*tb).exit(now, region);
+        // As in `pop`: the throttled mark follows the exit record.
+        if let Some(node) = throttle_node {
+            self.consider_throttling(node, now);
+        }
+        true
+    }
+
+    #[inline(never)]
+    unsafe fn exit_slowest<C: Clock>(&self, region: u32, clock: &C) {
         let d = self.depth();
         if self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64 {
             self.pop(d, clock.now());

@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicUsize
 use std::sync::OnceLock;
 
 use regio_trace_format::{
-    block_header, write_file_header, Block, Event, FileMeta, Full, BLOCK_HEADER_LEN, TRACE_PREFIX,
-    TRACE_SUFFIX,
+    block_header, write_file_header, Block, Event, FileMeta, Full, PreparedEnter, BLOCK_HEADER_LEN,
+    TRACE_PREFIX, TRACE_SUFFIX,
 };
 
 use crate::clock;
@@ -194,7 +194,75 @@ impl TraceBuf {
     /// Only the owning thread, outside any other call on this buffer.
     #[inline(always)]
     pub unsafe fn enter(&self, ticks: u64, region: u32) {
-        self.put(ticks, |b, buf| b.enter(buf, ticks, region));
+        let block = &mut *self.block.get();
+        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+        if block.enter(buf, ticks, region).is_ok() {
+            self.committed.store(block.len(), Release);
+        } else {
+            self.put_after_flush(ticks, &Event::Enter { region });
+        }
+    }
+
+    /// Region enter at the time `clock` reads, which it reads after the
+    /// record is prepared (room checked, region field computed): the
+    /// probe starts measuring the region at that reading, so only the
+    /// record's last stores fall inside it. Returns the reading.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    #[inline(always)]
+    pub unsafe fn enter_timed(&self, region: u32, clock: impl Fn() -> u64) -> u64 {
+        let block = &mut *self.block.get();
+        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+        match block.enter_timed(buf, region, &clock) {
+            Ok(ticks) => {
+                // Release: a writer that reads this length sees the record.
+                self.committed.store(block.len(), Release);
+                ticks
+            }
+            Err(Full) => self.enter_after_flush(region, &clock),
+        }
+    }
+
+    /// The enter record of `region` but its time, if the buffer has room
+    /// (else None: [`TraceBuf::enter_timed`] writes the buffer out).
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    #[inline(always)]
+    pub unsafe fn prepare_enter(&self, region: u32) -> Option<PreparedEnter> {
+        let block = &*self.block.get();
+        let buf = std::slice::from_raw_parts(self.buf, self.cap);
+        block.prepare_enter(buf, region).ok()
+    }
+
+    /// Writes the record `prepared` (nothing recorded since) at `ticks`.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    #[inline(always)]
+    pub unsafe fn enter_prepared(&self, prepared: PreparedEnter, ticks: u64) {
+        let block = &mut *self.block.get();
+        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+        block.enter_prepared(buf, prepared, ticks);
+        self.committed.store(block.len(), Release);
+    }
+
+    /// [`TraceBuf::enter_timed`] on a full buffer: writes it out first, so
+    /// the write stays outside the region too.
+    #[cold]
+    #[inline(never)]
+    unsafe fn enter_after_flush(&self, region: u32, clock: &impl Fn() -> u64) -> u64 {
+        if self.flush(clock()) {
+            let block = &mut *self.block.get();
+            let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+            if let Ok(ticks) = block.enter_timed(buf, region, clock) {
+                self.committed.store(block.len(), Release);
+                return ticks;
+            }
+        }
+        bump(&self.dropped);
+        clock()
     }
 
     /// Region exit at `ticks`.
@@ -203,7 +271,23 @@ impl TraceBuf {
     /// As [`TraceBuf::enter`].
     #[inline(always)]
     pub unsafe fn exit(&self, ticks: u64, region: u32) {
-        self.put(ticks, |b, buf| b.exit(buf, ticks, region));
+        // Written out rather than through `put`, whose closure, called
+        // twice, stays out of line (about 30 instructions per record).
+        let block = &mut *self.block.get();
+        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+        if block.exit(buf, ticks, region).is_ok() {
+            self.committed.store(block.len(), Release);
+        } else {
+            self.put_after_flush(ticks, &Event::Exit { region });
+        }
+    }
+
+    /// `event` at `ticks` on a buffer that had no room for it: writes the
+    /// buffer out, then the event.
+    #[cold]
+    #[inline(never)]
+    unsafe fn put_after_flush(&self, ticks: u64, event: &Event) {
+        self.put(ticks, |b, buf| b.push(buf, ticks, event));
     }
 
     /// Any event (OpenMP, MPI, masks). Builds no string: `Event::String`

@@ -13,6 +13,11 @@
 //! * `model`: a call tree of 200 regions (ids up to 2000 like a large IDF,
 //!   plus Rust descriptor ids) with durations drawn from a log-uniform
 //!   distribution between 20 ns and 2 ms at 2.5 GHz.
+//!
+//! Region ids of instrumented C and Fortran carry their object's base (a
+//! multiple of 2^22, `OBJECT_ID_STRIDE`; the first object registered gets
+//! 2^22), so both streams add [`BASE`] to their IDF ids, as the runtime's
+//! records do.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -20,6 +25,8 @@ use std::time::Instant;
 use regio_trace_format::{decode, write_file_header, Block, Event, FileMeta, Full};
 
 const BUFFER: usize = 8 << 20;
+/// The id base of the first instrumented object a process registers.
+const BASE: u32 = 1 << 22;
 
 struct Recorder {
     buf: Vec<u8>,
@@ -102,13 +109,13 @@ fn ticks_per_second() -> f64 {
 }
 
 fn fib(r: &mut Recorder, n: u32) -> u64 {
-    r.event(true, ticks(), 40);
+    r.event(true, ticks(), BASE + 40);
     let v = if n < 2 {
         u64::from(n)
     } else {
         fib(r, n - 1) + fib(r, n - 2)
     };
-    r.event(false, ticks(), 40);
+    r.event(false, ticks(), BASE + 40);
     v
 }
 
@@ -127,21 +134,21 @@ fn live() -> Recorder {
     let tps = ticks_per_second();
     let mut r = Recorder::new(tps, ticks());
     let mut x = vec![1.0f64; 1 << 16];
-    r.event(true, ticks(), 1);
+    r.event(true, ticks(), BASE + 1);
     let mut acc = 0.0;
     for step in 0..2_000u32 {
-        r.event(true, ticks(), 2);
+        r.event(true, ticks(), BASE + 2);
         for j in 0..8u32 {
             let work = 64 << ((step + j) % 10);
-            acc += kernel(&mut r, 3 + j % 5, &mut x, work);
+            acc += kernel(&mut r, BASE + 3 + j % 5, &mut x, work);
         }
         acc += fib(&mut r, 12) as f64;
-        r.event(true, ticks(), 9);
+        r.event(true, ticks(), BASE + 9);
         acc += black_box(x.iter().sum::<f64>());
-        r.event(false, ticks(), 9);
-        r.event(false, ticks(), 2);
+        r.event(false, ticks(), BASE + 9);
+        r.event(false, ticks(), BASE + 2);
     }
-    r.event(false, ticks(), 1);
+    r.event(false, ticks(), BASE + 1);
     black_box(acc);
     let t = ticks();
     r.flush(t);
@@ -171,7 +178,7 @@ fn model() -> Recorder {
             if i % 10 == 9 {
                 0x8000_0000 + i
             } else {
-                10 * i + 3
+                BASE + 10 * i + 3
             }
         })
         .collect();
@@ -244,7 +251,7 @@ fn main() {
         let mut i = 0u64;
         while i < n {
             ticks += 300 + (i & 1023);
-            let region = (i & 63) as u32;
+            let region = BASE + (i & 63) as u32;
             if block.enter(&mut buf, ticks, region).is_err() {
                 black_box(block.len());
                 block.reset(ticks);

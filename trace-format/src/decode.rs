@@ -5,10 +5,12 @@
 
 use std::collections::HashMap;
 
-use crate::encode::{fnv1a, BLOCK_HEADER_LEN, BLOCK_MAGIC, COUNT_UNKNOWN, MAGIC, VERSION};
+use crate::encode::{
+    block_checksum, fnv1a, BLOCK_HEADER_LEN, BLOCK_MAGIC, COUNT_UNKNOWN, MAGIC, VERSION,
+};
 use crate::event::{Event, Record, SyncPhase, Value};
 use crate::schema::FieldType;
-use crate::varint::{get_u64, unfold_region, unzigzag};
+use crate::varint::{get_u64, region_from_delta, unfold_region, unzigzag};
 
 /// One event type as a file's header describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,6 +116,12 @@ pub enum DecodeError {
 pub fn decode(data: &[u8]) -> Result<TraceFile, DecodeError> {
     let (header, mut pos) = read_header(data)?;
     let by_code: HashMap<u64, &TypeDesc> = header.types.iter().map(|t| (t.code, t)).collect();
+    // Version 1 summed blocks with FNV-1a, byte by byte.
+    let checksum = if header.version == 1 {
+        fnv1a
+    } else {
+        block_checksum
+    };
     let mut records = Vec::new();
     let mut blocks = 0u32;
     let mut unknown = 0u64;
@@ -157,7 +165,7 @@ pub fn decode(data: &[u8]) -> Result<TraceFile, DecodeError> {
             break;
         };
         let end = start + BLOCK_HEADER_LEN + payload_len;
-        if fnv1a(payload) != sum {
+        if checksum(payload) != sum {
             if end == data.len() {
                 truncated = cut("the last block's checksum does not match (torn write)");
                 break;
@@ -207,6 +215,8 @@ pub fn decode(data: &[u8]) -> Result<TraceFile, DecodeError> {
 struct In<'d> {
     data: &'d [u8],
     pos: usize,
+    /// The block's previous `RegionDelta` field (0 at its start).
+    region: u32,
 }
 
 impl In<'_> {
@@ -251,6 +261,13 @@ impl In<'_> {
                 let v = self.u64(what)?;
                 Value::Region(unfold_region(v).ok_or_else(|| format!("{what}: bad region {v}"))?)
             }
+            FieldType::RegionDelta => {
+                let v = self.u64(what)?;
+                let id = region_from_delta(v, self.region)
+                    .ok_or_else(|| format!("{what}: bad region difference {v}"))?;
+                self.region = id;
+                Value::Region(id)
+            }
             FieldType::Bytes => {
                 let n = self.u64(what)? as usize;
                 Value::Bytes(self.bytes(n, what)?.to_vec())
@@ -289,7 +306,11 @@ fn read_header(data: &[u8]) -> Result<(FileHeader, usize), DecodeError> {
 }
 
 fn header_body(body: &[u8], version: u16) -> Result<FileHeader, String> {
-    let mut r = In { data: body, pos: 0 };
+    let mut r = In {
+        data: body,
+        pos: 0,
+        region: 0,
+    };
     let n = r.u64("type count")?;
     let mut types = Vec::new();
     for _ in 0..n {
@@ -333,6 +354,7 @@ fn read_block(
     let mut r = In {
         data: payload,
         pos: 0,
+        region: 0,
     };
     let mut ticks = base;
     while r.pos < payload.len() {

@@ -5,8 +5,11 @@
 //! not know, as Pablo's SDDF and PVM 3.4's descriptors allowed), then blocks,
 //! each with its length, thread, base time and checksum, so a file cut short
 //! is readable up to its last complete block. Records carry the time as a
-//! LEB128 delta from the thread's previous event and region ids as varints:
-//! an enter or exit takes 3 to 6 bytes.
+//! LEB128 delta from the thread's previous event and region ids as the
+//! difference from the block's previous region: an enter or exit takes 3
+//! bytes for a repeated call a few hundred ticks apart, and rarely more
+//! than 6. Version 2 (region differences, a word-wise block checksum)
+//! still reads version-1 files.
 //!
 //! ```
 //! use regio_trace_format::{decode, write_file_header, Block, Event, FileMeta};
@@ -36,8 +39,9 @@ pub mod varint;
 
 pub use decode::{decode, DecodeError, FileHeader, TraceFile, Truncation, TypeDesc};
 pub use encode::{
-    block_header, rank_offset, rank_patch, region_record_len, write_file_header, Block, FileMeta,
-    Full, BLOCK_HEADER_LEN, BLOCK_MAGIC, COUNT_UNKNOWN, MAGIC, VERSION,
+    block_checksum, block_header, rank_offset, rank_patch, region_record_len, write_file_header,
+    Block, FileMeta, Full, PreparedEnter, BLOCK_HEADER_LEN, BLOCK_MAGIC, COUNT_UNKNOWN, MAGIC,
+    VERSION,
 };
 pub use event::{collective, Event, Record, SyncPhase, Value};
 pub use naming::{parse_trace_file_name, trace_file_name, TRACE_PREFIX, TRACE_SUFFIX};

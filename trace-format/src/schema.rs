@@ -14,12 +14,20 @@ pub enum FieldType {
     /// IEEE 754 double, 8 bytes little-endian.
     F64 = 2,
     /// A region id folded to put descriptor ids next to IDF ids
-    /// ([`crate::varint::fold_region`]), then LEB128.
+    /// ([`crate::varint::fold_region`]), then LEB128. Version 1 wrote
+    /// region fields so; version 2 reads it, writes [`FieldType::RegionDelta`].
     Region = 3,
     /// LEB128 length, then that many bytes (UTF-8 for names).
     Bytes = 4,
     /// LEB128 count, then that many LEB128 varints.
     UList = 5,
+    /// A region id as its difference from the previous `RegionDelta` value
+    /// of the block (0 at the block's start), in wrapping 32-bit arithmetic,
+    /// zigzag, then LEB128 ([`crate::varint::region_delta`]). Since version
+    /// 2: ids carry their object's base (2^22 apart) and so took 4 bytes
+    /// folded; the difference from the previous region is one byte for the
+    /// repeated calls and neighbouring regions that make up most records.
+    RegionDelta = 6,
 }
 
 impl FieldType {
@@ -31,6 +39,7 @@ impl FieldType {
             3 => FieldType::Region,
             4 => FieldType::Bytes,
             5 => FieldType::UList,
+            6 => FieldType::RegionDelta,
             _ => return None,
         })
     }
@@ -54,7 +63,7 @@ const fn f(name: &'static str, ty: FieldType) -> FieldDef {
     FieldDef { name, ty }
 }
 
-use FieldType::{Bytes, Region, UList, F64, I, U};
+use FieldType::{Bytes, RegionDelta, UList, F64, I, U};
 
 /// Codes of the event types this version writes. All below 128, so a code
 /// is one byte.
@@ -92,7 +101,7 @@ const MSG_REQ: &[FieldDef] = &[
     f("request", U),
 ];
 const REQ: &[FieldDef] = &[f("request", U)];
-const REGION: &[FieldDef] = &[f("region", Region)];
+const REGION: &[FieldDef] = &[f("region", RegionDelta)];
 
 /// Every event type of this version, in code order.
 pub const EVENTS: &[EventDef] = &[
@@ -109,7 +118,7 @@ pub const EVENTS: &[EventDef] = &[
     EventDef {
         code: code::OMP_FORK,
         name: "omp_fork",
-        fields: &[f("region", Region), f("team_size", U)],
+        fields: &[f("region", RegionDelta), f("team_size", U)],
     },
     EventDef {
         code: code::OMP_JOIN,

@@ -426,10 +426,187 @@ fn unknown_event_types_fields_and_metadata_of_a_newer_writer_are_skipped() {
 
 #[test]
 fn enter_and_exit_records_take_three_to_six_bytes() {
-    assert_eq!(region_record_len(0, 0), 3);
-    assert_eq!(region_record_len(100, 60), 3);
-    assert_eq!(region_record_len(200, 60), 4);
-    assert_eq!(region_record_len(1 << 20, 5000), 1 + 3 + 2);
+    let based = (5 << 22) + 40;
+    assert_eq!(region_record_len(0, 0, 0), 3);
+    assert_eq!(region_record_len(100, based, based), 3);
+    assert_eq!(region_record_len(100, based + 30, based), 3);
+    assert_eq!(region_record_len(200, based - 30, based), 4);
+    assert_eq!(region_record_len(1 << 20, based + 5000, based), 1 + 3 + 2);
+    // A region of another object: the difference takes the bytes the id
+    // took in version 1.
+    assert_eq!(region_record_len(100, based, 0x8000_0001), 1 + 1 + 5);
+}
+
+/// Instrumented C and Fortran ids carry their object's base (2^22 apart):
+/// folded they took 4 bytes; as differences from the previous region, a
+/// call stream of one object takes one byte per region field, and the
+/// encoder's result matches `region_record_len` and decodes exactly.
+#[test]
+fn region_ids_with_an_object_base_take_one_byte_in_a_call_stream() {
+    let base = 3u32 << 22;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut block = Block::new(0, 0);
+    let mut expected = Vec::new();
+    let (mut t, mut prev) = (0u64, 0u32);
+    let mut push = |block: &mut Block, buf: &mut [u8], t: u64, e: Event, prev: &mut u32| {
+        let before = block.len();
+        block.push(buf, t, &e).unwrap();
+        let region = match e {
+            Event::Enter { region } | Event::Exit { region } => region,
+            _ => unreachable!(),
+        };
+        let gap = t - expected.last().map_or(0, |r: &Record| r.ticks);
+        assert_eq!(block.len() - before, region_record_len(gap, region, *prev));
+        *prev = region;
+        expected.push(Record { ticks: t, event: e });
+    };
+    push(
+        &mut block,
+        &mut buf,
+        10,
+        Event::Enter { region: base + 1 },
+        &mut prev,
+    );
+    let first = block.len() - BLOCK_HEADER_LEN;
+    for i in 0..100u32 {
+        for r in [base + 2, base + 7 + i % 3] {
+            t += 90 + u64::from(i);
+            push(
+                &mut block,
+                &mut buf,
+                t,
+                Event::Enter { region: r },
+                &mut prev,
+            );
+            t += 300;
+            push(
+                &mut block,
+                &mut buf,
+                t,
+                Event::Exit { region: r },
+                &mut prev,
+            );
+        }
+    }
+    // A Rust descriptor and another object in between.
+    for r in [0x8000_0004, (4 << 22) + 2] {
+        t += 50;
+        push(
+            &mut block,
+            &mut buf,
+            t,
+            Event::Enter { region: r },
+            &mut prev,
+        );
+        push(
+            &mut block,
+            &mut buf,
+            t + 1,
+            Event::Exit { region: r },
+            &mut prev,
+        );
+        t += 1;
+    }
+    t += 10;
+    push(
+        &mut block,
+        &mut buf,
+        t,
+        Event::Exit { region: base + 1 },
+        &mut prev,
+    );
+    // The first record's field is the whole id (the block starts at 0);
+    // every record of the loop takes code, a 1-2 byte delta, one byte.
+    assert_eq!(first, 1 + 1 + 4);
+    let payload = block.len() - BLOCK_HEADER_LEN;
+    assert!(payload <= first + 400 * 4 + 4 * 7 + 4, "{payload} bytes");
+    let mut file = vec![0u8; 4096];
+    let n = write_file_header(&mut file, &meta()).unwrap();
+    file.truncate(n);
+    file.extend_from_slice(block.finish(&mut buf).unwrap());
+    // Block's location is 0, the header's thread 1: rewrite the location.
+    file[n + 8..n + 12].copy_from_slice(&1u32.to_le_bytes());
+    let t = decode(&file).unwrap();
+    assert_eq!(t.records, expected);
+}
+
+/// `enter_timed` reads the clock only after it checked the room and
+/// computed the region field, and not at all when the buffer is full; the
+/// record is the one `enter` writes.
+#[test]
+fn a_timed_enter_reads_the_clock_once_and_only_when_it_writes() {
+    let mut a = [0u8; 64];
+    let mut b = [0u8; 64];
+    let (mut x, mut y) = (Block::new(0, 100), Block::new(0, 100));
+    x.enter(&mut a, 250, (1 << 22) + 3).unwrap();
+    let mut reads = 0;
+    let t = y
+        .enter_timed(&mut b, (1 << 22) + 3, || {
+            reads += 1;
+            250
+        })
+        .unwrap();
+    assert_eq!((t, reads), (250, 1));
+    assert_eq!((x, a), (y, b));
+    let mut tiny = [0u8; BLOCK_HEADER_LEN + 8];
+    let mut z = Block::new(0, 0);
+    let r = z.enter_timed(&mut tiny, 1, || {
+        reads += 1;
+        1
+    });
+    assert_eq!((r, reads), (Err(Full), 1));
+    assert_eq!(z, Block::new(0, 0));
+}
+
+/// The word-wise checksum catches what a torn write leaves: a payload cut
+/// or zeroed from any point on, a single flipped bit, two words swapped.
+#[test]
+fn the_block_checksum_tells_torn_and_changed_payloads() {
+    let data: Vec<u8> = (0..203u32).map(|i| (i * 37 + 11) as u8).collect();
+    let sum = block_checksum(&data);
+    for cut in 0..data.len() {
+        let mut zeroed = data.clone();
+        zeroed[cut..].fill(0);
+        assert_ne!(block_checksum(&zeroed), sum, "zeros from {cut}");
+        assert_ne!(block_checksum(&data[..cut]), sum, "cut at {cut}");
+    }
+    for bit in 0..data.len() * 8 {
+        let mut flipped = data.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        assert_ne!(block_checksum(&flipped), sum, "bit {bit}");
+    }
+    let mut swapped = data.clone();
+    swapped[..16].rotate_left(8);
+    assert_ne!(block_checksum(&swapped), sum);
+    assert_ne!(block_checksum(&[0u8; 64]), block_checksum(&[0u8; 56]));
+}
+
+/// A file written by the version-1 encoder (`tests/data/v1-every-event.rtrace`,
+/// made from `every_event()` and `v1_fixture_extra()` with `file_of(.., 128)`
+/// at commit afaded4): folded region ids, FNV-1a checksums, several blocks.
+#[test]
+fn version_1_files_are_still_read() {
+    let file = include_bytes!("../tests/data/v1-every-event.rtrace");
+    let mut events = every_event();
+    events.extend(v1_fixture_extra());
+    let t = decode(file).unwrap();
+    assert_eq!(t.header.version, 1);
+    assert!(t.blocks > 3, "{} blocks", t.blocks);
+    assert_eq!((t.truncated.clone(), t.unknown), (None, 0));
+    let expected: Vec<Record> = events
+        .into_iter()
+        .enumerate()
+        .map(|(i, event)| Record {
+            ticks: 5_000 + 100 * i as u64,
+            event,
+        })
+        .collect();
+    assert_eq!(t.records, expected);
+    // Cut inside its last block: read up to the block before.
+    let cut = decode(&file[..file.len() - 3]).unwrap();
+    assert!(cut.truncated.is_some());
+    assert!(cut.records.len() < expected.len());
+    assert_eq!(cut.records, expected[..cut.records.len()]);
 }
 
 #[test]
@@ -474,4 +651,29 @@ fn a_block_written_by_a_crash_handler_without_a_count_reads() {
         }
     );
     assert_eq!(t.truncated, None);
+}
+
+/// Events besides `every_event()` in the version-1 fixture: ids of two
+/// instrumented objects (bases 2^22 and 2^23) and a Rust descriptor.
+fn v1_fixture_extra() -> Vec<Event> {
+    vec![
+        Event::Enter {
+            region: (1 << 22) + 5,
+        },
+        Event::Enter {
+            region: (2 << 22) + 1,
+        },
+        Event::Exit {
+            region: (2 << 22) + 1,
+        },
+        Event::Enter {
+            region: 0x8000_0007,
+        },
+        Event::Exit {
+            region: 0x8000_0007,
+        },
+        Event::Exit {
+            region: (1 << 22) + 5,
+        },
+    ]
 }

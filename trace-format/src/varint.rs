@@ -63,6 +63,28 @@ pub const fn unfold_region(v: u64) -> Option<u32> {
     }
 }
 
+/// A region field of version 2: `id` as its difference from `previous`
+/// (the block's previous region field), wrapping, zigzag-encoded. Ids of
+/// one object differ by less than 64 from their neighbours in a call
+/// stream, so the field is one byte whatever the object's base.
+#[inline(always)]
+pub const fn region_delta(id: u32, previous: u32) -> u32 {
+    let d = id.wrapping_sub(previous) as i32;
+    ((d << 1) ^ (d >> 31)) as u32
+}
+
+/// Inverse of [`region_delta`]: the id a field value `v` stands for after
+/// `previous`; `None` for values no difference encodes to.
+#[inline]
+pub const fn region_from_delta(v: u64, previous: u32) -> Option<u32> {
+    if v >> 32 != 0 {
+        return None;
+    }
+    let v = v as u32;
+    let d = ((v >> 1) as i32) ^ -((v & 1) as i32);
+    Some(previous.wrapping_add(d as u32))
+}
+
 /// Reads a varint at `data[*pos..]`, advancing `pos`; `None` when the data
 /// ends inside it or it is longer than a `u64`.
 pub(crate) fn get_u64(data: &[u8], pos: &mut usize) -> Option<u64> {
@@ -131,5 +153,28 @@ mod tests {
         }
         assert_eq!(len_u64(fold_region(0x8000_0003)), 1);
         assert_eq!(unfold_region(1 << 40), None);
+    }
+
+    #[test]
+    fn region_deltas_are_inverse_and_small_between_neighbours() {
+        let based = (3u32 << 22) + 17;
+        for (id, prev) in [
+            (0u32, 0u32),
+            (based, 0),
+            (based, based),
+            (based + 1, based),
+            (based, based + 40),
+            (0x8000_0005, based),
+            (based, 0x8000_0005),
+            (u32::MAX, 0),
+            (0, u32::MAX),
+        ] {
+            let v = region_delta(id, prev);
+            assert_eq!(region_from_delta(u64::from(v), prev), Some(id));
+        }
+        assert_eq!(region_delta(based, based), 0);
+        assert_eq!(len_u64(u64::from(region_delta(based + 30, based))), 1);
+        assert_eq!(len_u64(u64::from(region_delta(based - 30, based))), 1);
+        assert_eq!(region_from_delta(1 << 32, 0), None);
     }
 }

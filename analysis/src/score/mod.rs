@@ -17,7 +17,7 @@ mod text;
 
 use std::collections::BTreeMap;
 
-use regio_trace_format::{collective, Block, Event, BLOCK_HEADER_LEN};
+use regio_trace_format::{collective, region_record_len, Block, Event, BLOCK_HEADER_LEN};
 use serde::{Deserialize, Serialize};
 
 use crate::merge::{merge, visit, Node, Visit};
@@ -241,8 +241,16 @@ pub fn score(run: &RunDir, opts: &ScoreOptions) -> Score {
             0 | 1 => own,
             l => gap_ns(path[l - 2]),
         };
-        let mut per_call = record_len(ticks(parent), &Event::Enter { region: n.region })
-            + record_len(ticks(own), &Event::Exit { region: n.region });
+        // Region fields are differences from the previous record's region:
+        // an enter follows its parent's enter or a sibling's exit (taken as
+        // the parent's), a leaf's exit its own enter; a root's enter may
+        // be a block's first record (difference from 0).
+        let before = match path.len() {
+            0 | 1 => 0,
+            l => path[l - 2].region,
+        };
+        let mut per_call = region_record_len(ticks(parent), n.region, before) as u64
+            + region_record_len(ticks(own), n.region, n.region) as u64;
         for e in extra_records(&n.info.kind) {
             per_call += record_len(ticks(own), &e);
         }
@@ -387,7 +395,8 @@ mod tests {
 
     #[test]
     fn records_are_sized_by_the_encoder() {
-        // code + 1-byte delta + 1-byte folded id.
+        // code + 1-byte delta + 1-byte region difference (from 0 in a
+        // fresh block).
         assert_eq!(record_len(5, &Event::Enter { region: 3 }), 3);
         assert_eq!(record_len(1 << 20, &Event::Enter { region: 3 }), 5);
         assert!(extra_records("mpi_send").len() == 1);
