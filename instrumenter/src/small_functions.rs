@@ -29,9 +29,9 @@ use serde_json::{Map, Value};
 /// work per call to stay measured.
 pub const MAX_STATEMENTS: usize = 6;
 
-/// The `aux` key of an IDF entry for a small function, and its value.
-pub const AUX_KEY: &str = "skipped";
-pub const AUX_SMALL: &str = "small";
+/// The `aux` key of an IDF entry for a small function, and its value
+/// (defined with the IDF: the analysis reads them too).
+pub use regio_idf::{AUX_SKIPPED as AUX_KEY, SKIPPED_SMALL as AUX_SMALL};
 /// The `aux` key holding the statement count of such an entry.
 pub const AUX_STATEMENTS: &str = "statements";
 

@@ -42,7 +42,13 @@ pub struct WrapArgs {
     /// Measure small functions too (straight-line bodies of a few
     /// statements, left unmeasured by default; `--regions all` measures
     /// them as well).
-    #[arg(long, env = "REGIO_WRAP_SMALL_FUNCTIONS")]
+    /// (`REGIO_WRAP_SMALL_FUNCTIONS`: 0, false, no, off or empty leave
+    /// them out, any other value measures them.)
+    #[arg(
+        long,
+        env = "REGIO_WRAP_SMALL_FUNCTIONS",
+        value_parser = clap::builder::FalseyValueParser::new()
+    )]
     small_functions: bool,
     /// The compiler and its arguments, as the build wrote them.
     #[arg(
