@@ -29,8 +29,10 @@
 # unmeasured) with the throttle on and off. Variants run
 # interleaved, RUNS times each (default 5), OMP_NUM_THREADS=2. Prints the
 # median wall time and CPU time (user+sys) per variant and the ratio to
-# plain, then the throttled regions of the last default run (the
-# "throttled regions" list of `instrument report`). SETTING=CALLS,NS adds
+# plain, then the throttled regions of the last small and default runs
+# (the "throttled regions" list of `instrument report`) and the small
+# functions the default leaves out (IDF `aux.skipped`) with their calls
+# in the small run. SETTING=CALLS,NS adds
 # a variant `setting` run with REGIO_THROTTLE=$SETTING. BASE_LIB_DIR (a
 # directory with another build's libregio.so) adds a variant `base`: the
 # same instrumented copy with its probes written back to the text before
@@ -190,7 +192,7 @@ calls = {}
 def walk(ns):
     for n in ns:
         if n["name"] in small:
-            calls[n["name"]] = calls.get(n["name"], 0) + n["calls"] + 0
+            calls[n["name"]] = calls.get(n["name"], 0) + n["calls"]
         walk(n["children"])
 walk(json.load(open(sys.argv[2]))["runs"][0]["drg"])
 listed = sorted(small, key=lambda n: -calls.get(n, 0))
