@@ -2,7 +2,7 @@
 # What default regions cost on OpenMP codes with automatic throttling on
 # (REGIO_THROTTLE unset: the default) and off, against the plain build:
 #
-#   scripts/bench_throttle.sh [RUNS] [COMD_DIR]
+#   scripts/bench_throttle.sh [RUNS] [COMD_DIR] [LUA_DIR]
 #
 # Programs:
 # - md: testdata/scaling/md.c with its `#pragma regio skip` lines removed
@@ -13,14 +13,26 @@
 #   checkout of https://github.com/exmatex/CoMD as COMD_DIR, never
 #   committed here), built without MPI, run as `CoMD-openmp -x 12 -y 12
 #   -z 12 -N 10 -n 5`. Skipped without COMD_DIR.
+# - lua: the Lua interpreter (pass a checkout of https://github.com/lua/lua
+#   as LUA_DIR, never committed here), built with its own makefile
+#   (`MYCFLAGS="-std=c99 -DLUA_USE_LINUX"`, the instrumented builds with
+#   `instrument flags` added to MYCFLAGS/MYLIBS), running
+#   scripts/bench_throttle.lua (sort, integer loops, closures, strings,
+#   a coroutine, pcall). Skipped without LUA_DIR.
 # Each program is instrumented with the default `--regions`
 # (functions,user,omp,mpi) and built with `instrument flags`
 # (--cflags/--libs, the release libregio.so) and gcc -O2 -fopenmp; the
-# plain build uses the same flags without probes. Variants run
+# plain build uses the same flags without probes. Variant `small` is the
+# same program instrumented with `--small-functions` (every function
+# measured, as before small functions were left out), default throttle;
+# `default` and `off` use the default regions (small functions left
+# unmeasured) with the throttle on and off. Variants run
 # interleaved, RUNS times each (default 5), OMP_NUM_THREADS=2. Prints the
 # median wall time and CPU time (user+sys) per variant and the ratio to
-# plain, then the throttled regions of the last default run (the
-# "throttled regions" list of `instrument report`). SETTING=CALLS,NS adds
+# plain, then the throttled regions of the last small and default runs
+# (the "throttled regions" list of `instrument report`) and the small
+# functions the default leaves out (IDF `aux.skipped`) with their calls
+# in the small run. SETTING=CALLS,NS adds
 # a variant `setting` run with REGIO_THROTTLE=$SETTING. BASE_LIB_DIR (a
 # directory with another build's libregio.so) adds a variant `base`: the
 # same instrumented copy with its probes written back to the text before
@@ -31,6 +43,7 @@
 set -euo pipefail
 runs=${1:-5}
 comd=${2:-}
+lua=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 cc=${CC:-gcc}
@@ -62,6 +75,10 @@ build() {
     "$instrument" "$src" --out "$tmp/$name.inst" > /dev/null
     # shellcheck disable=SC2086
     $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.inst"/*.c -lm $libs -o "$tmp/$name.regio"
+    mkdir -p "$tmp/$name.small.inst"
+    "$instrument" "$src" --small-functions --out "$tmp/$name.small.inst" > /dev/null
+    # shellcheck disable=SC2086
+    $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.small.inst"/*.c -lm $libs -o "$tmp/$name.small"
     if [ -n "${BASE_LIB_DIR:-}" ]; then
         # The same copy with its probes written back to the text before the
         # probe gates, against the other runtime (variant `base`).
@@ -92,7 +109,26 @@ if [ -n "$comd" ]; then
     argv[comd]="-x 12 -y 12 -z 12 -N 10 -n 5"
 fi
 
-variants=(plain off default)
+if [ -n "$lua" ]; then
+    # build_lua DIR [CFLAGS LIBS]: the interpreter of DIR with its makefile.
+    build_lua() {
+        make -s -C "$1" MYCFLAGS="-std=c99 -DLUA_USE_LINUX ${2:-}" MYLIBS="-ldl ${3:-}" CWARNS= > /dev/null 2>&1
+    }
+    cp -r "$lua" "$tmp/lua.plain.src"
+    build_lua "$tmp/lua.plain.src"
+    cp "$tmp/lua.plain.src/lua" "$tmp/lua.plain"
+    "$instrument" "$lua" --out "$tmp/lua.inst" 2> /dev/null
+    build_lua "$tmp/lua.inst" "$cflags" "$libs"
+    cp "$tmp/lua.inst/lua" "$tmp/lua.regio"
+    "$instrument" "$lua" --small-functions --out "$tmp/lua.small.inst" 2> /dev/null
+    build_lua "$tmp/lua.small.inst" "$cflags" "$libs"
+    cp "$tmp/lua.small.inst/lua" "$tmp/lua.small"
+    cp "$here/bench_throttle.lua" "$tmp/bench.lua"
+    programs+=(lua)
+    argv[lua]="bench.lua"
+fi
+
+variants=(plain small default off)
 if [ -n "${SETTING:-}" ]; then
     variants+=(setting)
 fi
@@ -104,9 +140,11 @@ one() { # PROGRAM VARIANT: appends "wall cpu" to $tmp/PROGRAM.VARIANT.t
     case $2 in
         plain) bin=$tmp/$1.plain ;;
         base) bin=$tmp/$1.base ;;
+        small) bin=$tmp/$1.small ;;
         off) env+=(REGIO_THROTTLE=off) ;;
         setting) env+=(REGIO_THROTTLE="$SETTING") ;;
     esac
+    [ -x "$bin" ] || return 0 # `base` has no Lua build
     rm -rf "$tmp/run.$1.$2"
     # shellcheck disable=SC2086
     (cd "$tmp" && env -u REGIO_THROTTLE "${env[@]}" OMP_NUM_THREADS=2 \
@@ -131,6 +169,7 @@ for p in "${programs[@]}"; do
     pw=$(median "$tmp/$p.plain.t" 1)
     pc=$(median "$tmp/$p.plain.t" 2)
     for v in "${variants[@]}"; do
+        [ -f "$tmp/$p.$v.t" ] || continue
         w=$(median "$tmp/$p.$v.t" 1)
         c=$(median "$tmp/$p.$v.t" 2)
         awk -v p="$p" -v v="$v" -v w="$w" -v c="$c" -v pw="$pw" -v pc="$pc" \
@@ -138,11 +177,30 @@ for p in "${programs[@]}"; do
     done
 done
 for p in "${programs[@]}"; do
-    for v in default ${SETTING:+setting} ${BASE_LIB_DIR:+base}; do
+    for v in small default ${SETTING:+setting} ${BASE_LIB_DIR:+base}; do
+        [ -d "$tmp/run.$p.$v" ] || continue
         echo "# $p, $v run: throttled regions"
         "$instrument" report "$tmp/run.$p.$v" |
             awk '/^throttled regions:/ { on = 1 } on && /^$/ { on = 0 } on' | sed 's/^/#   /'
     done
+    echo "# $p: small functions left unmeasured by default (IDF aux.skipped), with their calls in the small run:"
+    python3 - "$tmp/run.$p.default/regio.idf.json" <("$instrument" report --format json "$tmp/run.$p.small") <<'PY'
+import json, sys
+idf = json.load(open(sys.argv[1]))
+small = {r["name"]: r for r in idf["regions"] if r.get("aux", {}).get("skipped") == "small"}
+calls = {}
+def walk(ns):
+    for n in ns:
+        if n["name"] in small:
+            calls[n["name"]] = calls.get(n["name"], 0) + n["calls"]
+        walk(n["children"])
+walk(json.load(open(sys.argv[2]))["runs"][0]["drg"])
+listed = sorted(small, key=lambda n: -calls.get(n, 0))
+print("#   %d small functions; %d of them called" % (len(small), sum(1 for n in small if calls.get(n))))
+for n in listed[:8]:
+    print("#   %s (%s:%d): %d statements, %d calls measured with --small-functions"
+          % (n, small[n]["file"], small[n]["start"]["line"], small[n]["aux"]["statements"], calls.get(n, 0)))
+PY
     calls=$("$instrument" report --format json "$tmp/run.$p.off" |
         python3 -c 'import json,sys
 r = json.load(sys.stdin)["runs"][0]

@@ -712,6 +712,19 @@ pub fn merge(run: &RunDir) -> Report {
             ids.join(", ")
         ));
     }
+    // Small functions the instrumenter gave no probes: their time is in
+    // their callers' exclusive time, as for throttled regions.
+    let small = run
+        .idf
+        .iter()
+        .flat_map(|i| &i.regions)
+        .filter(|r| r.is_small_function_left_out())
+        .count();
+    if small > 0 {
+        warnings.push(format!(
+            "{small} small function(s) left unmeasured by `instrument` (IDF aux.skipped \"small\"): their callers' exclusive time includes them (instrument --small-functions measures them)"
+        ));
+    }
 
     let processes: Vec<ProcessSummary> = run.profiles.iter().map(summary_of).collect();
     let worst = run

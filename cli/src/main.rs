@@ -46,6 +46,12 @@ struct InstrumentArgs {
     /// Include/exclude rules by file glob and region-name glob.
     #[arg(long)]
     filter: Option<PathBuf>,
+    /// Measure small functions too: by default a function whose body is
+    /// straight-line and a few statements long gets no probes (they would
+    /// cost more than it does) and is only listed in the IDF; `--regions
+    /// all` measures them as well.
+    #[arg(long)]
+    small_functions: bool,
     /// Treat Fortran files matching GLOB as fixed form (repeatable).
     #[arg(long, value_name = "GLOB")]
     fixed: Vec<String>,
@@ -209,7 +215,8 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
 }
 
 fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
-    let selection: Selection = args.regions.parse()?;
+    let mut selection: Selection = args.regions.parse()?;
+    selection.small_functions |= args.small_functions;
     let (filter, filter_path) = match &args.filter {
         None => (Filter::default(), None),
         Some(p) => {
@@ -296,8 +303,12 @@ fn instrument(args: InstrumentArgs) -> Result<ExitCode> {
             format!(", {n} place(s) left as written (not measured; {f} file(s) copied unchanged)")
         }
     };
+    let small = match outcome.small_functions {
+        0 => String::new(),
+        n => format!(", {n} small function(s) left unmeasured (--small-functions measures them)"),
+    };
     eprintln!(
-        "instrument: {} file(s) instrumented, {} source(s) without regions, {} copied{manifests}{skipped}{unmeasured}, {} failed; {} region(s); IDF: {}",
+        "instrument: {} file(s) instrumented, {} source(s) without regions, {} copied{manifests}{skipped}{unmeasured}{small}, {} failed; {} region(s); IDF: {}",
         outcome.instrumented,
         outcome.unchanged_sources,
         outcome.copied,

@@ -77,6 +77,19 @@ pub struct Region {
     pub aux: serde_json::Map<String, serde_json::Value>,
 }
 
+/// `aux` key and value of a small function the instrumenter listed but
+/// left unmeasured (no probes: `instrument --small-functions` measures
+/// it); `aux.statements` holds its statement count.
+pub const AUX_SKIPPED: &str = "skipped";
+pub const SKIPPED_SMALL: &str = "small";
+
+impl Region {
+    /// A small function listed without probes (see [`SKIPPED_SMALL`]).
+    pub fn is_small_function_left_out(&self) -> bool {
+        self.aux.get(AUX_SKIPPED).and_then(|v| v.as_str()) == Some(SKIPPED_SMALL)
+    }
+}
+
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Idf {

@@ -15,7 +15,9 @@ pub mod idf;
 pub mod kind;
 pub mod rundir;
 
-pub use idf::{Header, Idf, IdfError, Pos, Region, SourceFile, ValidationError};
+pub use idf::{
+    Header, Idf, IdfError, Pos, Region, SourceFile, ValidationError, AUX_SKIPPED, SKIPPED_SMALL,
+};
 pub use kind::{OmpKind, RegionKind};
 
 /// File name of the IDF at the root of the instrumented tree (and in a run

@@ -202,6 +202,9 @@ pub struct Outcome {
     /// written unchanged because nothing in them could be measured.
     pub not_measured: usize,
     pub left_as_written: usize,
+    /// Small functions listed in the IDF but not measured
+    /// (`crate::small_functions`; `--small-functions` measures them).
+    pub small_functions: usize,
     pub regions: usize,
     /// Cargo.toml files given a `regio` dependency.
     pub cargo_manifests: usize,
@@ -1018,7 +1021,7 @@ pub struct FileDone {
     pub not_measured: usize,
     /// Some place was not measured and the text is the file as written.
     pub left_as_written: bool,
-    /// No region and no change: a source without regions.
+    /// No measured region and no change: a source without regions.
     pub unchanged: bool,
 }
 
@@ -1084,12 +1087,7 @@ fn instrument_bytes(
             let source = SourceInput { text, ..base };
             match crate::c::instrument_preprocessed(&source, own_file) {
                 // Nothing measured: the file as written is the copy.
-                Ok(done)
-                    if done
-                        .regions
-                        .iter()
-                        .all(|r| r.aux.contains_key("not_measured")) =>
-                {
+                Ok(done) if done.regions.iter().all(crate::frontend::is_listed_only) => {
                     Ok(crate::frontend::Instrumented {
                         text: decoded.text.clone(),
                         ..done
@@ -1186,7 +1184,13 @@ fn instrument_bytes(
             Ok(FileDone {
                 bytes,
                 file: source_file,
-                unchanged: done.regions.is_empty() && same_text,
+                // Small functions alone get no probe: a source without
+                // measured regions.
+                unchanged: same_text
+                    && done
+                        .regions
+                        .iter()
+                        .all(|r| crate::small_functions::is_marked(&r.aux)),
                 regions: done.regions,
                 warnings: diagnostics,
                 not_measured,
@@ -1362,6 +1366,11 @@ pub fn run_with_progress(
         match result {
             Ok(done) => {
                 outcome.not_measured += done.not_measured;
+                outcome.small_functions += done
+                    .regions
+                    .iter()
+                    .filter(|r| crate::small_functions::is_marked(&r.aux))
+                    .count();
                 if done.left_as_written {
                     outcome.left_as_written += 1;
                 }
@@ -1386,6 +1395,9 @@ pub fn run_with_progress(
         "regions".into(),
         serde_json::Value::from(opts.selection.names()),
     );
+    if opts.selection.small_functions {
+        options.insert("small_functions".into(), serde_json::Value::from(true));
+    }
     options.insert(
         "filter".into(),
         opts.filter_path

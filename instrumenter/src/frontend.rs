@@ -40,3 +40,10 @@ pub struct Instrumented {
 
 /// Errors are reported all at once so users can fix a file in one go.
 pub type FrontendResult = Result<Instrumented, Vec<Diagnostic>>;
+
+/// A region listed in the IDF without probes: code left as written
+/// (`aux.not_measured`) or a small function left unmeasured
+/// (`aux.skipped`). A file with only such regions needs no prelude.
+pub fn is_listed_only(region: &Region) -> bool {
+    region.aux.contains_key("not_measured") || crate::small_functions::is_marked(&region.aux)
+}

@@ -18,3 +18,4 @@ pub(crate) mod omp_constructs;
 pub(crate) mod renumber;
 pub mod rust;
 pub mod selection;
+pub mod small_functions;

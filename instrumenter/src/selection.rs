@@ -14,6 +14,9 @@ pub struct Selection {
     pub omp: bool,
     pub mpi: bool,
     pub user: bool,
+    /// Small functions (`crate::small_functions`) are measured too:
+    /// `--small-functions`, or `all`. Not a kind: `names()` leaves it out.
+    pub small_functions: bool,
 }
 
 pub const DEFAULT_REGIONS: &str = "functions,user,omp,mpi";
@@ -45,6 +48,7 @@ impl FromStr for Selection {
                         omp: true,
                         mpi: true,
                         user: true,
+                        small_functions: true,
                     }
                 }
                 "none" => s = Selection::default(),
@@ -90,5 +94,15 @@ mod tests {
         let s: Selection = "all,none,io".parse().unwrap();
         assert_eq!(s.names(), vec!["io"]);
         assert!("functions,bogus".parse::<Selection>().is_err());
+        // `all` is every region Regio can place, small functions too;
+        // a later `none` or list word does not bring them back.
+        assert!("all".parse::<Selection>().unwrap().small_functions);
+        assert!(!"functions".parse::<Selection>().unwrap().small_functions);
+        assert!(
+            !"all,none,functions"
+                .parse::<Selection>()
+                .unwrap()
+                .small_functions
+        );
     }
 }

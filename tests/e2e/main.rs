@@ -24,6 +24,7 @@ mod readme_rust;
 mod runtime_signals;
 mod rust_instrument;
 mod rust_traced;
+mod small_functions;
 mod snapshot;
 mod throttle;
 mod trace;

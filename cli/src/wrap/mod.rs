@@ -26,7 +26,7 @@ use regio_idf::{Idf, IDF_FILE_NAME};
 use regio_instrumenter::build_idf;
 use regio_instrumenter::driver::{self, FileJob, Language};
 use regio_instrumenter::filter::Filter;
-use regio_instrumenter::selection::DEFAULT_REGIONS;
+use regio_instrumenter::selection::{Selection, DEFAULT_REGIONS};
 
 use crate::runtime_locator;
 use command::{Parsed, Reading};
@@ -39,6 +39,17 @@ pub struct WrapArgs {
     /// Include/exclude rules by file glob and region-name glob.
     #[arg(long, env = "REGIO_WRAP_FILTER")]
     filter: Option<PathBuf>,
+    /// Measure small functions too (straight-line bodies of a few
+    /// statements, left unmeasured by default; `--regions all` measures
+    /// them as well).
+    /// (`REGIO_WRAP_SMALL_FUNCTIONS`: 0, false, no, off or empty leave
+    /// them out, any other value measures them.)
+    #[arg(
+        long,
+        env = "REGIO_WRAP_SMALL_FUNCTIONS",
+        value_parser = clap::builder::FalseyValueParser::new()
+    )]
+    small_functions: bool,
     /// The compiler and its arguments, as the build wrote them.
     #[arg(
         required = true,
@@ -225,7 +236,8 @@ pub(crate) struct Copy {
 }
 
 fn settings(opts: &WrapArgs, compiler: &OsStr, parsed: &Parsed) -> Result<driver::Options> {
-    let selection = opts.regions.parse()?;
+    let mut selection: Selection = opts.regions.parse()?;
+    selection.small_functions |= opts.small_functions;
     let (filter, filter_path) = match &opts.filter {
         None => (Filter::default(), None),
         Some(p) => {

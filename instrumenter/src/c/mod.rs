@@ -30,6 +30,7 @@ mod prelude;
 mod preprocessed;
 mod probes;
 mod recover;
+mod small;
 mod syntax;
 mod unreadable;
 
@@ -172,7 +173,11 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     warnings.sort_by_key(|d| (d.line, d.col));
     // Units left as written are listed after every other region, so the
     // ids of what is measured do not depend on them.
-    let walked_regions = !out.regions.is_empty();
+    // Small functions left unmeasured need no probe, so no prelude.
+    let walked_regions = out
+        .regions
+        .iter()
+        .any(|r| !crate::small_functions::is_marked(&r.aux));
     let first_unlisted = input.first_id + out.regions.len() as u32;
     out.regions
         .extend(unreadable.regions(input, &lines, first_unlisted));

@@ -14,6 +14,7 @@ use crate::diag::Diagnostic;
 use crate::edit::Edit;
 use crate::frontend::SourceInput;
 use crate::mpi_routines::{self, Effect, Spelling};
+use crate::small_functions;
 
 use super::calls::{self, CallKind, CallRules, Form};
 use super::directives::{Command, Directives};
@@ -139,8 +140,9 @@ struct Walker<'a, 't> {
     stack: Vec<Frame<'t>>,
     /// Why nothing is instrumented here, innermost last (empty: measure).
     quiet: Vec<&'static str>,
-    /// OpenMP directives listed in the IDF but not measured; they get ids
-    /// after every measured region (they are nobody's parent).
+    /// OpenMP directives and small functions listed in the IDF but not
+    /// measured; they get ids after every measured region (they are
+    /// nobody's parent).
     unmeasured: Vec<Region>,
     /// Region ids of the first of alternative directives (in `#if`
     /// branches) for one statement, by its start byte: the others reuse
@@ -466,7 +468,24 @@ impl<'t> Walker<'_, 't> {
             && !self.dirs.skipped.contains(&def.id())
             && self.input.filter.allows_region(&name);
         let after_brace = body.start_byte() + 1;
-        if selected {
+        let small = (selected && !self.input.selection.small_functions)
+            .then(|| super::small::shape(&name, body, self.src, self.macros))
+            .filter(small_functions::is_small);
+        if let Some(shape) = small {
+            // Listed, not measured: no probe, no parent for what is inside.
+            let mut aux = Map::new();
+            small_functions::mark(&mut aux, &shape);
+            let region = self.region_here(
+                0,
+                RegionKind::Function,
+                &name,
+                self.lines.pos(definition_start(def, self.src)),
+                self.lines.last(def),
+                aux,
+            );
+            self.unmeasured.push(region);
+        }
+        if selected && small.is_none() {
             let kind = if name == "main" {
                 RegionKind::Program
             } else {

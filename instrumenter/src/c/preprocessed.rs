@@ -146,7 +146,7 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
         }
     }
     warnings.sort_by_key(|d| (d.line, d.col));
-    if regions.iter().all(|r| r.aux.contains_key("not_measured")) {
+    if regions.iter().all(crate::frontend::is_listed_only) {
         return Ok(Instrumented {
             text: src.to_string(),
             regions,

@@ -172,6 +172,7 @@ pub(crate) fn second_reading(
         omp: false,
         mpi: false,
         user: input.selection.user,
+        small_functions: input.selection.small_functions,
     };
     if !split.is_empty() && reduced != input.selection {
         let next_id = first_id + out.regions.len() as u32;

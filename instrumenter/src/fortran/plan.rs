@@ -33,6 +33,7 @@ mod mpi_capture;
 mod openmp;
 pub(crate) mod probes;
 mod regions;
+mod small;
 
 use anchors::Anchors;
 use calls::LockTest;

@@ -71,6 +71,11 @@ pub struct Options {
     /// The fixture is a C unit as `cc -E` wrote it (`--preprocess`); only
     /// the functions of this file (its line-marker name) are measured.
     pub preprocessed: Option<String>,
+    /// `small=measure`: small functions are measured too
+    /// (`--small-functions`), for fixtures about something else whose
+    /// snapshots predate the small-function rule; `small=default` (the
+    /// default) leaves them out as `instrument` does.
+    pub small_functions: bool,
 }
 
 #[derive(Debug)]
@@ -99,6 +104,7 @@ impl Options {
             display: None,
             rel_path: None,
             preprocessed: None,
+            small_functions: false,
         };
         for word in words.split_whitespace() {
             let (key, value) = word
@@ -137,6 +143,13 @@ impl Options {
                 "display" => o.display = Some(value.into()),
                 "rel_path" => o.rel_path = Some(value.into()),
                 "preprocessed" => o.preprocessed = Some(value.into()),
+                "small" => {
+                    o.small_functions = match value {
+                        "measure" => true,
+                        "default" => false,
+                        _ => return Err(OptionError(format!("unknown small `{value}`"))),
+                    }
+                }
                 _ => return Err(OptionError(format!("unknown option `{word}`"))),
             }
         }

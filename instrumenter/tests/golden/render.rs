@@ -29,10 +29,11 @@ pub fn snapshots(fixture: &Fixture, options: &Options) -> Result<Vec<Snapshot>, 
         None => relative_path(file, options)?,
     };
     let display = options.display.as_deref().unwrap_or(file);
-    let selection: Selection = options
+    let mut selection: Selection = options
         .regions
         .parse()
         .map_err(|e| format!("{file}: regions={}: {e}", options.regions))?;
+    selection.small_functions |= options.small_functions;
     let filter = match &options.filter {
         Some(name) => {
             let path = fixture.path.with_file_name(name);

@@ -82,10 +82,50 @@ pub fn run(cmd: &mut Command) -> Run {
 /// every command runs with automatic throttling off (`REGIO_THROTTLE=off`)
 /// unless the test set or removed `REGIO_THROTTLE` itself (the throttle
 /// tests, `throttle.rs`).
+///
+/// Likewise they count calls of small functions, which `instrument` leaves
+/// unmeasured by default: every `instrument PATH...` command gets
+/// `--small-functions` and every command `REGIO_WRAP_SMALL_FUNCTIONS=1`
+/// (for `instrument wrap` under make and CMake), unless the test set
+/// `REGIO_WRAP_SMALL_FUNCTIONS` itself (any value: the tests of the rule,
+/// `small_functions.rs`, set it to 0 to get the default).
 pub fn measure_everything(cmd: &mut Command) {
-    if !cmd.get_envs().any(|(k, _)| k == "REGIO_THROTTLE") {
+    let has = |cmd: &Command, var: &str| cmd.get_envs().any(|(k, _)| k == var);
+    if !has(cmd, "REGIO_THROTTLE") {
         cmd.env("REGIO_THROTTLE", "off");
     }
+    if !has(cmd, SMALL_FUNCTIONS_ENV) {
+        cmd.env(SMALL_FUNCTIONS_ENV, "1");
+        if instruments_a_tree(cmd) {
+            cmd.arg("--small-functions");
+        }
+    }
+}
+
+/// `instrument wrap`'s setting, also the tests' marker (see above).
+pub const SMALL_FUNCTIONS_ENV: &str = "REGIO_WRAP_SMALL_FUNCTIONS";
+
+/// `instrument PATH...` (tree mode), not a subcommand.
+fn instruments_a_tree(cmd: &Command) -> bool {
+    const SUBCOMMANDS: &[&str] = &[
+        "report",
+        "flags",
+        "demo",
+        "overhead",
+        "experiment",
+        "calibrate",
+        "wrap",
+        "export",
+        "score",
+        "help",
+    ];
+    let first = cmd
+        .get_args()
+        .next()
+        .map(|a| a.to_string_lossy().into_owned());
+    std::path::Path::new(cmd.get_program()) == super::instrument_bin()
+        && first.is_some_and(|a| !SUBCOMMANDS.contains(&a.as_str()) && a != "--help")
+        && !cmd.get_args().any(|a| a == "--small-functions")
 }
 
 /// Like [`run`], but a non-zero exit is a test failure.

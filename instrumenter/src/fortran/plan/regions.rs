@@ -7,13 +7,14 @@ use serde_json::{Map, Value};
 
 use super::super::syntax::{Kind, UnitKind};
 use super::{orig_text, stmt, Key, Planner, Pre};
+use crate::small_functions;
 
 impl<'a> Planner<'a> {
     /// Pass 1: every region of the file, numbered in pre-order.
     pub fn regions(&mut self) -> Vec<Region> {
         let mut pre: Vec<Pre> = Vec::new();
-        // OpenMP constructs listed but not measured: numbered after the
-        // measured regions, so their ids do not move.
+        // OpenMP constructs and small procedures listed but not measured:
+        // numbered after the measured regions, so their ids do not move.
         let mut listed: Vec<Pre> = Vec::new();
         let sel = self.input.selection;
         for u in 0..self.st.units.len() {
@@ -35,7 +36,7 @@ impl<'a> Planner<'a> {
             let anchors = self.anchors(u, &body);
             let entries = anchors.entries.clone();
             self.anchors_of.insert(u, anchors);
-            self.procedure_regions(u, &name, aux, device, &entries, &mut pre);
+            self.procedure_regions(u, &name, aux, device, &entries, &mut pre, &mut listed);
             if sel.loops {
                 self.loop_regions(u, &name, &mut pre);
             }
@@ -117,21 +118,41 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The procedure's region and those of its ENTRY points.
+    /// The procedure's region and those of its ENTRY points; a small
+    /// procedure (`crate::small_functions`) is `listed` instead, unmeasured.
+    #[allow(clippy::too_many_arguments)]
     fn procedure_regions(
         &self,
         u: usize,
         name: &str,
-        aux: Map<String, Value>,
+        mut aux: Map<String, Value>,
         device: bool,
         entries: &[usize],
         pre: &mut Vec<Pre>,
+        listed: &mut Vec<Pre>,
     ) {
         let sel = self.input.selection;
         let unit = &self.st.units[u];
         let (start, last) = self.procedure_span(u);
         let name = name.to_string();
         let p_region = sel.functions && self.allowed(&name) && !self.skipped(unit.first) && !device;
+        let small = (p_region && !sel.small_functions)
+            .then(|| self.small_shape(u))
+            .filter(small_functions::is_small);
+        if let Some(shape) = small {
+            small_functions::mark(&mut aux, &shape);
+            listed.push(Pre {
+                key: Key::Listed(u),
+                kind: RegionKind::Function,
+                name: name.clone(),
+                unit: name,
+                start,
+                last,
+                aux,
+                leaf: false,
+            });
+            return;
+        }
         if p_region {
             let kind = if unit.kind == UnitKind::Program {
                 RegionKind::Program
