@@ -713,7 +713,7 @@ impl ThreadState {
             return false;
         }
         let now = clock.now_inline();
-        let throttle_node = self.pop_plain(d, now);
+        let throttle_node = self.pop_plain(self.stack.load(Relaxed), d, key, now);
         (*tb).exit(now, region);
         // As in `pop`: the throttled mark follows the exit record.
         if let Some(node) = throttle_node {
