@@ -89,7 +89,6 @@ impl<'a> Planner<'a> {
     fn list_pure(&self, u: usize, name: &str, mut aux: Map<String, Value>, pre: &mut Vec<Pre>) {
         let sel = self.input.selection;
         let unit = &self.st.units[u];
-        let (start, last) = self.procedure_span(u);
         let name = name.to_string();
         if sel.functions && self.allowed(&name) {
             let h = unit.header.as_ref();
@@ -105,16 +104,23 @@ impl<'a> Planner<'a> {
                 )),
             );
             aux.insert("instrumented".into(), Value::from(false));
-            pre.push(Pre {
-                key: Key::Listed(u),
-                kind: RegionKind::Function,
-                name: name.clone(),
-                unit: name,
-                start,
-                last,
-                aux,
-                leaf: false,
-            });
+            pre.push(self.listed_procedure(u, name, aux));
+        }
+    }
+
+    /// The IDF entry of procedure `u` listed without probes (PURE or
+    /// ELEMENTAL, or small), its reason in `aux`.
+    fn listed_procedure(&self, u: usize, name: String, aux: Map<String, Value>) -> Pre {
+        let (start, last) = self.procedure_span(u);
+        Pre {
+            key: Key::Listed(u),
+            kind: RegionKind::Function,
+            name: name.clone(),
+            unit: name,
+            start,
+            last,
+            aux,
+            leaf: false,
         }
     }
 
@@ -141,16 +147,7 @@ impl<'a> Planner<'a> {
             .filter(small_functions::is_small);
         if let Some(shape) = small {
             small_functions::mark(&mut aux, &shape);
-            listed.push(Pre {
-                key: Key::Listed(u),
-                kind: RegionKind::Function,
-                name: name.clone(),
-                unit: name,
-                start,
-                last,
-                aux,
-                leaf: false,
-            });
+            listed.push(self.listed_procedure(u, name, aux));
             return;
         }
         if p_region {
