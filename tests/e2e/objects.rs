@@ -15,6 +15,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::common::cmd::{sigkill, spawn_until_ready};
 use crate::common::report::{only_run, report_json, visit};
 use crate::common::{
     copy_tree, instrument_bin, instrument_flags, require_tool, run_ok, testdata, TestDir,
@@ -535,9 +536,6 @@ fn a_wrapped_build_past_the_id_limit_is_refused() {
 /// happened, and names every region without `--idf`.
 #[test]
 fn a_sigkilled_trace_of_two_objects_is_exported_with_region_names() {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
-
     let tmp = TestDir::new("objects-killed");
     let (src, lib, main) = instrument_parts_separately(&tmp, "functions", "lib", "killed");
     let cflags = instrument_flags("--cflags");
@@ -571,21 +569,9 @@ fn a_sigkilled_trace_of_two_objects_is_exported_with_region_names() {
         .env_remove("REGIO_FILTER")
         .env("REGIO_MODE", "trace")
         .env("REGIO_TRACE_BUFFER", "64K")
-        .env("REGIO_DIR", &run_dir)
-        .stdout(Stdio::piped());
+        .env("REGIO_DIR", &run_dir);
     crate::common::cmd::measure_everything(&mut cmd);
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
-    let mut line = String::new();
-    if let Some(out) = child.stdout.take() {
-        BufReader::new(out)
-            .read_line(&mut line)
-            .unwrap_or_else(|e| panic!("{e}"));
-    }
-    assert_eq!(line.trim(), "ready");
-    child.kill().unwrap_or_else(|e| panic!("{e}"));
-    let _ = child.wait();
+    sigkill(spawn_until_ready(&mut cmd));
     let names: Vec<String> = std::fs::read_dir(&run_dir)
         .unwrap_or_else(|e| panic!("{e}"))
         .flatten()

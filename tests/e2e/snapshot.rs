@@ -14,7 +14,6 @@
 //!   their final profile (the writer lock a snapshot held at the fork is
 //!   released in the child).
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,6 +21,7 @@ use std::time::{Duration, Instant};
 use regio_idf::rundir::Profile;
 use serde_json::Value;
 
+use crate::common::cmd::{sigkill, spawn_until_ready};
 use crate::common::profiles;
 use crate::common::{
     cc, compile, instrument_bin, instrument_flags, instrument_testdata, run, run_ok, TestDir,
@@ -113,17 +113,7 @@ fn sigkilled_program_leaves_its_last_snapshot() {
     let (exe, idf) = build(&tmp);
     let step = step_id(&idf);
     let run_dir = tmp.join("run");
-    let mut child = program(&exe, &run_dir, Some(PERIOD))
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
-    let mut line = String::new();
-    if let Some(out) = child.stdout.take() {
-        BufReader::new(out)
-            .read_line(&mut line)
-            .unwrap_or_else(|e| panic!("{e}"));
-    }
-    assert_eq!(line.trim(), "ready");
+    let child = spawn_until_ready(&mut program(&exe, &run_dir, Some(PERIOD)));
     // Two snapshots with growing counts: the profile is rewritten while
     // the program runs.
     let end = Instant::now() + Duration::from_secs(30);
@@ -139,8 +129,7 @@ fn sigkilled_program_leaves_its_last_snapshot() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    child.kill().unwrap_or_else(|e| panic!("{e}"));
-    let _ = child.wait();
+    sigkill(child);
     let p = profile(&run_dir).unwrap_or_else(|| panic!("no profile after SIGKILL"));
     assert_snapshot(&p);
     let last = calls(&p, step);

@@ -18,13 +18,13 @@
 //!   installed (SKIPPED otherwise, unless REGIO_REQUIRE_TOOLCHAINS=1).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use regio_trace_format::{decode, Event, TraceFile};
 use serde_json::Value;
 
+use crate::common::cmd::{sigkill, spawn_until_ready};
 use crate::common::profiles;
 use crate::common::{
     cc, compile, instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok,
@@ -383,20 +383,9 @@ fn sigkilled_program_leaves_readable_traces() {
     let tmp = TestDir::new("trace-kill");
     let exe = build(&tmp, "trace", "killed.c", "functions", &[]);
     let run_dir = tmp.join("run");
-    let mut child = traced(&exe, &run_dir)
-        .env("REGIO_TRACE_BUFFER", "64K")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
-    let mut line = String::new();
-    if let Some(out) = child.stdout.take() {
-        BufReader::new(out)
-            .read_line(&mut line)
-            .unwrap_or_else(|e| panic!("{e}"));
-    }
-    assert_eq!(line.trim(), "ready");
-    child.kill().unwrap_or_else(|e| panic!("{e}"));
-    let _ = child.wait();
+    sigkill(spawn_until_ready(
+        traced(&exe, &run_dir).env("REGIO_TRACE_BUFFER", "64K"),
+    ));
     let files = traces(&run_dir);
     assert_eq!(files.len(), 1, "{:?}", files.keys());
     let f = files.values().next().map(|f| (f.blocks, f.records.len()));

@@ -134,3 +134,29 @@ pub fn run_ok(cmd: &mut Command) -> Run {
     assert!(r.status.success(), "command failed: {}", r.describe());
     r
 }
+
+/// Starts `cmd` with its stdout piped and waits for the program's first
+/// line, which must be `ready`: the point from which the tests that kill a
+/// program know it has recorded something.
+pub fn spawn_until_ready(cmd: &mut Command) -> std::process::Child {
+    use std::io::{BufRead, BufReader};
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", cmd.get_program()));
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        BufReader::new(out)
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(line.trim(), "ready");
+    child
+}
+
+/// SIGKILLs a child and reaps it, as the OOM killer or a batch system's
+/// time limit would end a run.
+pub fn sigkill(mut child: std::process::Child) {
+    child.kill().unwrap_or_else(|e| panic!("{e}"));
+    let _ = child.wait();
+}
