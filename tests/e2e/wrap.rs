@@ -305,6 +305,43 @@ fn a_cmake_project_builds_with_the_compiler_and_linker_launchers() {
     assert!(d.contains("shapes.h") && !d.contains("/0/area.c"), "{d}");
 }
 
+/// Builds `args` in `dir` twice with the MPI compiler wrapper `mpi_cc`,
+/// plainly and through `instrument wrap` with `REGIO_WRAP_REGIONS=regions`,
+/// runs both on 2 ranks and returns their outputs (plain, wrapped).
+fn plain_and_wrapped_mpi_runs(
+    dir: &Path,
+    mpi_cc: &str,
+    regions: &str,
+    args: &[&str],
+) -> (String, String) {
+    let build = |out: &str, wrap: bool| {
+        let mut c = match wrap {
+            true => {
+                let mut c = Command::new(instrument_bin());
+                c.args(["wrap", mpi_cc]).env("REGIO_WRAP_REGIONS", regions);
+                c
+            }
+            false => Command::new(mpi_cc),
+        };
+        run_ok(c.current_dir(dir).args(args).args(["-o", out]));
+    };
+    let mpirun = |exe: &str| {
+        run_ok(
+            Command::new("mpirun")
+                .current_dir(dir)
+                .env_remove("LD_LIBRARY_PATH")
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .args(["--oversubscribe", "-np", "2"])
+                .arg(dir.join(exe)),
+        )
+        .stdout
+    };
+    build("plain", false);
+    build("wrapped", true);
+    (mpirun("plain"), mpirun("wrapped"))
+}
+
 #[test]
 fn an_mpi_program_builds_with_wrapped_mpicc() {
     if !(require_tool("mpicc", "libopenmpi-dev") && require_tool("mpirun", "openmpi-bin")) {
@@ -312,35 +349,13 @@ fn an_mpi_program_builds_with_wrapped_mpicc() {
     }
     let tmp = TestDir::new("wrap-mpi");
     std::fs::copy(testdata().join("mpi/comm.c"), tmp.join("comm.c")).expect("copy comm.c");
-    let build = |out: &str, wrap: bool| {
-        let mut c = match wrap {
-            true => {
-                let mut c = Command::new(instrument_bin());
-                c.args(["wrap", "mpicc"]).env("REGIO_WRAP_REGIONS", "mpi");
-                c
-            }
-            false => Command::new("mpicc"),
-        };
-        run_ok(
-            c.current_dir(tmp.path())
-                .args(["-O1", "-DSPIN_MS=5", "comm.c", "-o", out]),
-        );
-    };
-    build("plain", false);
-    build("wrapped", true);
-    let mpirun = |exe: &str| {
-        run_ok(
-            Command::new("mpirun")
-                .current_dir(tmp.path())
-                .env_remove("LD_LIBRARY_PATH")
-                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-                .args(["--oversubscribe", "-np", "2"])
-                .arg(tmp.join(exe)),
-        )
-        .stdout
-    };
-    assert_eq!(mpirun("wrapped"), mpirun("plain"));
+    let (plain, wrapped) = plain_and_wrapped_mpi_runs(
+        tmp.path(),
+        "mpicc",
+        "mpi",
+        &["-O1", "-DSPIN_MS=5", "comm.c"],
+    );
+    assert_eq!(wrapped, plain);
     let got = nodes(&run_dir_in(tmp.path()));
     let kinds: BTreeSet<&str> = got.iter().map(|(_, k, _, _)| k.as_str()).collect();
     for k in ["mpi_barrier", "mpi_send", "mpi_recv"] {
@@ -368,38 +383,10 @@ fn an_mpi_fortran_program_builds_with_wrapped_mpif90() {
     }
     let tmp = TestDir::new("wrap-mpif90");
     std::fs::copy(testdata().join("mpi/comm.f90"), tmp.join("comm.f90")).expect("copy comm.f90");
-    let build = |out: &str, wrap: bool| {
-        let mut c = match wrap {
-            true => {
-                let mut c = Command::new(instrument_bin());
-                c.args(["wrap", "mpif90"])
-                    .env("REGIO_WRAP_REGIONS", "mpi,functions");
-                c
-            }
-            false => Command::new("mpif90"),
-        };
-        run_ok(
-            c.current_dir(tmp.path())
-                .args(["-O1", "comm.f90", "-o", out]),
-        );
-    };
-    build("plain", false);
-    build("wrapped", true);
-    let mpirun = |exe: &str| {
-        run_ok(
-            Command::new("mpirun")
-                .current_dir(tmp.path())
-                .env_remove("LD_LIBRARY_PATH")
-                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-                .args(["--oversubscribe", "-np", "2"])
-                .arg(tmp.join(exe)),
-        )
-        .stdout
-    };
-    let plain = mpirun("plain");
+    let (plain, wrapped) =
+        plain_and_wrapped_mpi_runs(tmp.path(), "mpif90", "mpi,functions", &["-O1", "comm.f90"]);
     assert!(!plain.trim().is_empty(), "the plain build printed nothing");
-    assert_eq!(mpirun("wrapped"), plain);
+    assert_eq!(wrapped, plain);
     let got = nodes(&run_dir_in(tmp.path()));
     let kinds: BTreeSet<&str> = got.iter().map(|(_, k, _, _)| k.as_str()).collect();
     for k in [
