@@ -129,7 +129,7 @@ pub fn find_on_path(tool: &str) -> Option<PathBuf> {
 /// a `#line N` line makes the next line N (an instrumented C copy keeps
 /// the original's numbers this way; its only added lines, a condition
 /// repeated after a statement, end with a `#line`).
-pub fn presumed_lines(text: &str) -> usize {
+fn presumed_lines(text: &str) -> usize {
     let mut next = 1;
     for l in text.split('\n') {
         let marker = l
@@ -139,6 +139,17 @@ pub fn presumed_lines(text: &str) -> usize {
         next = marker.unwrap_or(next + 1);
     }
     next
+}
+
+/// Asserts that an instrumented C copy keeps every line of its original:
+/// after the copy's `#line 1 "..."` (the end of Regio's prelude) the
+/// preprocessor numbers the lines as it numbers the original's.
+pub fn assert_lines_kept(original: &str, copy: &str) {
+    let body = copy
+        .split_once("#line 1 \"")
+        .and_then(|(_, rest)| rest.split_once('\n'))
+        .map_or("", |(_, rest)| rest);
+    assert_eq!(presumed_lines(body), presumed_lines(original), "{copy}");
 }
 
 /// The C compiler: $CC or `cc`.
