@@ -81,9 +81,15 @@ release=$root/target/release
 
 src=$here/bench_c_probe/probe_cost.c
 fsrc=$here/bench_c_probe/tiny_f.f90
-"$instrument" --regions functions --out "$tmp/inst" "$src" "$fsrc" > /dev/null 2>&1
+# --small-functions: `tiny` is the kind of function the default leaves
+# unprobed (straight-line, one statement), and its probes are what is timed.
+"$instrument" --regions functions --small-functions --out "$tmp/inst" "$src" "$fsrc" > /dev/null 2>&1
 inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
 finst=$(find "$tmp/inst" -name tiny_f.f90 | head -n 1)
+if ! grep -q 'regio__guard(' "$inst"; then
+    echo "bench_c_probe.sh: the instrumented copy of probe_cost.c has no probe in tiny" >&2
+    exit 1
+fi
 
 # Builds the instrumented program against the libregio in $2 (shared, or
 # static when $3 is "static") as $1; $4, if given, is the instrumented C
