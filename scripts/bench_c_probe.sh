@@ -56,7 +56,18 @@
 # -DREGIO_MODEL, linked with bench_c_probe/inline_model.c, a model (not a
 # runtime) of the probe fast path compiled inline into the probe site (the
 # runtime's memory work per pair, an initial-exec TLS thread pointer, no
-# call): what a `static inline` fast path in the prelude could reach.
+# call): what a `static inline` fast path in the prelude could reach;
+# `lean_model` (bench_c_probe/lean_model.c), the same work laid out for the
+# shortest chains of dependent loads (the TLS slot holds the top frame, the
+# child cache is in the frame, the exit loads before its clock read); and
+# `bound_model` (bound_model.c), a lower bound that keeps only a frame
+# stack, calls and inclusive time (no gate, busy flag, exclusive, min, max:
+# not a probe Regio could ship).
+# PAIRED=1 runs bench_c_probe/paired.c after the table: the real probe
+# (regio_shared's code), the three models and a two-call rdtsc hook pair,
+# all in one process, interleaved, each ratio taken against the rdtsc pair
+# timed right after it (300000 calls x 100 repetitions; PAIRED_N and
+# PAIRED_REPS change them): the comparison least blurred by load.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
 # machine cannot blur (the throttled variants there with
@@ -144,8 +155,10 @@ if [ "${NOPLT:-0}" = 1 ]; then
 fi
 if [ "${MODEL:-0}" = 1 ]; then
     # shellcheck disable=SC2086
-    $cc $cflags -DREGIO_MODEL "$src" "$here/bench_c_probe/inline_model.c" -o "$tmp/inline_model"
-    variants+=(inline_model)
+    for m in inline lean bound; do
+        $cc $cflags -DREGIO_MODEL "$src" "$here/bench_c_probe/${m}_model.c" -o "$tmp/${m}_model"
+        variants+=("${m}_model")
+    done
 fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
     if nm -D "$BASE_LIB_DIR/libregio.so" | grep -q ' T regio_gates$'; then
@@ -244,6 +257,23 @@ for v in "${variants[@]}"; do summarize "$v"; done
 echo "# added = probed - plain per repetition (ns per call); x = added / rdtsc pair"
 echo "# x_paired = median over repetitions of added / rdtsc pair of the same repetition"
 
+if [ "${PAIRED:-0}" = 1 ]; then
+    # shellcheck disable=SC2046,SC2086
+    {
+        $cc $cflags $(REGIO_LIB_DIR=$release "$instrument" flags --cflags) -Dtiny=tiny_real \
+            -Dtiny_plain=tiny_plain_real -Dmain=probe_cost_main -Dsink=probe_cost_sink \
+            -c "$inst" -o "$tmp/paired_real.o"
+        for m in inline lean bound; do
+            $cc $cflags -Dtiny_model=tiny_$m -Dtiny_model_plain=tiny_${m}_plain \
+                -Dtiny_model_init=tiny_${m}_init -c "$here/bench_c_probe/${m}_model.c" \
+                -o "$tmp/paired_$m.o"
+        done
+        $cc $cflags "$here/bench_c_probe/paired.c" "$tmp"/paired_*.o \
+            $(REGIO_LIB_DIR=$release "$instrument" flags --libs) -o "$tmp/paired"
+    }
+    REGIO_THROTTLE=off REGIO_DIR="$tmp/run" "$tmp/paired" "${PAIRED_N:-300000}" "${PAIRED_REPS:-100}"
+fi
+
 if [ "${CALLGRIND:-0}" = 1 ]; then
     calls=100000
     echo "# instructions per probe pair (callgrind, $calls calls + 1000 warm-up)"
@@ -252,7 +282,7 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
         fn=tiny plainfn=tiny_plain
         case $v in
             fortran_*) fn=tiny_f_ plainfn=tiny_f_plain_ ;;
-            inline_model) fn=tiny_model plainfn=tiny_model_plain ;;
+            *_model) fn=tiny_model plainfn=tiny_model_plain ;;
         esac
         variant_env "$v"
         # Throttled from call 1000 on, so 99 % of the counted calls are.
