@@ -68,6 +68,13 @@
 # all in one process, interleaved, each ratio taken against the rdtsc pair
 # timed right after it (300000 calls x 100 repetitions; PAIRED_N and
 # PAIRED_REPS change them): the comparison least blurred by load.
+# SHADOW=1 runs bench_c_probe/rdtsc_shadow.c after the table: how much of
+# some fixed work (dependent and independent adds, loads from one line,
+# from 8 lines, from 8 pages, chains of dependent loads) shows in wall time
+# when it sits between two rdtsc reads, and what it costs alone: on a VM
+# where rdtsc is slow, part of the work between the reads hides under
+# their latency and dependent loads do not, so a probe's cost above two
+# reads is not proportional to its instructions.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
 # machine cannot blur (the throttled variants there with
@@ -272,6 +279,12 @@ if [ "${PAIRED:-0}" = 1 ]; then
             $(REGIO_LIB_DIR=$release "$instrument" flags --libs) -o "$tmp/paired"
     }
     REGIO_THROTTLE=off REGIO_DIR="$tmp/run" "$tmp/paired" "${PAIRED_N:-300000}" "${PAIRED_REPS:-100}"
+fi
+
+if [ "${SHADOW:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    $cc $cflags "$here/bench_c_probe/rdtsc_shadow.c" -o "$tmp/rdtsc_shadow"
+    "$tmp/rdtsc_shadow" 200000 40
 fi
 
 if [ "${CALLGRIND:-0}" = 1 ]; then
