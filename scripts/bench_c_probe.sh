@@ -68,13 +68,14 @@
 # all in one process, interleaved, each ratio taken against the rdtsc pair
 # timed right after it (300000 calls x 100 repetitions; PAIRED_N and
 # PAIRED_REPS change them): the comparison least blurred by load.
-# SHADOW=1 runs bench_c_probe/rdtsc_shadow.c after the table: how much of
-# some fixed work (dependent and independent adds, loads from one line,
-# from 8 lines, from 8 pages, chains of dependent loads) shows in wall time
-# when it sits between two rdtsc reads, and what it costs alone: on a VM
-# where rdtsc is slow, part of the work between the reads hides under
-# their latency and dependent loads do not, so a probe's cost above two
-# reads is not proportional to its instructions.
+# SHADOW=1 runs bench_c_probe/rdtsc_shadow.c after the table: what some
+# fixed work (dependent and independent adds, loads from one line, from 8
+# lines, from 8 pages, chains of dependent loads) adds when it sits between
+# two rdtsc reads, and what it costs in a loop alone (there iterations
+# overlap: a throughput, not a latency). On the reference VM the first is
+# not proportional to the work and changed between runs of one day (see
+# notes/handoff-h-probe12.md); the probe's instruction count is the stable
+# measure.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
 # machine cannot blur (the throttled variants there with

@@ -1,17 +1,18 @@
-/* How much work between two rdtsc reads shows in wall time, for
- * scripts/bench_c_probe.sh SHADOW=1: why a probe pair's cost above two
- * clock reads is not proportional to its instructions on a machine where
- * rdtsc is slow (a VM that emulates or scales the TSC).
+/* What work costs between two rdtsc reads, for scripts/bench_c_probe.sh
+ * SHADOW=1: a probe pair's cost above two clock reads is its work placed
+ * between (and around) such reads, which on a VM where rdtsc is slow need
+ * not cost what the same work costs elsewhere.
  *
  *   rdtsc_shadow N REPS
  *
  * For each kind of work W it times `rdtsc; W; rdtsc` against `rdtsc;
  * rdtsc` (same process, interleaved, N iterations per repetition) and
  * prints the median added time per iteration and its ratio to the rdtsc
- * pair; then the same W in a loop without rdtsc, which is what W costs on
- * its own. Kinds: 32 and 128 dependent adds, 128 adds in four independent
- * chains, 8 loads from one line, from 8 lines, from 8 pages, and a chain
- * of 8 dependent loads (within one line, across 8 pages). */
+ * pair; then W in a loop alone, where independent iterations overlap (a
+ * throughput, not a latency). Kinds: 32 and 128 dependent adds, 128 adds in
+ * four independent chains, 8 loads from one line, from 8 lines, from 8
+ * pages, and a chain of 8 dependent loads (within one line, across 8
+ * pages). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
