@@ -56,7 +56,26 @@
 # -DREGIO_MODEL, linked with bench_c_probe/inline_model.c, a model (not a
 # runtime) of the probe fast path compiled inline into the probe site (the
 # runtime's memory work per pair, an initial-exec TLS thread pointer, no
-# call): what a `static inline` fast path in the prelude could reach.
+# call): what a `static inline` fast path in the prelude could reach;
+# `lean_model` (bench_c_probe/lean_model.c), the same work laid out for the
+# shortest chains of dependent loads (the TLS slot holds the top frame, the
+# child cache is in the frame, the exit loads before its clock read); and
+# `bound_model` (bound_model.c), a lower bound that keeps only a frame
+# stack, calls and inclusive time (no gate, busy flag, exclusive, min, max:
+# not a probe Regio could ship).
+# PAIRED=1 runs bench_c_probe/paired.c after the table: the real probe
+# (regio_shared's code), the three models and a two-call rdtsc hook pair,
+# all in one process, interleaved, each ratio taken against the rdtsc pair
+# timed right after it (300000 calls x 100 repetitions; PAIRED_N and
+# PAIRED_REPS change them): the comparison least blurred by load.
+# SHADOW=1 runs bench_c_probe/rdtsc_shadow.c after the table: what some
+# fixed work (dependent and independent adds, loads from one line, from 8
+# lines, from 8 pages, chains of dependent loads) adds when it sits between
+# two rdtsc reads, and what it costs in a loop alone (there iterations
+# overlap: a throughput, not a latency). On the reference VM the first is
+# not proportional to the work and changed between runs of one day (see
+# notes/handoff-h-probe12.md); the probe's instruction count is the stable
+# measure.
 # CALLGRIND=1 adds instructions per probe pair (valgrind callgrind, inside
 # `tiny` against `tiny_plain`, 100000 calls): a count that load on a shared
 # machine cannot blur (the throttled variants there with
@@ -81,9 +100,15 @@ release=$root/target/release
 
 src=$here/bench_c_probe/probe_cost.c
 fsrc=$here/bench_c_probe/tiny_f.f90
-"$instrument" --regions functions --out "$tmp/inst" "$src" "$fsrc" > /dev/null 2>&1
+# --small-functions: `tiny` is the kind of function the default leaves
+# unprobed (straight-line, one statement), and its probes are what is timed.
+"$instrument" --regions functions --small-functions --out "$tmp/inst" "$src" "$fsrc" > /dev/null 2>&1
 inst=$(find "$tmp/inst" -name probe_cost.c | head -n 1)
 finst=$(find "$tmp/inst" -name tiny_f.f90 | head -n 1)
+if ! grep -q 'regio__guard(' "$inst"; then
+    echo "bench_c_probe.sh: the instrumented copy of probe_cost.c has no probe in tiny" >&2
+    exit 1
+fi
 
 # Builds the instrumented program against the libregio in $2 (shared, or
 # static when $3 is "static") as $1; $4, if given, is the instrumented C
@@ -138,8 +163,10 @@ if [ "${NOPLT:-0}" = 1 ]; then
 fi
 if [ "${MODEL:-0}" = 1 ]; then
     # shellcheck disable=SC2086
-    $cc $cflags -DREGIO_MODEL "$src" "$here/bench_c_probe/inline_model.c" -o "$tmp/inline_model"
-    variants+=(inline_model)
+    for m in inline lean bound; do
+        $cc $cflags -DREGIO_MODEL "$src" "$here/bench_c_probe/${m}_model.c" -o "$tmp/${m}_model"
+        variants+=("${m}_model")
+    done
 fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
     if nm -D "$BASE_LIB_DIR/libregio.so" | grep -q ' T regio_gates$'; then
@@ -238,6 +265,29 @@ for v in "${variants[@]}"; do summarize "$v"; done
 echo "# added = probed - plain per repetition (ns per call); x = added / rdtsc pair"
 echo "# x_paired = median over repetitions of added / rdtsc pair of the same repetition"
 
+if [ "${PAIRED:-0}" = 1 ]; then
+    # shellcheck disable=SC2046,SC2086
+    {
+        $cc $cflags $(REGIO_LIB_DIR=$release "$instrument" flags --cflags) -Dtiny=tiny_real \
+            -Dtiny_plain=tiny_plain_real -Dmain=probe_cost_main -Dsink=probe_cost_sink \
+            -c "$inst" -o "$tmp/paired_real.o"
+        for m in inline lean bound; do
+            $cc $cflags -Dtiny_model=tiny_$m -Dtiny_model_plain=tiny_${m}_plain \
+                -Dtiny_model_init=tiny_${m}_init -c "$here/bench_c_probe/${m}_model.c" \
+                -o "$tmp/paired_$m.o"
+        done
+        $cc $cflags "$here/bench_c_probe/paired.c" "$tmp"/paired_*.o \
+            $(REGIO_LIB_DIR=$release "$instrument" flags --libs) -o "$tmp/paired"
+    }
+    REGIO_THROTTLE=off REGIO_DIR="$tmp/run" "$tmp/paired" "${PAIRED_N:-300000}" "${PAIRED_REPS:-100}"
+fi
+
+if [ "${SHADOW:-0}" = 1 ]; then
+    # shellcheck disable=SC2086
+    $cc $cflags "$here/bench_c_probe/rdtsc_shadow.c" -o "$tmp/rdtsc_shadow"
+    "$tmp/rdtsc_shadow" 200000 40
+fi
+
 if [ "${CALLGRIND:-0}" = 1 ]; then
     calls=100000
     echo "# instructions per probe pair (callgrind, $calls calls + 1000 warm-up)"
@@ -246,7 +296,7 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
         fn=tiny plainfn=tiny_plain
         case $v in
             fortran_*) fn=tiny_f_ plainfn=tiny_f_plain_ ;;
-            inline_model) fn=tiny_model plainfn=tiny_model_plain ;;
+            *_model) fn=tiny_model plainfn=tiny_model_plain ;;
         esac
         variant_env "$v"
         # Throttled from call 1000 on, so 99 % of the counted calls are.
