@@ -1181,3 +1181,93 @@ fn a_fortran_lock_test_in_a_loop_condition_keeps_its_base_after_another_objects_
         "regions without description: {unnamed:?}"
     );
 }
+
+/// A `.c` file included by a `.c` file of another tree
+/// (`testdata/objects/unityapp/unity_app.c` has `#include "unity_part.c"`
+/// from the library's instrumented tree, SQLite-amalgamation style, and
+/// `#include "unity_local.c"` of its own tree, a unity build): the trees
+/// are instrumented separately (overlapping local ids), and the included
+/// library file's regions are the library's (named from its IDF at its
+/// file and line, its calls counted there), the same-tree file's the
+/// application's. Built with `-Wall -Werror`, output equal to the plain
+/// build's, nothing unnamed.
+#[test]
+fn a_c_file_included_by_another_trees_c_file_keeps_its_own_ids() {
+    let tmp = TestDir::new("objects-included-c");
+    let (src, lib, app) = instrument_parts_separately(&tmp, "functions", "unitylib", "unityapp");
+    let lib_ids = idf_ids(&lib.join("regio.idf.json"));
+    let app_ids = idf_ids(&app.join("regio.idf.json"));
+    assert!(
+        lib_ids.iter().all(|id| app_ids.contains(id)),
+        "every local id of the library is one of the application's too: {lib_ids:?} {app_ids:?}"
+    );
+    let build_app = |lib_dir: &Path, app_dir: &Path, label: &str, flags: &[String], libs: &[String]| {
+        let exe = tmp.join(label);
+        let mut a: Vec<String> = flags.to_vec();
+        a.extend(["-O1".into(), "-Wall".into(), "-Werror".into()]);
+        a.extend([format!("-I{}", s(lib_dir)), s(app_dir.join("unity_app.c"))]);
+        a.extend(["-o".into(), s(&exe)]);
+        a.extend(libs.iter().cloned());
+        build(app_dir, &cc(), &a, None);
+        exe
+    };
+    let plain = build_app(&src.join("unitylib"), &src.join("unityapp"), "plain", &[], &[]);
+    let measured = build_app(
+        &lib,
+        &app,
+        "measured",
+        &instrument_flags("--cflags"),
+        &instrument_flags("--libs"),
+    );
+    let want_out = run_ok(&mut Command::new(&plain)).stdout;
+    assert_eq!(want_out.trim(), "total 37");
+    let run_dir = tmp.join("run");
+    let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(got_out, want_out, "the measured program's output differs");
+
+    let (named, unnamed) = calls(&run_dir);
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let want = [
+        ("main", "unity_app.c", at("unityapp", "unity_app.c", "int main("), 1),
+        (
+            "app_loop",
+            "unity_app.c",
+            at("unityapp", "unity_app.c", "static int app_loop"),
+            1,
+        ),
+        (
+            "local_square",
+            "unity_local.c",
+            at("unityapp", "unity_local.c", "static int local_square"),
+            5,
+        ),
+        (
+            "part_total",
+            "unity_part.c",
+            at("unitylib", "unity_part.c", "int part_total"),
+            1,
+        ),
+        (
+            "part_weight",
+            "unity_part.c",
+            at("unitylib", "unity_part.c", "static int part_weight"),
+            4,
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    if named.len() != want.len() {
+        problems.push(format!("expected exactly {} regions", want.len()));
+    }
+    if !unnamed.is_empty() {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+}
