@@ -1201,17 +1201,24 @@ fn a_c_file_included_by_another_trees_c_file_keeps_its_own_ids() {
         lib_ids.iter().all(|id| app_ids.contains(id)),
         "every local id of the library is one of the application's too: {lib_ids:?} {app_ids:?}"
     );
-    let build_app = |lib_dir: &Path, app_dir: &Path, label: &str, flags: &[String], libs: &[String]| {
-        let exe = tmp.join(label);
-        let mut a: Vec<String> = flags.to_vec();
-        a.extend(["-O1".into(), "-Wall".into(), "-Werror".into()]);
-        a.extend([format!("-I{}", s(lib_dir)), s(app_dir.join("unity_app.c"))]);
-        a.extend(["-o".into(), s(&exe)]);
-        a.extend(libs.iter().cloned());
-        build(app_dir, &cc(), &a, None);
-        exe
-    };
-    let plain = build_app(&src.join("unitylib"), &src.join("unityapp"), "plain", &[], &[]);
+    let build_app =
+        |lib_dir: &Path, app_dir: &Path, label: &str, flags: &[String], libs: &[String]| {
+            let exe = tmp.join(label);
+            let mut a: Vec<String> = flags.to_vec();
+            a.extend(["-O1".into(), "-Wall".into(), "-Werror".into()]);
+            a.extend([format!("-I{}", s(lib_dir)), s(app_dir.join("unity_app.c"))]);
+            a.extend(["-o".into(), s(&exe)]);
+            a.extend(libs.iter().cloned());
+            build(app_dir, &cc(), &a, None);
+            exe
+        };
+    let plain = build_app(
+        &src.join("unitylib"),
+        &src.join("unityapp"),
+        "plain",
+        &[],
+        &[],
+    );
     let measured = build_app(
         &lib,
         &app,
@@ -1225,10 +1232,14 @@ fn a_c_file_included_by_another_trees_c_file_keeps_its_own_ids() {
     let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
     assert_eq!(got_out, want_out, "the measured program's output differs");
 
-    let (named, unnamed) = calls(&run_dir);
     let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
     let want = [
-        ("main", "unity_app.c", at("unityapp", "unity_app.c", "int main("), 1),
+        (
+            "main",
+            "unity_app.c",
+            at("unityapp", "unity_app.c", "int main("),
+            1,
+        ),
         (
             "app_loop",
             "unity_app.c",
@@ -1254,8 +1265,46 @@ fn a_c_file_included_by_another_trees_c_file_keeps_its_own_ids() {
             4,
         ),
     ];
+    check_calls(&run_dir, &want);
+
+    // The same unit built with `instrument wrap`: its preprocessed text
+    // holds the library's instrumented file, whose regions stay the
+    // library's; `unity_local.c` is the original (a wrapped build does not
+    // instrument what a unit includes), so only the unit's own functions
+    // and the library's are measured.
+    let wrapped = tmp.join("wrapped");
+    copy_tree(&src.join("unityapp"), &wrapped);
+    let exe = wrapped.join("app");
+    build(
+        &wrapped,
+        &cc(),
+        &[
+            "-O1".into(),
+            "-Wall".into(),
+            "-Werror".into(),
+            format!("-I{}", s(&lib)),
+            "unity_app.c".into(),
+            "-o".into(),
+            s(&exe),
+        ],
+        Some(&wrapped),
+    );
+    let run_dir = tmp.join("run-wrapped");
+    let got_out = run_ok(Command::new(&exe).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(got_out, want_out, "the wrapped program's output differs");
+    let want: Vec<_> = want
+        .into_iter()
+        .filter(|(name, ..)| *name != "local_square")
+        .collect();
+    check_calls(&run_dir, &want);
+}
+
+/// The run's regions are exactly `want` (name, file name, line, calls),
+/// every region named.
+fn check_calls(run_dir: &Path, want: &[(&str, &str, u64, u64)]) {
+    let (named, unnamed) = calls(run_dir);
     let mut problems = Vec::new();
-    for (name, file, line, calls) in want {
+    for &(name, file, line, calls) in want {
         let key = (name.to_string(), file.to_string(), line);
         match named.get(&key) {
             Some(&c) if c == calls => {}

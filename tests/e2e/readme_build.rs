@@ -48,7 +48,10 @@ fn commands(block: &str) -> Vec<String> {
             }
         }
     }
-    assert!(pending.is_empty(), "a block ends with a continuation: {block}");
+    assert!(
+        pending.is_empty(),
+        "a block ends with a continuation: {block}"
+    );
     out
 }
 
@@ -153,7 +156,10 @@ fn the_readme_make_block_runs_as_written_and_matches_the_plain_build() {
     let tmp = TestDir::new("readme-make");
     let plain_run = run_block(&tmp, "plain", "wrap/make", &cmds, false);
     let ours = run_block(&tmp, "wrapped", "wrap/make", &cmds, true);
-    assert!(!ours.program_out.is_empty(), "the block runs no program: {cmds:?}");
+    assert!(
+        !ours.program_out.is_empty(),
+        "the block runs no program: {cmds:?}"
+    );
     assert_eq!(ours.program_out, plain_run.program_out);
     assert!(
         !plain_run.dir.join("regio.idf.json").exists(),
@@ -162,15 +168,21 @@ fn the_readme_make_block_runs_as_written_and_matches_the_plain_build() {
     // The program left the run directory the block's comment names, and
     // `instrument report` on it names the library's and program's regions.
     let run_dir = run_dir_in(&ours.dir);
-    let name = run_dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let name = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
     assert!(
-        name.as_deref().is_some_and(|n| n.starts_with("regio-run-prog-")),
+        name.as_deref()
+            .is_some_and(|n| n.starts_with("regio-run-prog-")),
         "{run_dir:?}"
     );
     check_make_regions(&ours.dir, &run_dir);
     let report = ours.instrument_out.join("\n");
     for region in ["main", "vec_sum", "stats_mean", "fill"] {
-        assert!(report.contains(region), "`{region}` not in the report:\n{report}");
+        assert!(
+            report.contains(region),
+            "`{region}` not in the report:\n{report}"
+        );
     }
 }
 
@@ -192,7 +204,10 @@ fn the_readme_cmake_block_runs_as_written_and_matches_the_plain_build() {
     // testdata/wrap/cmake are run from there.
     let app = |dir: &Path| {
         let build = dir.join("build");
-        assert!(build.join("libshapes.so").is_file(), "no libshapes.so in {build:?}");
+        assert!(
+            build.join("libshapes.so").is_file(),
+            "no libshapes.so in {build:?}"
+        );
         run_ok(Command::new(build.join("shapes_app")).current_dir(&build)).stdout
     };
     assert_eq!(app(&ours.dir), app(&plain_run.dir));
@@ -204,7 +219,8 @@ fn the_readme_cmake_block_runs_as_written_and_matches_the_plain_build() {
         ("perimeter", "src/perimeter.f90"),
     ] {
         assert!(
-            got.iter().any(|(n, _, f, _)| n == name && f.ends_with(file)),
+            got.iter()
+                .any(|(n, _, f, _)| n == name && f.ends_with(file)),
             "no {name} at {file}: {got:#?}"
         );
     }
@@ -228,7 +244,10 @@ fn the_readme_mpi_block_runs_as_written_and_matches_the_plain_build() {
     let tmp = TestDir::new("readme-mpi");
     let plain_run = run_block(&tmp, "plain", "wrap/mpimake", &cmds, false);
     let ours = run_block(&tmp, "wrapped", "wrap/mpimake", &cmds, true);
-    assert!(!ours.program_out.is_empty(), "the block runs no program: {cmds:?}");
+    assert!(
+        !ours.program_out.is_empty(),
+        "the block runs no program: {cmds:?}"
+    );
     assert_eq!(ours.program_out, plain_run.program_out);
     assert!(
         ours.program_out[0].contains("ranks 4"),
@@ -260,7 +279,11 @@ fn the_readme_mpi_block_runs_as_written_and_matches_the_plain_build() {
     assert_ne!(&fortran_cmd, run_cmd, "the block no longer runs ./comm");
     for dir in [&ours.dir, &plain_run.dir] {
         for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
-            if entry.file_name().to_string_lossy().starts_with("regio-run-") {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("regio-run-")
+            {
                 std::fs::remove_dir_all(entry.path()).expect("remove run dir");
             }
         }
@@ -285,5 +308,8 @@ fn the_readme_mpi_block_runs_as_written_and_matches_the_plain_build() {
     copy_tree(&testdata().join("wrap/mpimake"), &alt);
     sh(&alt, &alternative);
     assert_eq!(sh(&alt, run_cmd).stdout, ours.program_out[0]);
-    assert!(alt.join("regio.idf.json").is_file(), "not built by the wrapper");
+    assert!(
+        alt.join("regio.idf.json").is_file(),
+        "not built by the wrapper"
+    );
 }

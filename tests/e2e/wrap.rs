@@ -604,14 +604,20 @@ fn a_cxx_mpi_program_links_the_runtime_with_wrapped_mpicxx_and_measures_its_c_pa
     make(&src, &["-s", &cc, &cxx]);
     // The C++ object is the plain compiler's, byte for byte.
     let obj = |dir: &Path| std::fs::read(dir.join("main.o")).expect("main.o");
-    assert_eq!(obj(&src), obj(&plain), "main.o differs: the C++ compile was changed");
+    assert_eq!(
+        obj(&src),
+        obj(&plain),
+        "main.o differs: the C++ compile was changed"
+    );
     assert_eq!(mpirun(&src), plain_out);
 
     let got = nodes(&run_dir_in(&src));
     let halo = line_of(&src, "halo.c", "double halo_steps");
     assert!(
-        got.iter()
-            .any(|(n, k, f, l)| n == "halo_steps" && k == "function" && f == "halo.c" && *l == halo),
+        got.iter().any(|(n, k, f, l)| n == "halo_steps"
+            && k == "function"
+            && f == "halo.c"
+            && *l == halo),
         "no function halo_steps at halo.c:{halo}: {got:#?}"
     );
     let kinds: BTreeSet<&str> = got
@@ -628,8 +634,11 @@ fn a_cxx_mpi_program_links_the_runtime_with_wrapped_mpicxx_and_measures_its_c_pa
     );
 
     // A `.c` file given to the C++ driver is C++: compiled as written.
-    std::fs::write(src.join("both.c"), "extern \"C\" int both(void) { return 1; }\n")
-        .expect("write both.c");
+    std::fs::write(
+        src.join("both.c"),
+        "extern \"C\" int both(void) { return 1; }\n",
+    )
+    .expect("write both.c");
     let r = run_ok(
         Command::new(instrument_bin())
             .current_dir(&src)

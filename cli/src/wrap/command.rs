@@ -385,10 +385,24 @@ mod tests {
 
     #[test]
     fn a_cxx_driver_compiles_c_files_as_cxx_unchanged_and_links_the_runtime() {
-        for cxx in ["mpicxx", "/usr/bin/mpic++", "g++-12", "mpicxx.openmpi", "clang++", "mpiCC"] {
+        for cxx in [
+            "mpicxx",
+            "/usr/bin/mpic++",
+            "g++-12",
+            "mpicxx.openmpi",
+            "clang++",
+            "mpiCC",
+        ] {
             assert!(is_cxx_driver(OsStr::new(cxx)), "{cxx}");
         }
-        for c in ["gcc", "mpicc", "cc", "gfortran", "mpif90", "/usr/bin/mpicc.mpich"] {
+        for c in [
+            "gcc",
+            "mpicc",
+            "cc",
+            "gfortran",
+            "mpif90",
+            "/usr/bin/mpicc.mpich",
+        ] {
             assert!(!is_cxx_driver(OsStr::new(c)), "{c}");
         }
         let dir = tempfile::tempdir().expect("tempdir");
@@ -403,6 +417,9 @@ mod tests {
         ));
         let link = args(&format!("{} main.cpp -o prog", a.display()));
         assert_eq!(read_for(mpicxx, &link), Reading::Link);
-        assert_eq!(read_for(mpicxx, &args("-c main.cpp")), Reading::Unchanged("no C or Fortran source"));
+        assert_eq!(
+            read_for(mpicxx, &args("-c main.cpp")),
+            Reading::Unchanged("no C or Fortran source")
+        );
     }
 }

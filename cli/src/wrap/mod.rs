@@ -80,7 +80,8 @@ pub fn run(args: WrapArgs) -> Result<ExitCode> {
                     "{}; this command is compiled without instrumentation",
                     crate::error_text(&e)
                 ));
-                let links = matches!(command::read_for(compiler, rest), Reading::Compile(p) if p.links);
+                let links =
+                    matches!(command::read_for(compiler, rest), Reading::Compile(p) if p.links);
                 match links {
                     true => Plan::link(rest),
                     false => Plan::unchanged(rest),

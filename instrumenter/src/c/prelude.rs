@@ -161,7 +161,10 @@ fn renamed_block(idf: &str) -> String {
 /// another instrumented `.c` file (and renamed its names): one per file
 /// and IDF, so nested inclusions of different files pop their own.
 fn included_marker(display_path: &str, idf: &str) -> String {
-    format!("REGIO_INCLUDED_{}", idf_hash(&format!("{idf}\n{display_path}")))
+    format!(
+        "REGIO_INCLUDED_{}",
+        idf_hash(&format!("{idf}\n{display_path}"))
+    )
 }
 
 /// What follows a `.c` file's last line: if its prelude took the included
@@ -169,7 +172,10 @@ fn included_marker(display_path: &str, idf: &str) -> String {
 /// (Nothing happens when the file is its own unit.)
 pub(crate) fn included_c_epilogue(display_path: &str, idf: &str) -> String {
     let marker = included_marker(display_path, idf);
-    format!("#ifdef {marker}\n#undef {marker}\n{}#endif\n", header_epilogue())
+    format!(
+        "#ifdef {marker}\n#undef {marker}\n{}#endif\n",
+        header_epilogue()
+    )
 }
 
 /// The prelude. `idf` is the IDF path the unit registers at load time;
