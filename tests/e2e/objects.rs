@@ -1320,3 +1320,85 @@ fn check_calls(run_dir: &Path, want: &[(&str, &str, u64, u64)]) {
     }
     assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
 }
+
+/// Within one statement: the lock argument of `flockc`'s lock test in a
+/// `do while` condition (`testdata/objects/flockc`) calls `flockd_pick`
+/// of a separately instrumented object (`flockd`), whose own lock test
+/// hands the runtime its base between `flockc`'s `regio_tl_base` and its
+/// lock test. Each lock test is still counted at its own file and line
+/// (the runtime keys the base by the caller's frame), and every region of
+/// both objects has its own calls.
+#[test]
+fn a_fortran_lock_test_keeps_its_base_when_its_own_statement_runs_another_objects_lock_test() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("objects-fortran-locks-stmt");
+    let (src, d, c) = instrument_parts_separately(&tmp, "functions,omp", "flockd", "flockc");
+    for opt in ["-O0", "-O2"] {
+        check_lock_bases_within_a_statement(&tmp, &src, &c, &d, opt);
+    }
+}
+
+/// One build (`opt`) of `flockc` + `flockd`, plain and measured, compared.
+fn check_lock_bases_within_a_statement(tmp: &TestDir, src: &Path, c: &Path, d: &Path, opt: &str) {
+    let build_prog = |dir_c: &Path, dir_d: &Path, out: &Path, libs: &[String]| {
+        let mut args: Vec<String> = vec![opt.into(), "-fopenmp".into()];
+        args.extend([s(dir_c.join("flockc.f90")), s(dir_d.join("flockd.f90"))]);
+        args.extend(["-o".into(), s(out)]);
+        args.extend(libs.iter().cloned());
+        build(tmp.path(), "gfortran", &args, None);
+    };
+    let plain = tmp.join(format!("plain{opt}"));
+    build_prog(&src.join("flockc"), &src.join("flockd"), &plain, &[]);
+    let measured = tmp.join(format!("measured{opt}"));
+    build_prog(c, d, &measured, &instrument_flags("--libs"));
+    let want_out = run_ok(&mut Command::new(&plain)).stdout;
+    assert_eq!(want_out.trim(), "iterations 3");
+    let run_dir = tmp.join(format!("run{opt}"));
+    let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(
+        got_out, want_out,
+        "{opt}: the measured program's output differs"
+    );
+
+    let (named, unnamed) = calls(&run_dir);
+    let test_c = line_of(
+        &src.join("flockc/flockc.f90"),
+        "do while (.not. omp_test_lock(",
+    );
+    let test_d = line_of(&src.join("flockd/flockd.f90"), "if (omp_test_lock(m))");
+    let unset_c = line_of(
+        &src.join("flockc/flockc.f90"),
+        "if (n == 3) call omp_unset_lock",
+    );
+    let by_place: BTreeMap<(String, String, u64), u64> = named
+        .iter()
+        .filter(|((name, _, _), _)| name.starts_with("omp_"))
+        .map(|((name, file, line), c)| {
+            let op = name.split('@').next().unwrap_or(name).to_string();
+            ((op, file.clone(), *line), *c)
+        })
+        .collect();
+    // Four evaluations of the condition (three fail: the thread holds the
+    // lock; the fourth, after the unset at n == 3, succeeds), each after
+    // one call of flockd_pick and its lock test (the lock is free: taken
+    // and unset every time).
+    for (op, file, line, calls) in [
+        ("omp_test_lock", "flockc.f90", test_c, 4),
+        ("omp_test_lock", "flockd.f90", test_d, 4),
+        ("omp_unset_lock", "flockd.f90", test_d, 4),
+        ("omp_unset_lock", "flockc.f90", unset_c, 1),
+    ] {
+        let key = (op.to_string(), file.to_string(), line);
+        assert_eq!(
+            by_place.get(&key),
+            Some(&calls),
+            "{opt}: {key:?}\n{by_place:#?}\n{named:#?}"
+        );
+    }
+    assert!(
+        unnamed.is_empty(),
+        "regions without description: {unnamed:?}"
+    );
+}
