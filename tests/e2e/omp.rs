@@ -120,10 +120,7 @@ fn a_directive_as_an_unbraced_body_is_measured_as_its_construct() {
     // `#ifdef _OPENMP` after fill()'s loop ends with a `#line`).
     let original = std::fs::read_to_string(testdata().join("omp").join(file)).unwrap_or_default();
     let copy = std::fs::read_to_string(out.join(file)).unwrap_or_default();
-    let body = copy
-        .split_once("#line 1 \"")
-        .and_then(|(_, rest)| rest.split_once('\n'))
-        .map_or("", |(_, rest)| rest);
+    let body = common::instrumented_body(&copy);
     assert_eq!(
         common::presumed_lines(body),
         common::presumed_lines(&original),
@@ -329,10 +326,7 @@ fn directives_in_ifdef_groups_are_measured_where_the_macro_is_defined() {
     // Every line keeps its number (the program prints a __LINE__ too).
     let original = std::fs::read_to_string(&copy).unwrap_or_default();
     let inst_text = std::fs::read_to_string(out.join(file)).unwrap_or_default();
-    let body = inst_text
-        .split_once("#line 1 \"")
-        .and_then(|(_, rest)| rest.split_once('\n'))
-        .map_or("", |(_, rest)| rest);
+    let body = common::instrumented_body(&inst_text);
     assert_eq!(
         common::presumed_lines(body),
         common::presumed_lines(&original),

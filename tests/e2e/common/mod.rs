@@ -141,6 +141,23 @@ pub fn presumed_lines(text: &str) -> usize {
     next
 }
 
+/// An instrumented C file's own lines: the text after its prelude's
+/// `#line 1 "..."` line, without the epilogue after its last line (a
+/// header's `pop_macro` lines, a `.c` file's `#ifdef REGIO_INCLUDED_`
+/// block for when another `.c` includes it).
+pub fn instrumented_body(text: &str) -> &str {
+    let body = text
+        .split_once("#line 1 \"")
+        .and_then(|(_, rest)| rest.split_once('\n'))
+        .map_or("", |(_, rest)| rest);
+    let end = ["#ifdef REGIO_INCLUDED_", "#pragma pop_macro(\"regio__"]
+        .iter()
+        .filter_map(|m| body.find(m))
+        .min()
+        .unwrap_or(body.len());
+    &body[..end]
+}
+
 /// The C compiler: $CC or `cc`.
 pub fn cc() -> String {
     std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
