@@ -71,8 +71,13 @@ impl Preprocess {
     fn run(&self, source: &Path) -> Result<(String, String), String> {
         let abs = fs::canonicalize(source).map_err(|e| e.to_string())?;
         let dir = abs.parent().unwrap_or(Path::new("/"));
+        // REGIO_IDF_REGISTERED: the unit's own prelude comes after
+        // preprocessing, so an instrumented `.c` file it includes (of
+        // another tree) must take its prelude's "included" branch, with
+        // names of its own, as it does when the instrumented unit compiles.
         let out = std::process::Command::new(&self.cc)
             .arg("-E")
+            .arg("-DREGIO_IDF_REGISTERED")
             .args(&self.cflags)
             .arg("-I")
             .arg(dir)

@@ -410,49 +410,133 @@ pub unsafe extern "C" fn regio_omp_teams_end_(body: *const i32) {
 /// Fortran `regio_tl(id, lock)`: the instrumenter's stand-in for
 /// `omp_test_lock(lock)` inside an expression (a condition, a DO WHILE):
 /// calls the OpenMP library's Fortran `omp_test_lock` inside region `id`
-/// and returns its LOGICAL result. The library is looked up at run time
-/// (the runtime does not link one); without it the test fails (.false.).
+/// (plus the base its frame set, [`crate::lock_base`]) and returns its
+/// LOGICAL result. The library is looked up at run time (the runtime does
+/// not link one); without it the test fails (.false.).
+///
+/// The exported symbols `regio_tl_`, `regio_tnl_` and `regio_tl_base_`
+/// are entry stubs (below) that add the caller's stack pointer as an
+/// argument and jump here.
 ///
 /// # Safety
 /// `id` must be readable; `lock` is passed on unchanged to the library.
-#[no_mangle]
-pub unsafe extern "C" fn regio_tl_(id: *const i32, lock: *mut c_void) -> i32 {
+unsafe extern "C" fn regio_tl_at(id: *const i32, lock: *mut c_void, sp: usize) -> i32 {
     static TEST: Lazy = Lazy::new(c"omp_test_lock_");
-    lock_test(id, lock, &TEST)
+    lock_test(id, lock, &TEST, sp)
 }
 
 /// Fortran `regio_tnl(id, lock)`: the same for `omp_test_nest_lock`
 /// (INTEGER result: the new nesting count, 0 when not acquired).
 ///
 /// # Safety
-/// As [`regio_tl_`].
-#[no_mangle]
-pub unsafe extern "C" fn regio_tnl_(id: *const i32, lock: *mut c_void) -> i32 {
+/// As [`regio_tl_at`].
+unsafe extern "C" fn regio_tnl_at(id: *const i32, lock: *mut c_void, sp: usize) -> i32 {
     static TEST: Lazy = Lazy::new(c"omp_test_nest_lock_");
-    lock_test(id, lock, &TEST)
-}
-
-thread_local! {
-    /// The base of the IDF whose lock-test wrapper runs next on this
-    /// thread (`regio_tl_base_`); 0 for code instrumented without bases.
-    static LOCK_TEST_BASE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    lock_test(id, lock, &TEST, sp)
 }
 
 /// Fortran `call regio_tl_base(regio_b)`, before a statement with lock
 /// tests: their wrappers (`regio_tl(ID, lock)`, written in place of
-/// `omp_test_lock(` and no longer than it) pass the local id, and this
-/// base is added to it.
+/// `omp_test_lock(` and no longer than it) pass the local id, and the
+/// base this call's frame set is added to it.
 ///
 /// # Safety
 /// `base` must be null or readable.
-#[no_mangle]
-pub unsafe extern "C" fn regio_tl_base_(base: *const i32) {
+unsafe extern "C" fn regio_tl_base_at(base: *const i32, sp: usize) {
     if !base.is_null() {
-        LOCK_TEST_BASE.with(|b| b.set(*base as u32));
+        crate::lock_base::set(*base as u32, sp);
     }
 }
 
-unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy) -> i32 {
+// Entry stubs: the caller's stack pointer at its `call` (x86_64: just
+// above the return address; aarch64: `sp` itself) as one more argument,
+// then a tail jump, so the function returns straight to the Fortran code.
+#[cfg(target_arch = "x86_64")]
+mod entry {
+    use std::ffi::c_void;
+
+    /// # Safety
+    /// As `regio_tl_at`.
+    #[unsafe(naked)]
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tl_(_id: *const i32, _lock: *mut c_void) -> i32 {
+        core::arch::naked_asm!("lea rdx, [rsp + 8]", "jmp {f}", f = sym super::regio_tl_at)
+    }
+
+    /// # Safety
+    /// As `regio_tnl_at`.
+    #[unsafe(naked)]
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tnl_(_id: *const i32, _lock: *mut c_void) -> i32 {
+        core::arch::naked_asm!("lea rdx, [rsp + 8]", "jmp {f}", f = sym super::regio_tnl_at)
+    }
+
+    /// # Safety
+    /// As `regio_tl_base_at`.
+    #[unsafe(naked)]
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tl_base_(_base: *const i32) {
+        core::arch::naked_asm!("lea rsi, [rsp + 8]", "jmp {f}", f = sym super::regio_tl_base_at)
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod entry {
+    use std::ffi::c_void;
+
+    /// # Safety
+    /// As `regio_tl_at`.
+    #[unsafe(naked)]
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tl_(_id: *const i32, _lock: *mut c_void) -> i32 {
+        core::arch::naked_asm!("mov x2, sp", "b {f}", f = sym super::regio_tl_at)
+    }
+
+    /// # Safety
+    /// As `regio_tnl_at`.
+    #[unsafe(naked)]
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tnl_(_id: *const i32, _lock: *mut c_void) -> i32 {
+        core::arch::naked_asm!("mov x2, sp", "b {f}", f = sym super::regio_tnl_at)
+    }
+
+    /// # Safety
+    /// As `regio_tl_base_at`.
+    #[unsafe(naked)]
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tl_base_(_base: *const i32) {
+        core::arch::naked_asm!("mov x1, sp", "b {f}", f = sym super::regio_tl_base_at)
+    }
+}
+
+/// Elsewhere: no frame (0), every lock test takes the base set last.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod entry {
+    use std::ffi::c_void;
+
+    /// # Safety
+    /// As `regio_tl_at`.
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tl_(id: *const i32, lock: *mut c_void) -> i32 {
+        super::regio_tl_at(id, lock, 0)
+    }
+
+    /// # Safety
+    /// As `regio_tnl_at`.
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tnl_(id: *const i32, lock: *mut c_void) -> i32 {
+        super::regio_tnl_at(id, lock, 0)
+    }
+
+    /// # Safety
+    /// As `regio_tl_base_at`.
+    #[no_mangle]
+    pub unsafe extern "C" fn regio_tl_base_(base: *const i32) {
+        super::regio_tl_base_at(base, 0)
+    }
+}
+
+unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy, sp: usize) -> i32 {
     let Some(f) = test.get() else {
         return 0;
     };
@@ -463,7 +547,7 @@ unsafe fn lock_test(id: *const i32, lock: *mut c_void, test: &Lazy) -> i32 {
     let region = if id.is_null() {
         None
     } else {
-        Some((*id as u32).wrapping_add(LOCK_TEST_BASE.with(|b| b.get())))
+        Some((*id as u32).wrapping_add(crate::lock_base::get(sp)))
     };
     if let Some(r) = region {
         api::enter(r);

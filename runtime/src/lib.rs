@@ -64,6 +64,7 @@ mod frames;
 mod future;
 mod idf;
 mod lifecycle;
+mod lock_base;
 mod mpi;
 mod node;
 mod omp;

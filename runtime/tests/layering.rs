@@ -25,6 +25,8 @@ const LAYERS: &[&str] = &[
     "idf",
     "region",
     "dynsym",
+    // The IDF base of a Fortran lock test, per caller frame.
+    "lock_base",
     // Which regions and events are recorded (REGIO_EVENTS, REGIO_FILTER).
     "select",
     // Which hot, brief regions stop being recorded (REGIO_THROTTLE).

@@ -20,6 +20,7 @@ mod omp5;
 mod omp5_fortran;
 mod omp_fortran;
 mod overhead;
+mod readme_build;
 mod readme_rust;
 mod runtime_signals;
 mod rust_instrument;

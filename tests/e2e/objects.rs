@@ -1167,3 +1167,224 @@ fn a_fortran_lock_test_in_a_loop_condition_keeps_its_base_after_another_objects_
         "regions without description: {unnamed:?}"
     );
 }
+
+/// A `.c` file included by a `.c` file of another tree
+/// (`testdata/objects/unityapp/unity_app.c` has `#include "unity_part.c"`
+/// from the library's instrumented tree, SQLite-amalgamation style, and
+/// `#include "unity_local.c"` of its own tree, a unity build): the trees
+/// are instrumented separately (overlapping local ids), and the included
+/// library file's regions are the library's (named from its IDF at its
+/// file and line, its calls counted there), the same-tree file's the
+/// application's. Built with `-Wall -Werror`, output equal to the plain
+/// build's, nothing unnamed.
+#[test]
+fn a_c_file_included_by_another_trees_c_file_keeps_its_own_ids() {
+    let tmp = TestDir::new("objects-included-c");
+    let (src, lib, app) = instrument_parts_separately(&tmp, "functions", "unitylib", "unityapp");
+    let lib_ids = idf_ids(&lib.join("regio.idf.json"));
+    let app_ids = idf_ids(&app.join("regio.idf.json"));
+    assert!(
+        lib_ids.iter().all(|id| app_ids.contains(id)),
+        "every local id of the library is one of the application's too: {lib_ids:?} {app_ids:?}"
+    );
+    let build_app =
+        |lib_dir: &Path, app_dir: &Path, label: &str, flags: &[String], libs: &[String]| {
+            let exe = tmp.join(label);
+            let mut a: Vec<String> = flags.to_vec();
+            a.extend(["-O1".into(), "-Wall".into(), "-Werror".into()]);
+            a.extend([format!("-I{}", s(lib_dir)), s(app_dir.join("unity_app.c"))]);
+            a.extend(["-o".into(), s(&exe)]);
+            a.extend(libs.iter().cloned());
+            build(app_dir, &cc(), &a, None);
+            exe
+        };
+    let plain = build_app(
+        &src.join("unitylib"),
+        &src.join("unityapp"),
+        "plain",
+        &[],
+        &[],
+    );
+    let measured = build_app(
+        &lib,
+        &app,
+        "measured",
+        &instrument_flags("--cflags"),
+        &instrument_flags("--libs"),
+    );
+    let want_out = run_ok(&mut Command::new(&plain)).stdout;
+    assert_eq!(want_out.trim(), "total 37");
+    let run_dir = tmp.join("run");
+    let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(got_out, want_out, "the measured program's output differs");
+
+    let at = |part: &str, file: &str, text: &str| line_of(&src.join(part).join(file), text);
+    let want = [
+        (
+            "main",
+            "unity_app.c",
+            at("unityapp", "unity_app.c", "int main("),
+            1,
+        ),
+        (
+            "app_loop",
+            "unity_app.c",
+            at("unityapp", "unity_app.c", "static int app_loop"),
+            1,
+        ),
+        (
+            "local_square",
+            "unity_local.c",
+            at("unityapp", "unity_local.c", "static int local_square"),
+            5,
+        ),
+        (
+            "part_total",
+            "unity_part.c",
+            at("unitylib", "unity_part.c", "int part_total"),
+            1,
+        ),
+        (
+            "part_weight",
+            "unity_part.c",
+            at("unitylib", "unity_part.c", "static int part_weight"),
+            4,
+        ),
+    ];
+    check_calls(&run_dir, &want);
+
+    // The same unit built with `instrument wrap`: its preprocessed text
+    // holds the library's instrumented file, whose regions stay the
+    // library's; `unity_local.c` is the original (a wrapped build does not
+    // instrument what a unit includes), so only the unit's own functions
+    // and the library's are measured.
+    let wrapped = tmp.join("wrapped");
+    copy_tree(&src.join("unityapp"), &wrapped);
+    let exe = wrapped.join("app");
+    build(
+        &wrapped,
+        &cc(),
+        &[
+            "-O1".into(),
+            "-Wall".into(),
+            "-Werror".into(),
+            format!("-I{}", s(&lib)),
+            "unity_app.c".into(),
+            "-o".into(),
+            s(&exe),
+        ],
+        Some(&wrapped),
+    );
+    let run_dir = tmp.join("run-wrapped");
+    let got_out = run_ok(Command::new(&exe).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(got_out, want_out, "the wrapped program's output differs");
+    let want: Vec<_> = want
+        .into_iter()
+        .filter(|(name, ..)| *name != "local_square")
+        .collect();
+    check_calls(&run_dir, &want);
+}
+
+/// The run's regions are exactly `want` (name, file name, line, calls),
+/// every region named.
+fn check_calls(run_dir: &Path, want: &[(&str, &str, u64, u64)]) {
+    let (named, unnamed) = calls(run_dir);
+    let mut problems = Vec::new();
+    for &(name, file, line, calls) in want {
+        let key = (name.to_string(), file.to_string(), line);
+        match named.get(&key) {
+            Some(&c) if c == calls => {}
+            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
+            None => problems.push(format!("{key:?} missing")),
+        }
+    }
+    if named.len() != want.len() {
+        problems.push(format!("expected exactly {} regions", want.len()));
+    }
+    if !unnamed.is_empty() {
+        problems.push(format!("regions without description: {unnamed:?}"));
+    }
+    assert!(problems.is_empty(), "{}\n{named:#?}", problems.join("\n"));
+}
+
+/// Within one statement: the lock argument of `flockc`'s lock test in a
+/// `do while` condition (`testdata/objects/flockc`) calls `flockd_pick`
+/// of a separately instrumented object (`flockd`), whose own lock test
+/// hands the runtime its base between `flockc`'s `regio_tl_base` and its
+/// lock test. Each lock test is still counted at its own file and line
+/// (the runtime keys the base by the caller's frame), and every region of
+/// both objects has its own calls.
+#[test]
+fn a_fortran_lock_test_keeps_its_base_when_its_own_statement_runs_another_objects_lock_test() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("objects-fortran-locks-stmt");
+    let (src, d, c) = instrument_parts_separately(&tmp, "functions,omp", "flockd", "flockc");
+    for opt in ["-O0", "-O2"] {
+        check_lock_bases_within_a_statement(&tmp, &src, &c, &d, opt);
+    }
+}
+
+/// One build (`opt`) of `flockc` + `flockd`, plain and measured, compared.
+fn check_lock_bases_within_a_statement(tmp: &TestDir, src: &Path, c: &Path, d: &Path, opt: &str) {
+    let build_prog = |dir_c: &Path, dir_d: &Path, out: &Path, libs: &[String]| {
+        let mut args: Vec<String> = vec![opt.into(), "-fopenmp".into()];
+        args.extend([s(dir_c.join("flockc.f90")), s(dir_d.join("flockd.f90"))]);
+        args.extend(["-o".into(), s(out)]);
+        args.extend(libs.iter().cloned());
+        build(tmp.path(), "gfortran", &args, None);
+    };
+    let plain = tmp.join(format!("plain{opt}"));
+    build_prog(&src.join("flockc"), &src.join("flockd"), &plain, &[]);
+    let measured = tmp.join(format!("measured{opt}"));
+    build_prog(c, d, &measured, &instrument_flags("--libs"));
+    let want_out = run_ok(&mut Command::new(&plain)).stdout;
+    assert_eq!(want_out.trim(), "iterations 3");
+    let run_dir = tmp.join(format!("run{opt}"));
+    let got_out = run_ok(Command::new(&measured).env("REGIO_DIR", &run_dir)).stdout;
+    assert_eq!(
+        got_out, want_out,
+        "{opt}: the measured program's output differs"
+    );
+
+    let (named, unnamed) = calls(&run_dir);
+    let test_c = line_of(
+        &src.join("flockc/flockc.f90"),
+        "do while (.not. omp_test_lock(",
+    );
+    let test_d = line_of(&src.join("flockd/flockd.f90"), "if (omp_test_lock(m))");
+    let unset_c = line_of(
+        &src.join("flockc/flockc.f90"),
+        "if (n == 3) call omp_unset_lock",
+    );
+    let by_place: BTreeMap<(String, String, u64), u64> = named
+        .iter()
+        .filter(|((name, _, _), _)| name.starts_with("omp_"))
+        .map(|((name, file, line), c)| {
+            let op = name.split('@').next().unwrap_or(name).to_string();
+            ((op, file.clone(), *line), *c)
+        })
+        .collect();
+    // Four evaluations of the condition (three fail: the thread holds the
+    // lock; the fourth, after the unset at n == 3, succeeds), each after
+    // one call of flockd_pick and its lock test (the lock is free: taken
+    // and unset every time).
+    for (op, file, line, calls) in [
+        ("omp_test_lock", "flockc.f90", test_c, 4),
+        ("omp_test_lock", "flockd.f90", test_d, 4),
+        ("omp_unset_lock", "flockd.f90", test_d, 4),
+        ("omp_unset_lock", "flockc.f90", unset_c, 1),
+    ] {
+        let key = (op.to_string(), file.to_string(), line);
+        assert_eq!(
+            by_place.get(&key),
+            Some(&calls),
+            "{opt}: {key:?}\n{by_place:#?}\n{named:#?}"
+        );
+    }
+    assert!(
+        unnamed.is_empty(),
+        "regions without description: {unnamed:?}"
+    );
+}

@@ -15,7 +15,7 @@ use crate::common::report::{only_run, report_json, visit};
 use crate::common::{run_ok, workspace_root, TestDir};
 
 /// The first fenced block of `lang` after the heading `heading`.
-fn block_after(readme: &str, heading: &str, lang: &str) -> String {
+pub(crate) fn block_after(readme: &str, heading: &str, lang: &str) -> String {
     let from = readme
         .find(heading)
         .unwrap_or_else(|| panic!("README.md has no `{heading}`"));

@@ -22,7 +22,7 @@ fn wrapped(compiler: &str) -> String {
 }
 
 /// The single run directory a program left in `dir`.
-fn run_dir_in(dir: &Path) -> PathBuf {
+pub(crate) fn run_dir_in(dir: &Path) -> PathBuf {
     let dirs: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
@@ -39,7 +39,7 @@ fn run_dir_in(dir: &Path) -> PathBuf {
 }
 
 /// (name, kind, file, line) of every node of a run's DRG.
-fn nodes(run_dir: &Path) -> BTreeSet<(String, String, String, u64)> {
+pub(crate) fn nodes(run_dir: &Path) -> BTreeSet<(String, String, String, u64)> {
     let report = report_json(&[run_dir]).unwrap_or_else(|e| panic!("{e}"));
     let run = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
     let mut out = BTreeSet::new();
@@ -55,7 +55,7 @@ fn nodes(run_dir: &Path) -> BTreeSet<(String, String, String, u64)> {
 }
 
 /// The 1-based line of `file` (under `dir`) that holds `text`.
-fn line_of(dir: &Path, file: &str, text: &str) -> u64 {
+pub(crate) fn line_of(dir: &Path, file: &str, text: &str) -> u64 {
     let src = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
     src.lines()
         .position(|l| l.contains(text))
@@ -83,7 +83,7 @@ fn plain_make_build(tmp: &TestDir) -> (PathBuf, String) {
 /// What the Make project's run must show: the functions of the library
 /// (C, including the one a macro writes, and Fortran), of the program,
 /// and the OpenMP parallel region, each at its own file and line.
-fn check_make_regions(src: &Path, run_dir: &Path) {
+pub(crate) fn check_make_regions(src: &Path, run_dir: &Path) {
     let got = nodes(run_dir);
     let want = [
         ("main", "program", "app/main.c", "int main(void)"),
@@ -548,4 +548,90 @@ fn regio_wrap_regions_and_filter_select_the_regions_of_a_build() {
     );
     let filtered = functions(Some("filter.txt"), "filtered");
     assert_eq!(filtered, BTreeSet::from(["function vec_sum".to_string()]));
+}
+
+/// `instrument wrap mpicxx`: a C++ MPI program whose C part is compiled
+/// with `instrument wrap mpicc`. The wrapper does not instrument C++ (a C++
+/// driver compiles even `.c` files as C++): the C++ compile runs as
+/// written, the C++ link gets the runtime, and the C part linked in is
+/// measured (its function and MPI regions, at halo.c), nothing at
+/// main.cpp. Output equal to the plain build's on 2 ranks.
+#[test]
+fn a_cxx_mpi_program_links_the_runtime_with_wrapped_mpicxx_and_measures_its_c_part() {
+    if !(require_tool("mpicc", "libopenmpi-dev")
+        && require_tool("mpicxx", "libopenmpi-dev")
+        && require_tool("mpirun", "openmpi-bin")
+        && require_tool("make", "make"))
+    {
+        return;
+    }
+    let tmp = TestDir::new("wrap-mpicxx");
+    let mpirun = |dir: &Path| {
+        run_ok(
+            Command::new("mpirun")
+                .current_dir(dir)
+                .env_remove("LD_LIBRARY_PATH")
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .args(["--oversubscribe", "-np", "2"])
+                .arg(dir.join("prog")),
+        )
+        .stdout
+    };
+    let plain = tmp.join("plain");
+    copy_tree(&testdata().join("wrap/mpicxx"), &plain);
+    make(&plain, &["-s"]);
+    let plain_out = mpirun(&plain);
+    assert!(plain_out.contains("ranks 2"), "{plain_out}");
+
+    let src = tmp.join("wrapped");
+    copy_tree(&testdata().join("wrap/mpicxx"), &src);
+    let cc = format!("CC={}", wrapped("mpicc"));
+    let cxx = format!("CXX={}", wrapped("mpicxx"));
+    make(&src, &["-s", &cc, &cxx]);
+    // The C++ object is the plain compiler's, byte for byte.
+    let obj = |dir: &Path| std::fs::read(dir.join("main.o")).expect("main.o");
+    assert_eq!(
+        obj(&src),
+        obj(&plain),
+        "main.o differs: the C++ compile was changed"
+    );
+    assert_eq!(mpirun(&src), plain_out);
+
+    let got = nodes(&run_dir_in(&src));
+    let halo = line_of(&src, "halo.c", "double halo_steps");
+    assert!(
+        got.iter().any(|(n, k, f, l)| n == "halo_steps"
+            && k == "function"
+            && f == "halo.c"
+            && *l == halo),
+        "no function halo_steps at halo.c:{halo}: {got:#?}"
+    );
+    let kinds: BTreeSet<&str> = got
+        .iter()
+        .filter(|(_, _, f, _)| f == "halo.c")
+        .map(|(_, k, _, _)| k.as_str())
+        .collect();
+    for k in ["mpi_sendrecv", "mpi_allreduce"] {
+        assert!(kinds.contains(k), "no {k} at halo.c: {got:#?}");
+    }
+    assert!(
+        got.iter().all(|(_, _, f, _)| !f.contains("main.cpp")),
+        "a region at main.cpp: {got:#?}"
+    );
+
+    // A `.c` file given to the C++ driver is C++: compiled as written.
+    std::fs::write(
+        src.join("both.c"),
+        "extern \"C\" int both(void) { return 1; }\n",
+    )
+    .expect("write both.c");
+    let r = run_ok(
+        Command::new(instrument_bin())
+            .current_dir(&src)
+            .args(["wrap", "mpicxx", "-c", "both.c", "-o", "both.o"]),
+    );
+    assert!(src.join("both.o").is_file(), "{}", r.describe());
+    let idf = std::fs::read_to_string(src.join("regio.idf.json")).expect("build IDF");
+    assert!(!idf.contains("both.c"), "both.c was instrumented: {idf}");
 }

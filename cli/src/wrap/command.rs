@@ -109,8 +109,35 @@ fn is_option_with_value(arg: &str) -> bool {
     WITH_VALUE.contains(&arg)
 }
 
-/// Reads the arguments after the compiler's name.
+/// Whether `compiler` is a C++ driver (`g++`, `c++`, `clang++`, `mpicxx`,
+/// `mpic++`, `mpiCC`, versioned or with a target prefix). Such a driver
+/// compiles `.c` files as C++, which the wrapper does not instrument: it
+/// passes C++ sources through unchanged and only adds the runtime when the
+/// command links (the C and Fortran objects linked in are measured).
+pub fn is_cxx_driver(compiler: &OsStr) -> bool {
+    let Some(name) = Path::new(compiler).file_name().and_then(OsStr::to_str) else {
+        return false;
+    };
+    // `mpicxx.openmpi`, `g++-12`: the name before a `.` suffix.
+    let stem = name.split('.').next().unwrap_or(name);
+    stem.contains("++")
+        || ["mpicxx", "mpiCC", "mpiicpc", "icpc", "icpx", "CC"].contains(&stem)
+        || stem.starts_with("mpicxx-")
+}
+
+/// Reads the arguments after the compiler's name (`compiler` says whether
+/// `.c` files are C: not under a C++ driver).
+pub fn read_for(compiler: &OsStr, args: &[OsString]) -> Reading {
+    read_as(args, is_cxx_driver(compiler))
+}
+
+/// Reads the arguments of a C or Fortran compiler.
+#[cfg(test)]
 pub fn read(args: &[OsString]) -> Reading {
+    read_as(args, false)
+}
+
+fn read_as(args: &[OsString], cxx: bool) -> Reading {
     let mut sources = Vec::new();
     let mut other_inputs = 0;
     let mut compile_only = false;
@@ -181,7 +208,7 @@ pub fn read(args: &[OsString]) -> Reading {
             _ if arg.starts_with('-') || arg.starts_with('@') => {}
             _ => {
                 let path = PathBuf::from(arg);
-                match source_language(&path) {
+                match source_language(&path).filter(|l| !(cxx && *l == Language::C)) {
                     Some(lang) => sources.push(Source {
                         index: i,
                         path,
@@ -354,5 +381,45 @@ mod tests {
         assert_eq!(p.object_of(&p.sources[0]), OsString::from("a.o"));
         // A missing source: the compiler says so, not us.
         assert!(matches!(read(&args("-c nothere.c")), Reading::Unchanged(_)));
+    }
+
+    #[test]
+    fn a_cxx_driver_compiles_c_files_as_cxx_unchanged_and_links_the_runtime() {
+        for cxx in [
+            "mpicxx",
+            "/usr/bin/mpic++",
+            "g++-12",
+            "mpicxx.openmpi",
+            "clang++",
+            "mpiCC",
+        ] {
+            assert!(is_cxx_driver(OsStr::new(cxx)), "{cxx}");
+        }
+        for c in [
+            "gcc",
+            "mpicc",
+            "cc",
+            "gfortran",
+            "mpif90",
+            "/usr/bin/mpicc.mpich",
+        ] {
+            assert!(!is_cxx_driver(OsStr::new(c)), "{c}");
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = dir.path().join("a.c");
+        std::fs::write(&a, "").unwrap();
+        let mpicxx = OsStr::new("mpicxx");
+        let compile = args(&format!("-c {}", a.display()));
+        assert!(matches!(read_for(mpicxx, &compile), Reading::Unchanged(_)));
+        assert!(matches!(
+            read_for(OsStr::new("mpicc"), &compile),
+            Reading::Compile(_)
+        ));
+        let link = args(&format!("{} main.cpp -o prog", a.display()));
+        assert_eq!(read_for(mpicxx, &link), Reading::Link);
+        assert_eq!(
+            read_for(mpicxx, &args("-c main.cpp")),
+            Reading::Unchanged("no C or Fortran source")
+        );
     }
 }

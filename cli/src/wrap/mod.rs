@@ -68,7 +68,7 @@ const LAUNCHERS: &[&str] = &["ccache", "sccache", "distcc", "icecc"];
 pub fn run(args: WrapArgs) -> Result<ExitCode> {
     let (launcher, compiler, rest) = split_launcher(&args.command)
         .context("error: name the compiler: instrument wrap COMPILER ARGS...")?;
-    let plan = match command::read(rest) {
+    let plan = match command::read_for(compiler, rest) {
         Reading::Unchanged(_) => Plan::unchanged(rest),
         Reading::Link => Plan::link(rest),
         Reading::Compile(parsed) => match Plan::compile(&args, compiler, parsed) {
@@ -80,7 +80,8 @@ pub fn run(args: WrapArgs) -> Result<ExitCode> {
                     "{}; this command is compiled without instrumentation",
                     crate::error_text(&e)
                 ));
-                let links = matches!(command::read(rest), Reading::Compile(p) if p.links);
+                let links =
+                    matches!(command::read_for(compiler, rest), Reading::Compile(p) if p.links);
                 match links {
                     true => Plan::link(rest),
                     false => Plan::unchanged(rest),

@@ -63,19 +63,20 @@ fn prelude_edit(
     Edit::insert(at, prelude::prelude(line_name, idf_path, header, mpi, omp)).with_order(i64::MIN)
 }
 
-/// After a header's last line (on a line of its own), last of all edits
-/// there: [`prelude::header_epilogue`].
-fn epilogue_edit(src: &str) -> Edit {
+/// After a file's last line (on a line of its own), last of all edits
+/// there: a header's [`prelude::header_epilogue`], a `.c` file's
+/// [`prelude::included_c_epilogue`].
+fn epilogue_edit(src: &str, header: bool, line_name: &str, idf_path: &str) -> Edit {
     let newline = if src.is_empty() || src.ends_with('\n') {
         ""
     } else {
         "\n"
     };
-    Edit::insert(
-        src.len(),
-        format!("{newline}{}", prelude::header_epilogue()),
-    )
-    .with_order(i64::MAX)
+    let epilogue = match header {
+        true => prelude::header_epilogue(),
+        false => prelude::included_c_epilogue(line_name, idf_path),
+    };
+    Edit::insert(src.len(), format!("{newline}{epilogue}")).with_order(i64::MAX)
 }
 
 /// A header (`.h`): a file other files include, maybe files of other
@@ -194,9 +195,7 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     let mut edits = out.edits;
     let header = is_header(input);
     edits.push(prelude_edit(at, file, input.idf_path, header, &out.regions));
-    if header {
-        edits.push(epilogue_edit(src));
-    }
+    edits.push(epilogue_edit(src, header, file, input.idf_path));
     let text =
         edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {

@@ -141,6 +141,43 @@ pub(crate) fn header_epilogue() -> String {
         .collect()
 }
 
+/// [`BLOCK_NAMES`] renamed after `idf` (pushed first) and the base block
+/// under those names, once per unit and IDF.
+fn renamed_block(idf: &str) -> String {
+    let h = idf_hash(idf);
+    let mut p = String::new();
+    for name in BLOCK_NAMES {
+        p.push_str(&format!(
+            "#pragma push_macro(\"{name}\")\n#undef {name}\n#define {name} {name}_{h}\n"
+        ));
+    }
+    p.push_str(&format!("#ifndef REGIO_IDF_{h}\n#define REGIO_IDF_{h}\n"));
+    p.push_str(&base_block(idf));
+    p.push_str("#endif\n");
+    p
+}
+
+/// The macro a `.c` file's prelude defines when the file is included by
+/// another instrumented `.c` file (and renamed its names): one per file
+/// and IDF, so nested inclusions of different files pop their own.
+fn included_marker(display_path: &str, idf: &str) -> String {
+    format!(
+        "REGIO_INCLUDED_{}",
+        idf_hash(&format!("{idf}\n{display_path}"))
+    )
+}
+
+/// What follows a `.c` file's last line: if its prelude took the included
+/// branch, the renamed names get back what they meant in the includer.
+/// (Nothing happens when the file is its own unit.)
+pub(crate) fn included_c_epilogue(display_path: &str, idf: &str) -> String {
+    let marker = included_marker(display_path, idf);
+    format!(
+        "#ifdef {marker}\n#undef {marker}\n{}#endif\n",
+        header_epilogue()
+    )
+}
+
 /// The prelude. `idf` is the IDF path the unit registers at load time;
 /// `header`: the file is included by other files, maybe of other trees,
 /// so it brings its own base (see [`BLOCK_NAMES`]; it ends with
@@ -178,20 +215,19 @@ pub(crate) fn prelude(display_path: &str, idf: &str, header: bool, mpi: bool, om
         // instrumented with, also when a unit of another tree (or an
         // uninstrumented one) includes it: its own copy of the base block,
         // every name renamed after the IDF until the header's end.
-        let h = idf_hash(idf);
-        for name in BLOCK_NAMES {
-            p.push_str(&format!(
-                "#pragma push_macro(\"{name}\")\n#undef {name}\n#define {name} {name}_{h}\n"
-            ));
-        }
-        p.push_str(&format!("#ifndef REGIO_IDF_{h}\n#define REGIO_IDF_{h}\n"));
-        p.push_str(&base_block(idf));
-        p.push_str("#endif\n");
+        p.push_str(&renamed_block(idf));
     } else {
-        // One base and one registration per translation unit, also when a
-        // .c file includes another instrumented .c file.
+        // The unit's own base block, under the plain names. A `.c` file
+        // included by another instrumented `.c` file (an amalgamation, a
+        // unity build, `#include "other.c"`, maybe of another tree) finds
+        // REGIO_IDF_REGISTERED defined and does what a header does: its
+        // names renamed after its IDF until its end, where
+        // [`included_c_epilogue`] pops them if this branch was taken.
         p.push_str("#ifndef REGIO_IDF_REGISTERED\n#define REGIO_IDF_REGISTERED\n");
         p.push_str(&base_block(idf));
+        p.push_str("#else\n");
+        p.push_str(&format!("#define {}\n", included_marker(display_path, idf)));
+        p.push_str(&renamed_block(idf));
         p.push_str("#endif\n");
     }
     p.push_str(&format!("#line 1 \"{}\"\n", c_string(display_path)));

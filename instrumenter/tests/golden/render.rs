@@ -311,8 +311,14 @@ fn split_json_invariants(
         .ok_or_else(|| format!("{file}: no #line"))?;
     let body = &out.text[at + marker.len()..];
     // A header ends with the epilogue that restores the names its prelude
-    // renamed, on lines of its own after the last line.
-    let body = match body.find("#pragma pop_macro(\"regio__") {
+    // renamed, a `.c` file with the one that does so if it was included
+    // by another instrumented `.c` file, on lines of its own after the
+    // last line.
+    let epilogue = ["#ifdef REGIO_INCLUDED_", "#pragma pop_macro(\"regio__"]
+        .iter()
+        .filter_map(|m| body.find(m))
+        .min();
+    let body = match epilogue {
         Some(end) if original.ends_with('\n') || original.is_empty() => &body[..end],
         Some(end) => &body[..end - 1],
         None => body,

@@ -141,15 +141,31 @@ fn presumed_lines(text: &str) -> usize {
     next
 }
 
-/// Asserts that an instrumented C copy keeps every line of its original:
-/// after the copy's `#line 1 "..."` (the end of Regio's prelude) the
-/// preprocessor numbers the lines as it numbers the original's.
-pub fn assert_lines_kept(original: &str, copy: &str) {
-    let body = copy
+/// An instrumented C file's own lines: the text after its prelude's
+/// `#line 1 "..."` line, without the epilogue after its last line (a
+/// header's `pop_macro` lines, a `.c` file's `#ifdef REGIO_INCLUDED_`
+/// block for when another `.c` includes it).
+fn instrumented_body(text: &str) -> &str {
+    let body = text
         .split_once("#line 1 \"")
         .and_then(|(_, rest)| rest.split_once('\n'))
         .map_or("", |(_, rest)| rest);
-    assert_eq!(presumed_lines(body), presumed_lines(original), "{copy}");
+    let end = ["#ifdef REGIO_INCLUDED_", "#pragma pop_macro(\"regio__"]
+        .iter()
+        .filter_map(|m| body.find(m))
+        .min()
+        .unwrap_or(body.len());
+    &body[..end]
+}
+
+/// Asserts that an instrumented C copy keeps every line of its original:
+/// the preprocessor numbers its own lines as it numbers the original's.
+pub fn assert_lines_kept(original: &str, copy: &str) {
+    assert_eq!(
+        presumed_lines(instrumented_body(copy)),
+        presumed_lines(original),
+        "{copy}"
+    );
 }
 
 /// The C compiler: $CC or `cc`.

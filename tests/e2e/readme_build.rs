@@ -1,0 +1,315 @@
+//! README.md "Building with Make or CMake": the Make, CMake and MPI command
+//! blocks, taken from README.md and run as written (each command through
+//! `sh -c`, with this build's `instrument` first on PATH) on small projects
+//! of testdata/wrap, and compared with the plain build: the same commands
+//! with the wrapper taken out (`instrument wrap gcc` becomes `gcc`, the
+//! `...LAUNCHER="instrument;wrap"` definitions go, `instrument report` is
+//! not run). A change of a block that would break a user's build breaks
+//! this test.
+//!
+//! The projects: `testdata/wrap/make` (C + Fortran + OpenMP, a static
+//! library and a program; also the Fortran of "Fortran builds", whose
+//! `FC="instrument wrap gfortran"` is part of the Make block),
+//! `testdata/wrap/cmake` (C and Fortran, a shared library and an
+//! executable), `testdata/wrap/mpimake` (a C MPI program built with mpicc
+//! and a Fortran one built with mpif90, by Make).
+//!
+//! make, gfortran, cmake, mpicc, mpif90 and mpirun are required under
+//! REGIO_REQUIRE_TOOLCHAINS=1.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::{copy_tree, instrument_bin, require_tool, run_ok, testdata, workspace_root};
+use crate::common::{Run, TestDir};
+use crate::readme_rust::block_after;
+use crate::wrap::{check_make_regions, nodes, run_dir_in};
+
+/// The README's `sh` block after `heading`.
+fn readme_block(heading: &str) -> String {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("README.md");
+    block_after(&readme, heading, "sh")
+}
+
+/// The commands of a shell block: continuation lines joined, comment-only
+/// and empty lines left out (a trailing `# ...` stays: `sh` ignores it).
+fn commands(block: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = String::new();
+    for line in block.lines() {
+        if pending.is_empty() && (line.trim().is_empty() || line.trim_start().starts_with('#')) {
+            continue;
+        }
+        match line.trim_end().strip_suffix('\\') {
+            Some(head) => pending.push_str(head),
+            None => {
+                pending.push_str(line);
+                out.push(std::mem::take(&mut pending));
+            }
+        }
+    }
+    assert!(
+        pending.is_empty(),
+        "a block ends with a continuation: {block}"
+    );
+    out
+}
+
+/// The block's command as the plain build runs it, or None for a command
+/// only the wrapped build has (`instrument report`).
+fn plain(cmd: &str) -> Option<String> {
+    if cmd.trim_start().starts_with("instrument ") {
+        return None;
+    }
+    let text = cmd.replace("instrument wrap ", "");
+    let kept: Vec<&str> = text
+        .split_whitespace()
+        .filter(|t| !t.contains("instrument;wrap"))
+        .collect();
+    Some(kept.join(" "))
+}
+
+/// Whether a command runs the program (its output is compared).
+fn runs_program(cmd: &str) -> bool {
+    let c = cmd.trim_start();
+    c.starts_with("./") || c.starts_with("mpirun ")
+}
+
+/// PATH with the directory of this build's `instrument` first.
+fn path_with_instrument() -> std::ffi::OsString {
+    let bin = instrument_bin();
+    let dir = bin.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut dirs = vec![dir];
+    if let Some(p) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&p));
+    }
+    std::env::join_paths(dirs).expect("PATH")
+}
+
+/// Runs one command of a block in `dir` as a user's shell would.
+fn sh(dir: &Path, cmd: &str) -> Run {
+    run_ok(
+        Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .current_dir(dir)
+            .env("PATH", path_with_instrument())
+            .env_remove("REGIO_MODE")
+            .env_remove("REGIO_DISABLE")
+            .env_remove("REGIO_DIR")
+            .env_remove("LD_LIBRARY_PATH")
+            // mpirun as written (`-np 4` on a smaller machine, as root in CI).
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+    )
+}
+
+/// What running a block (wrapped or plain) in a copy of a project gave.
+struct BlockRun {
+    dir: PathBuf,
+    /// stdout of each command that runs the program, in order.
+    program_out: Vec<String>,
+    /// stdout of each `instrument ...` command.
+    instrument_out: Vec<String>,
+}
+
+/// Copies `project` to `<tmp>/<name>` and runs the block's commands there,
+/// wrapped (as written) or plain.
+fn run_block(tmp: &TestDir, name: &str, project: &str, cmds: &[String], wrapped: bool) -> BlockRun {
+    let dir = tmp.join(name);
+    copy_tree(&testdata().join(project), &dir);
+    let mut program_out = Vec::new();
+    let mut instrument_out = Vec::new();
+    for cmd in cmds {
+        let cmd = match wrapped {
+            true => cmd.clone(),
+            false => match plain(cmd) {
+                Some(c) => c,
+                None => continue,
+            },
+        };
+        let r = sh(&dir, &cmd);
+        if runs_program(&cmd) {
+            program_out.push(r.stdout);
+        } else if cmd.trim_start().starts_with("instrument ") {
+            instrument_out.push(r.stdout);
+        }
+    }
+    BlockRun {
+        dir,
+        program_out,
+        instrument_out,
+    }
+}
+
+#[test]
+fn the_readme_make_block_runs_as_written_and_matches_the_plain_build() {
+    if !(require_tool("make", "make") && require_tool("gfortran", "gfortran")) {
+        return;
+    }
+    let cmds = commands(&readme_block("### Make\n"));
+    assert!(
+        cmds.iter().any(|c| c.contains("instrument wrap gfortran")),
+        "the Make block no longer builds Fortran: {cmds:?}"
+    );
+    let tmp = TestDir::new("readme-make");
+    let plain_run = run_block(&tmp, "plain", "wrap/make", &cmds, false);
+    let ours = run_block(&tmp, "wrapped", "wrap/make", &cmds, true);
+    assert!(
+        !ours.program_out.is_empty(),
+        "the block runs no program: {cmds:?}"
+    );
+    assert_eq!(ours.program_out, plain_run.program_out);
+    assert!(
+        !plain_run.dir.join("regio.idf.json").exists(),
+        "the plain build was instrumented"
+    );
+    // The program left the run directory the block's comment names, and
+    // `instrument report` on it names the library's and program's regions.
+    let run_dir = run_dir_in(&ours.dir);
+    let name = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    assert!(
+        name.as_deref()
+            .is_some_and(|n| n.starts_with("regio-run-prog-")),
+        "{run_dir:?}"
+    );
+    check_make_regions(&ours.dir, &run_dir);
+    let report = ours.instrument_out.join("\n");
+    for region in ["main", "vec_sum", "stats_mean", "fill"] {
+        assert!(
+            report.contains(region),
+            "`{region}` not in the report:\n{report}"
+        );
+    }
+}
+
+#[test]
+fn the_readme_cmake_block_runs_as_written_and_matches_the_plain_build() {
+    if !(require_tool("cmake", "cmake") && require_tool("gfortran", "gfortran")) {
+        return;
+    }
+    let cmds = commands(&readme_block("### CMake\n"));
+    assert!(
+        cmds.iter()
+            .any(|c| c.contains("CMAKE_Fortran_COMPILER_LAUNCHER")),
+        "the CMake block no longer builds Fortran: {cmds:?}"
+    );
+    let tmp = TestDir::new("readme-cmake");
+    let plain_run = run_block(&tmp, "plain", "wrap/cmake", &cmds, false);
+    let ours = run_block(&tmp, "wrapped", "wrap/cmake", &cmds, true);
+    // The block builds into `build/`; the executable and shared library of
+    // testdata/wrap/cmake are run from there.
+    let app = |dir: &Path| {
+        let build = dir.join("build");
+        assert!(
+            build.join("libshapes.so").is_file(),
+            "no libshapes.so in {build:?}"
+        );
+        run_ok(Command::new(build.join("shapes_app")).current_dir(&build)).stdout
+    };
+    assert_eq!(app(&ours.dir), app(&plain_run.dir));
+    assert!(!plain_run.dir.join("build/regio.idf.json").exists());
+    let got = nodes(&run_dir_in(&ours.dir.join("build")));
+    for (name, file) in [
+        ("main", "src/app.c"),
+        ("area", "src/area.c"),
+        ("perimeter", "src/perimeter.f90"),
+    ] {
+        assert!(
+            got.iter()
+                .any(|(n, _, f, _)| n == name && f.ends_with(file)),
+            "no {name} at {file}: {got:#?}"
+        );
+    }
+}
+
+#[test]
+fn the_readme_mpi_block_runs_as_written_and_matches_the_plain_build() {
+    if !(require_tool("make", "make")
+        && require_tool("mpicc", "libopenmpi-dev")
+        && require_tool("mpif90", "libopenmpi-dev")
+        && require_tool("mpirun", "openmpi-bin"))
+    {
+        return;
+    }
+    let block = readme_block("### With MPI compiler wrappers\n");
+    let cmds = commands(&block);
+    assert!(
+        cmds.iter().any(|c| c.contains("instrument wrap mpif90")),
+        "the MPI block no longer builds Fortran: {cmds:?}"
+    );
+    let tmp = TestDir::new("readme-mpi");
+    let plain_run = run_block(&tmp, "plain", "wrap/mpimake", &cmds, false);
+    let ours = run_block(&tmp, "wrapped", "wrap/mpimake", &cmds, true);
+    assert!(
+        !ours.program_out.is_empty(),
+        "the block runs no program: {cmds:?}"
+    );
+    assert_eq!(ours.program_out, plain_run.program_out);
+    assert!(
+        ours.program_out[0].contains("ranks 4"),
+        "{:?}",
+        ours.program_out
+    );
+    // "one run directory for the job": the ranks of comm in one.
+    let got = nodes(&run_dir_in(&ours.dir));
+    for (name, kind) in [
+        ("pass_ring", "function"),
+        ("MPI_Sendrecv", "mpi_sendrecv"),
+        ("MPI_Allreduce", "mpi_allreduce"),
+        ("MPI_Barrier", "mpi_barrier"),
+    ] {
+        assert!(
+            got.iter()
+                .any(|(n, k, f, _)| n.starts_with(name) && k == kind && f == "comm.c"),
+            "no {kind} {name} at comm.c: {got:#?}"
+        );
+    }
+
+    // The block's Fortran program (built by the same `make` with
+    // `FC="instrument wrap mpif90"`), run the way the block runs comm.
+    let run_cmd = cmds
+        .iter()
+        .find(|c| runs_program(c))
+        .expect("a run command");
+    let fortran_cmd = run_cmd.replace("./comm", "./fcomm");
+    assert_ne!(&fortran_cmd, run_cmd, "the block no longer runs ./comm");
+    for dir in [&ours.dir, &plain_run.dir] {
+        for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("regio-run-")
+            {
+                std::fs::remove_dir_all(entry.path()).expect("remove run dir");
+            }
+        }
+    }
+    let fortran_out = sh(&ours.dir, &fortran_cmd).stdout;
+    assert_eq!(fortran_out, sh(&plain_run.dir, &fortran_cmd).stdout);
+    let got = nodes(&run_dir_in(&ours.dir));
+    for kind in ["mpi_allreduce", "mpi_bcast"] {
+        assert!(
+            got.iter().any(|(_, k, f, _)| k == kind && f == "fcomm.f90"),
+            "no {kind} at fcomm.f90: {got:#?}"
+        );
+    }
+
+    // The block's other form, `# or: instrument wrap mpicc ...`, on comm.c.
+    let alternative = block
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("# or: "))
+        .expect("the `# or:` line of the MPI block")
+        .to_string();
+    let alt = tmp.join("alternative");
+    copy_tree(&testdata().join("wrap/mpimake"), &alt);
+    sh(&alt, &alternative);
+    assert_eq!(sh(&alt, run_cmd).stdout, ours.program_out[0]);
+    assert!(
+        alt.join("regio.idf.json").is_file(),
+        "not built by the wrapper"
+    );
+}
