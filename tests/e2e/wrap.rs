@@ -325,21 +325,26 @@ fn plain_and_wrapped_mpi_runs(
         };
         run_ok(c.current_dir(dir).args(args).args(["-o", out]));
     };
-    let mpirun = |exe: &str| {
-        run_ok(
-            Command::new("mpirun")
-                .current_dir(dir)
-                .env_remove("LD_LIBRARY_PATH")
-                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-                .args(["--oversubscribe", "-np", "2"])
-                .arg(dir.join(exe)),
-        )
-        .stdout
-    };
     build("plain", false);
     build("wrapped", true);
-    (mpirun("plain"), mpirun("wrapped"))
+    (
+        mpirun_on_2(dir, &dir.join("plain")),
+        mpirun_on_2(dir, &dir.join("wrapped")),
+    )
+}
+
+/// Runs `exe` on 2 ranks from `dir` and returns its output.
+fn mpirun_on_2(dir: &Path, exe: &Path) -> String {
+    run_ok(
+        Command::new("mpirun")
+            .current_dir(dir)
+            .env_remove("LD_LIBRARY_PATH")
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .args(["--oversubscribe", "-np", "2"])
+            .arg(exe),
+    )
+    .stdout
 }
 
 #[test]
@@ -566,18 +571,7 @@ fn a_cxx_mpi_program_links_the_runtime_with_wrapped_mpicxx_and_measures_its_c_pa
         return;
     }
     let tmp = TestDir::new("wrap-mpicxx");
-    let mpirun = |dir: &Path| {
-        run_ok(
-            Command::new("mpirun")
-                .current_dir(dir)
-                .env_remove("LD_LIBRARY_PATH")
-                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-                .args(["--oversubscribe", "-np", "2"])
-                .arg(dir.join("prog")),
-        )
-        .stdout
-    };
+    let mpirun = |dir: &Path| mpirun_on_2(dir, &dir.join("prog"));
     let plain = tmp.join("plain");
     copy_tree(&testdata().join("wrap/mpicxx"), &plain);
     make(&plain, &["-s"]);
