@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicUsize
 use std::sync::OnceLock;
 
 use regio_trace_format::{
-    block_header, write_file_header, Block, Event, FileMeta, Full, PreparedEnter, BLOCK_HEADER_LEN,
-    TRACE_PREFIX, TRACE_SUFFIX,
+    block_header, write_file_header, Block, Event, FileMeta, Full, PreparedRecord,
+    BLOCK_HEADER_LEN, TRACE_PREFIX, TRACE_SUFFIX,
 };
 
 use crate::clock;
@@ -230,22 +230,55 @@ impl TraceBuf {
     /// # Safety
     /// As [`TraceBuf::enter`].
     #[inline(always)]
-    pub unsafe fn prepare_enter(&self, region: u32) -> Option<PreparedEnter> {
+    pub unsafe fn prepare_enter(&self, region: u32) -> Option<PreparedRecord> {
         let block = &*self.block.get();
         let buf = std::slice::from_raw_parts(self.buf, self.cap);
         block.prepare_enter(buf, region).ok()
     }
 
-    /// Writes the record `prepared` (nothing recorded since) at `ticks`.
+    /// [`TraceBuf::prepare_enter`] for an exit record (None: the buffer
+    /// is full, [`TraceBuf::exit`] writes it out).
     ///
     /// # Safety
     /// As [`TraceBuf::enter`].
     #[inline(always)]
-    pub unsafe fn enter_prepared(&self, prepared: PreparedEnter, ticks: u64) {
+    pub unsafe fn prepare_exit(&self, region: u32) -> Option<PreparedRecord> {
+        let block = &*self.block.get();
+        let buf = std::slice::from_raw_parts(self.buf, self.cap);
+        block.prepare_exit(buf, region).ok()
+    }
+
+    /// Writes the enter record `prepared` (nothing recorded since) at
+    /// `ticks` if it takes the short form (`Block::enter_prepared_short`);
+    /// false, nothing written, else: [`TraceBuf::enter`] writes it.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    #[inline(always)]
+    pub unsafe fn enter_prepared_short(&self, prepared: PreparedRecord, ticks: u64) -> bool {
         let block = &mut *self.block.get();
         let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
-        block.enter_prepared(buf, prepared, ticks);
+        if !block.enter_prepared_short(buf, prepared, ticks) {
+            return false;
+        }
         self.committed.store(block.len(), Release);
+        true
+    }
+
+    /// [`TraceBuf::enter_prepared_short`] for the exit record `prepared`;
+    /// false, nothing written, else: [`TraceBuf::exit`] writes it.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    #[inline(always)]
+    pub unsafe fn exit_prepared_short(&self, prepared: PreparedRecord, ticks: u64) -> bool {
+        let block = &mut *self.block.get();
+        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+        if !block.exit_prepared_short(buf, prepared, ticks) {
+            return false;
+        }
+        self.committed.store(block.len(), Release);
+        true
     }
 
     /// [`TraceBuf::enter_timed`] on a full buffer: writes it out first, so
