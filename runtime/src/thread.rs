@@ -19,6 +19,9 @@ use crate::throttle;
 use crate::ticks::Clock;
 use crate::trace::TraceBuf;
 
+// `exit_traced` tells a virtual frame by its region (u32::MAX).
+const _: () = assert!(VIRTUAL_KEY >> 1 == u32::MAX as u64);
+
 /// Initial frame-stack capacity; deeper stacks double it.
 const INITIAL_FRAMES: usize = 256;
 
@@ -733,7 +736,9 @@ impl ThreadState {
             || tb.is_null()
             || !clock.inline()
             || key >> 1 != region as u64
-            || key == VIRTUAL_KEY
+            // Not a virtual frame (VIRTUAL_KEY >> 1 is u32::MAX): one
+            // compare of the region instead of the 64-bit key.
+            || region == u32::MAX
         {
             return self.exit_slowest(region, clock);
         }

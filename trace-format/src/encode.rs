@@ -344,9 +344,7 @@ impl Block {
     /// LEB128 varint (padded with a continuation bit when it is below 128:
     /// LEB128 allows it and every reader of this format accepts it), a
     /// one-byte region field. A fixed length and no choice between one and
-    /// two delta bytes keep it to a few instructions. A reading earlier
-    /// than the previous one wraps to a huge delta and so takes the long
-    /// form, which records it as equal (see [`Self::delta`]).
+    /// two delta bytes keep it to a few instructions.
     #[inline(always)]
     fn put_short_region_record(
         &mut self,
@@ -355,25 +353,56 @@ impl Block {
         ticks: u64,
         prepared: PreparedRecord,
     ) -> bool {
+        let Some(word) = self.short_record_word(code, ticks, prepared) else {
+            return false;
+        };
+        let Some(out) = buf
+            .get_mut(prepared.pos..)
+            .and_then(|b| b.first_chunk_mut::<SHORT_REGION_RECORD_LEN>())
+        else {
+            // Cannot happen: `prepare_*` checked the room.
+            return false;
+        };
+        *out = word.to_le_bytes();
+        self.advance_short(ticks, prepared);
+        true
+    }
+
+    /// The short form of the region record `prepared` (`code` is
+    /// [`code::ENTER`] or [`code::EXIT`]) at `ticks` as the little-endian
+    /// word to store at `prepared.pos`, if the record can take it (a time
+    /// delta below 2^14 ticks, a region field below 128); changes nothing.
+    /// For a writer that stores the word itself, into a buffer whose room
+    /// `prepare_*` checked, and then calls [`Block::advance_short`]: the
+    /// runtime's probes, which so skip a second bounds check. A reading
+    /// earlier than the previous one wraps to a huge delta and so takes
+    /// the long form, which records it as equal (see [`Self::delta`]).
+    #[inline(always)]
+    pub fn short_record_word(&self, code: u8, ticks: u64, prepared: PreparedRecord) -> Option<u32> {
         debug_assert_eq!(prepared.pos, self.pos, "a record came between");
         let d = ticks.wrapping_sub(self.last);
         let field = prepared.field;
         if (d >> 14) | u64::from(field >> 7) != 0 {
-            return false;
+            return None;
         }
-        let pos = prepared.pos;
-        let Some(out) = buf.get_mut(pos..).and_then(|b| b.first_chunk_mut::<4>()) else {
-            // Cannot happen: `prepare_*` checked the room.
-            return false;
-        };
         let d = d as u32;
-        let word = u32::from(code) | 0x8000 | (d & 0x7f) << 8 | (d >> 7) << 16 | field << 24;
-        *out = word.to_le_bytes();
-        self.pos = pos + SHORT_REGION_RECORD_LEN;
+        Some(u32::from(code) | 0x8000 | (d & 0x7f) << 8 | (d >> 7) << 16 | field << 24)
+    }
+
+    /// Takes the short record `prepared` at `ticks`, whose word
+    /// ([`Block::short_record_word`]) the caller stored at `prepared.pos`,
+    /// into the block.
+    #[inline(always)]
+    pub fn advance_short(&mut self, ticks: u64, prepared: PreparedRecord) {
+        self.pos = prepared.pos + SHORT_REGION_RECORD_LEN;
         self.last = ticks;
         self.region = prepared.region;
         self.count += 1;
-        true
+    }
+
+    /// Where the record `prepared` goes in the buffer.
+    pub fn prepared_pos(prepared: PreparedRecord) -> usize {
+        prepared.pos
     }
 
     #[inline(always)]
