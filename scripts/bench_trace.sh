@@ -15,7 +15,7 @@
 # the runtime it finds (REGIO_LIB_DIR=target/release after `cargo build
 # --release -p regio-rt` to measure the optimised runtime with a debug
 # `instrument`). Instrumented with --regions mpi,functions (MPI) and
-# omp,functions (OpenMP); -O2.
+# omp,functions --small-functions (OpenMP); -O2.
 set -eu
 REPEAT=${1:-5}
 STEPS=${2:-4000}
@@ -36,7 +36,9 @@ LIBS=$("$INSTRUMENT" flags --libs)
 mkdir -p "$WORK/src"
 cp "$ROOT/testdata/trace/bench_mpi.c" "$ROOT/testdata/trace/bench_omp.c" "$WORK/src/"
 "$INSTRUMENT" "$WORK/src/bench_mpi.c" --out "$WORK/mpi" --regions mpi,functions >/dev/null 2>&1
-"$INSTRUMENT" "$WORK/src/bench_omp.c" --out "$WORK/omp" --regions omp,functions >/dev/null 2>&1
+# --small-functions: the loop's f is a small function, which would
+# otherwise get no probes and leave the trace nothing but OpenMP events.
+"$INSTRUMENT" "$WORK/src/bench_omp.c" --out "$WORK/omp" --regions omp,functions --small-functions >/dev/null 2>&1
 mpicc -O2 "$WORK/src/bench_mpi.c" -o "$WORK/mpi_plain"
 mpicc -O2 $CFLAGS "$WORK/mpi/bench_mpi.c" $LIBS -o "$WORK/mpi_inst"
 gcc -O2 -fopenmp "$WORK/src/bench_omp.c" -o "$WORK/omp_plain"

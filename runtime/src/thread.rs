@@ -19,6 +19,9 @@ use crate::throttle;
 use crate::ticks::Clock;
 use crate::trace::TraceBuf;
 
+// `exit_traced` tells a virtual frame by its region (u32::MAX).
+const _: () = assert!(VIRTUAL_KEY >> 1 == u32::MAX as u64);
+
 /// Initial frame-stack capacity; deeper stacks double it.
 const INITIAL_FRAMES: usize = 256;
 
@@ -519,18 +522,17 @@ impl ThreadState {
 
     /// Every other entry (new node, stack growth, counters, trace, a clock
     /// read through a call), out of line; ends the probe. Trace mode's
-    /// common entry runs here without a call ([`Self::enter_traced`]),
-    /// so this function needs no stack frame for it; the rest is
+    /// common entry runs here first ([`Self::enter_traced`]); the rest is
     /// [`Self::enter_slowest`].
     #[cold]
     #[inline(never)]
     unsafe fn enter_slow<C: Clock>(&self, region: u32, clock: &C, calls: u64, polls: u64) -> u64 {
-        match self.enter_traced(region, clock, calls, polls) {
-            Some(start) => {
-                self.end_probe();
-                start
-            }
-            None => self.enter_slowest(region, clock, calls, polls),
+        // A call (not a poll) has its counts as constants in the traced
+        // path: two registers fewer there.
+        if calls == 1 && polls == 0 {
+            self.enter_traced(region, clock)
+        } else {
+            self.enter_slowest(region, clock, calls, polls)
         }
     }
 
@@ -547,40 +549,65 @@ impl ThreadState {
         start
     }
 
-    /// [`Self::enter_fast`] with the trace's enter record: an existing
-    /// node, room on the stack and in the trace buffer, no counters, a
-    /// clock read without a call. The record is prepared before the clock
-    /// is read, so only its last stores fall inside the region. Anything
-    /// else is `None` (nothing changed yet).
+    /// [`Self::enter_fast`] with the trace's enter record, for a thread
+    /// whose only reason for the slow path is its trace (`slow` is
+    /// `SLOW_TRACE`): an existing node, room on the stack and in the trace
+    /// buffer. The record is prepared before the clock is read, so only
+    /// its last stores fall inside the region. Written so that its common
+    /// path needs no callee-saved register (no stack frame): every other
+    /// case leaves by a tail call, [`Self::enter_slowest`] before anything
+    /// changed, [`Self::enter_traced_long`] for a record longer than the
+    /// short form. Ends the probe.
     #[inline(always)]
-    unsafe fn enter_traced<C: Clock>(
-        &self,
-        region: u32,
-        clock: &C,
-        calls: u64,
-        polls: u64,
-    ) -> Option<u64> {
+    unsafe fn enter_traced<C: Clock>(&self, region: u32, clock: &C) -> u64 {
+        let (calls, polls) = (1, 0);
         let tb = self.trace.load(Relaxed);
         let d = self.depth();
-        if tb.is_null() || d == *self.capacity.get() || !self.counters.is_null() || !clock.inline()
+        if self.slow.load(Relaxed) != SLOW_TRACE
+            || tb.is_null()
+            || !clock.inline()
+            || d == *self.capacity.get()
         {
-            return None;
+            return self.enter_slowest(region, clock, calls, polls);
         }
         let stack = self.stack.load(Relaxed);
         let parent = &*(*stack.add(d - 1)).node.load(Relaxed);
         let child = parent.cached_child(region);
         if child.is_null() {
-            return None;
+            return self.enter_slowest(region, clock, calls, polls);
         }
         let tb = &*tb;
-        let record = tb.prepare_enter(region)?;
+        let Some(record) = tb.prepare_enter(region) else {
+            return self.enter_slowest(region, clock, calls, polls);
+        };
         let (_, _, f) = Self::open_frame(stack, d, region, child, calls, polls);
         let start = clock.now_inline();
         f.start.store(start, Relaxed);
-        tb.enter_prepared(record, start);
+        // The depth is read again rather than kept: one register fewer
+        // across the clock read, which leaves this path without a stack
+        // frame (the owner alone writes it, so the value is `d`).
+        let d = self.depth();
+        if !tb.enter_prepared_short(record, start) {
+            return self.enter_traced_long(tb, region, d, start);
+        }
         // Release: a reader that sees the new depth sees the frame.
         self.depth.store(d as u32 + 1, Release);
-        Some(start)
+        self.end_probe();
+        start
+    }
+
+    /// The end of [`Self::enter_traced`] for an enter record longer than
+    /// the short form (a long time since the previous event, a distant
+    /// region); ends the probe.
+    #[cold]
+    #[inline(never)]
+    unsafe fn enter_traced_long(&self, tb: &TraceBuf, region: u32, d: usize, start: u64) -> u64 {
+        // The room was checked: this writes the same record in its long
+        // form (the arguments are scalars, so the caller's call is a jump).
+        tb.enter(start, region);
+        self.depth.store(d as u32 + 1, Release);
+        self.end_probe();
+        start
     }
 
     #[inline(always)]
@@ -683,43 +710,73 @@ impl ThreadState {
     }
 
     /// Every other exit, out of line; ends the probe. Trace mode's common
-    /// exit runs here without a call on its path ([`Self::exit_traced`]);
-    /// the rest is [`Self::exit_slowest`].
+    /// exit runs here first ([`Self::exit_traced`]); the rest is
+    /// [`Self::exit_slowest`].
     #[cold]
     #[inline(never)]
     unsafe fn exit_slow<C: Clock>(&self, region: u32, clock: &C) {
-        if self.exit_traced(region, clock) {
-            self.end_probe();
-        } else {
-            self.exit_slowest(region, clock);
-        }
+        self.exit_traced(region, clock)
     }
 
-    /// [`Self::exit_recorded`]'s common case with the trace's exit record:
-    /// the innermost frame is `region`'s, no counters, a clock read
-    /// without a call. The clock is read first, the record written after
-    /// the frame is closed. False when it does not apply (nothing changed).
+    /// [`Self::exit_recorded`]'s common case with the trace's exit record,
+    /// for a thread whose only reason for the slow path is its trace: the
+    /// innermost frame is `region`'s. The clock is read first, the record
+    /// written after the frame is closed. As [`Self::enter_traced`], its
+    /// common path needs no stack frame: any other exit goes to
+    /// [`Self::exit_slowest`] before anything changed; a long record, a
+    /// full buffer or a throttling decision to [`Self::exit_traced_rest`].
+    /// Ends the probe.
     #[inline(always)]
-    unsafe fn exit_traced<C: Clock>(&self, region: u32, clock: &C) -> bool {
+    unsafe fn exit_traced<C: Clock>(&self, region: u32, clock: &C) {
         let tb = self.trace.load(Relaxed);
         let d = self.depth();
-        let key = self.frame(d - 1).key.load(Relaxed);
-        if tb.is_null()
-            || !self.counters.is_null()
+        let stack = self.stack.load(Relaxed);
+        let key = (*stack.add(d - 1)).key.load(Relaxed);
+        if self.slow.load(Relaxed) != SLOW_TRACE
+            || tb.is_null()
             || !clock.inline()
             || key >> 1 != region as u64
-            || key == VIRTUAL_KEY
+            // Not a virtual frame (VIRTUAL_KEY >> 1 is u32::MAX): one
+            // compare of the region instead of the 64-bit key.
+            || region == u32::MAX
         {
-            return false;
+            return self.exit_slowest(region, clock);
         }
+        let tb = &*tb;
         let now = clock.now_inline();
-        let throttle_node = self.pop_plain(self.stack.load(Relaxed), d, key, now);
-        (*tb).exit(now, region);
-        // As in `pop`: the throttled mark follows the exit record.
+        let throttle_node = self.pop_plain(stack, d, key, now);
+        // The record is prepared only now: fewer registers live across the
+        // clock read and the pop, so this path needs no stack frame. A full
+        // buffer is written out by `exit_traced_rest`, after the frame is
+        // closed as `pop` does it.
+        let short = match tb.prepare_exit(region) {
+            Some(record) => throttle_node.is_none() && tb.exit_prepared_short(record, now),
+            None => false,
+        };
+        if !short {
+            return self.exit_traced_rest(tb, region, now, throttle_node);
+        }
+        self.end_probe();
+    }
+
+    /// The end of [`Self::exit_traced`] when the exit record is longer
+    /// than the short form, the buffer is full (written out first) or the
+    /// node is to be considered for throttling (as in `pop`, the throttled
+    /// mark follows the exit record); ends the probe.
+    #[cold]
+    #[inline(never)]
+    unsafe fn exit_traced_rest(
+        &self,
+        tb: &TraceBuf,
+        region: u32,
+        now: u64,
+        throttle_node: Option<&Node>,
+    ) {
+        tb.exit(now, region);
         if let Some(node) = throttle_node {
             self.consider_throttling(node, now);
         }
-        true
+        self.end_probe();
     }
 
     #[inline(never)]

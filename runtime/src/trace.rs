@@ -24,9 +24,10 @@ use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::OnceLock;
 
+use regio_trace_format::schema::code;
 use regio_trace_format::{
-    block_header, write_file_header, Block, Event, FileMeta, Full, PreparedEnter, BLOCK_HEADER_LEN,
-    TRACE_PREFIX, TRACE_SUFFIX,
+    block_header, write_file_header, Block, Event, FileMeta, Full, PreparedRecord,
+    BLOCK_HEADER_LEN, TRACE_PREFIX, TRACE_SUFFIX,
 };
 
 use crate::clock;
@@ -230,22 +231,66 @@ impl TraceBuf {
     /// # Safety
     /// As [`TraceBuf::enter`].
     #[inline(always)]
-    pub unsafe fn prepare_enter(&self, region: u32) -> Option<PreparedEnter> {
+    pub unsafe fn prepare_enter(&self, region: u32) -> Option<PreparedRecord> {
         let block = &*self.block.get();
         let buf = std::slice::from_raw_parts(self.buf, self.cap);
         block.prepare_enter(buf, region).ok()
     }
 
-    /// Writes the record `prepared` (nothing recorded since) at `ticks`.
+    /// [`TraceBuf::prepare_enter`] for an exit record (None: the buffer
+    /// is full, [`TraceBuf::exit`] writes it out).
     ///
     /// # Safety
     /// As [`TraceBuf::enter`].
     #[inline(always)]
-    pub unsafe fn enter_prepared(&self, prepared: PreparedEnter, ticks: u64) {
+    pub unsafe fn prepare_exit(&self, region: u32) -> Option<PreparedRecord> {
+        let block = &*self.block.get();
+        let buf = std::slice::from_raw_parts(self.buf, self.cap);
+        block.prepare_exit(buf, region).ok()
+    }
+
+    /// Writes the enter record `prepared` (nothing recorded since) at
+    /// `ticks` if it takes the short form (`Block::short_record_word`);
+    /// false, nothing written, else: [`TraceBuf::enter`] writes it.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`]; `prepared` from [`TraceBuf::prepare_enter`]
+    /// with no record written since.
+    #[inline(always)]
+    pub unsafe fn enter_prepared_short(&self, prepared: PreparedRecord, ticks: u64) -> bool {
+        self.put_short(code::ENTER, prepared, ticks)
+    }
+
+    /// [`TraceBuf::enter_prepared_short`] for the exit record `prepared`
+    /// ([`TraceBuf::prepare_exit`]); false, nothing written, else:
+    /// [`TraceBuf::exit`] writes it.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter_prepared_short`].
+    #[inline(always)]
+    pub unsafe fn exit_prepared_short(&self, prepared: PreparedRecord, ticks: u64) -> bool {
+        self.put_short(code::EXIT, prepared, ticks)
+    }
+
+    /// Stores the short record's word itself: `prepare_*` checked that
+    /// the longest region record fits at `prepared`'s position, so the
+    /// encoder's second bounds check (four instructions) is not needed.
+    #[inline(always)]
+    unsafe fn put_short(&self, code: u8, prepared: PreparedRecord, ticks: u64) -> bool {
         let block = &mut *self.block.get();
-        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
-        block.enter_prepared(buf, prepared, ticks);
+        let Some(word) = block.short_record_word(code, ticks, prepared) else {
+            return false;
+        };
+        // SAFETY: the room for the record at this position was checked
+        // against `cap` by `prepare_*`, and no record came since.
+        std::ptr::write_unaligned(
+            self.buf.add(Block::prepared_pos(prepared)).cast::<u32>(),
+            word.to_le(),
+        );
+        block.advance_short(ticks, prepared);
+        // Release: a writer that reads this length sees the record.
         self.committed.store(block.len(), Release);
+        true
     }
 
     /// [`TraceBuf::enter_timed`] on a full buffer: writes it out first, so

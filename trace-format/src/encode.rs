@@ -200,9 +200,10 @@ pub struct Block {
     location: u32,
 }
 
-/// An enter record with everything but its time ([`Block::prepare_enter`]).
+/// An enter or exit record with everything but its time
+/// ([`Block::prepare_enter`], [`Block::prepare_exit`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PreparedEnter {
+pub struct PreparedRecord {
     field: u32,
     region: u32,
     /// Where the record goes: no other record may come first.
@@ -211,6 +212,8 @@ pub struct PreparedEnter {
 
 /// Longest enter or exit record: code, time delta, region field.
 const REGION_RECORD_MAX: usize = 1 + MAX_VARINT + 5;
+/// Bytes of the short form ([`Block::enter_prepared_short`]).
+pub const SHORT_REGION_RECORD_LEN: usize = 4;
 
 impl Block {
     /// An empty block for thread `location` whose first delta is taken from
@@ -276,21 +279,133 @@ impl Block {
 
     /// The part of an enter record that needs no time: room checked and
     /// the region field computed. Write it with [`Block::enter_prepared`]
-    /// before any other record of this block.
+    /// (or [`Block::enter_prepared_short`]) before any other record of
+    /// this block.
     #[inline(always)]
-    pub fn prepare_enter(&self, buf: &[u8], region: u32) -> Result<PreparedEnter, Full> {
-        Ok(PreparedEnter {
+    pub fn prepare_enter(&self, buf: &[u8], region: u32) -> Result<PreparedRecord, Full> {
+        Ok(PreparedRecord {
             field: self.region_field(buf, region)?,
             region,
             pos: self.pos,
         })
     }
 
+    /// [`Block::prepare_enter`] for an exit record, written with
+    /// [`Block::exit_prepared`] or [`Block::exit_prepared_short`]. (The
+    /// two records differ only in their code.)
+    #[inline(always)]
+    pub fn prepare_exit(&self, buf: &[u8], region: u32) -> Result<PreparedRecord, Full> {
+        self.prepare_enter(buf, region)
+    }
+
     /// Writes the enter record `prepared` at `ticks`.
     #[inline(always)]
-    pub fn enter_prepared(&mut self, buf: &mut [u8], prepared: PreparedEnter, ticks: u64) {
+    pub fn enter_prepared(&mut self, buf: &mut [u8], prepared: PreparedRecord, ticks: u64) {
         debug_assert_eq!(prepared.pos, self.pos, "a record came between");
         self.put_region_record(buf, code::ENTER, ticks, prepared.field, prepared.region);
+    }
+
+    /// Writes the exit record `prepared` at `ticks`.
+    #[inline(always)]
+    pub fn exit_prepared(&mut self, buf: &mut [u8], prepared: PreparedRecord, ticks: u64) {
+        debug_assert_eq!(prepared.pos, self.pos, "a record came between");
+        self.put_region_record(buf, code::EXIT, ticks, prepared.field, prepared.region);
+    }
+
+    /// Writes the enter record `prepared` at `ticks` in the short form
+    /// if it can take it (a time delta below 2^14 ticks, a region field
+    /// below 128): [`SHORT_REGION_RECORD_LEN`] bytes, the same event
+    /// [`Block::enter_prepared`] writes, its delta always in two bytes;
+    /// false, and nothing changed, otherwise. For a probe that keeps the longer
+    /// forms, and the registers they need, out of its common path.
+    #[inline(always)]
+    pub fn enter_prepared_short(
+        &mut self,
+        buf: &mut [u8],
+        prepared: PreparedRecord,
+        ticks: u64,
+    ) -> bool {
+        self.put_short_region_record(buf, code::ENTER, ticks, prepared)
+    }
+
+    /// [`Block::enter_prepared_short`] for the exit record `prepared`.
+    #[inline(always)]
+    pub fn exit_prepared_short(
+        &mut self,
+        buf: &mut [u8],
+        prepared: PreparedRecord,
+        ticks: u64,
+    ) -> bool {
+        self.put_short_region_record(buf, code::EXIT, ticks, prepared)
+    }
+
+    /// The short form of a region record, four bytes put together in a
+    /// register and stored at once: code, the time delta as a two-byte
+    /// LEB128 varint (padded with a continuation bit when it is below 128:
+    /// LEB128 allows it and every reader of this format accepts it), a
+    /// one-byte region field. A fixed length and no choice between one and
+    /// two delta bytes keep it to a few instructions.
+    #[inline(always)]
+    fn put_short_region_record(
+        &mut self,
+        buf: &mut [u8],
+        code: u8,
+        ticks: u64,
+        prepared: PreparedRecord,
+    ) -> bool {
+        let Some(word) = self.short_record_word(code, ticks, prepared) else {
+            return false;
+        };
+        let Some(out) = buf
+            .get_mut(prepared.pos..)
+            .and_then(|b| b.first_chunk_mut::<SHORT_REGION_RECORD_LEN>())
+        else {
+            // Cannot happen: `prepare_*` checked the room.
+            return false;
+        };
+        *out = word.to_le_bytes();
+        self.advance_short(ticks, prepared);
+        true
+    }
+
+    /// The short form of the region record `prepared` (`code` is
+    /// [`code::ENTER`] or [`code::EXIT`]) at `ticks` as the little-endian
+    /// word to store at `prepared.pos`, if the record can take it (a time
+    /// delta below 2^14 ticks, a region field below 128); changes nothing.
+    /// For a writer that stores the word itself, into a buffer whose room
+    /// `prepare_*` checked, and then calls [`Block::advance_short`]: the
+    /// runtime's probes, which so skip a second bounds check. A reading
+    /// earlier than the previous one wraps to a huge delta and so takes
+    /// the long form, which records it as equal (see [`Self::delta`]).
+    #[inline(always)]
+    pub fn short_record_word(&self, code: u8, ticks: u64, prepared: PreparedRecord) -> Option<u32> {
+        debug_assert_eq!(prepared.pos, self.pos, "a record came between");
+        let d = ticks.wrapping_sub(self.last);
+        let field = prepared.field;
+        if d >= 1 << 14 || field >= 1 << 7 {
+            return None;
+        }
+        // Delta bytes `lo | 0x80`, `hi` for d = hi * 128 + lo: (d & 0x7f)
+        // << 8 | (d >> 7) << 16 is (d + (d & !0x7f)) << 8, two
+        // instructions fewer; the continuation bit comes with the code.
+        let d = d as u32;
+        Some(u32::from(code) | 0x8000 | (d + (d & !0x7f)) << 8 | field << 24)
+    }
+
+    /// Takes the short record `prepared` at `ticks`, whose word
+    /// ([`Block::short_record_word`]) the caller stored at `prepared.pos`,
+    /// into the block.
+    #[inline(always)]
+    pub fn advance_short(&mut self, ticks: u64, prepared: PreparedRecord) {
+        self.pos = prepared.pos + SHORT_REGION_RECORD_LEN;
+        self.last = ticks;
+        self.region = prepared.region;
+        self.count += 1;
+    }
+
+    /// Where the record `prepared` goes in the buffer.
+    pub fn prepared_pos(prepared: PreparedRecord) -> usize {
+        prepared.pos
     }
 
     #[inline(always)]

@@ -40,8 +40,8 @@ pub mod varint;
 pub use decode::{decode, DecodeError, FileHeader, TraceFile, Truncation, TypeDesc};
 pub use encode::{
     block_checksum, block_header, rank_offset, rank_patch, region_record_len, write_file_header,
-    Block, FileMeta, Full, PreparedEnter, BLOCK_HEADER_LEN, BLOCK_MAGIC, COUNT_UNKNOWN, MAGIC,
-    VERSION,
+    Block, FileMeta, Full, PreparedRecord, BLOCK_HEADER_LEN, BLOCK_MAGIC, COUNT_UNKNOWN, MAGIC,
+    SHORT_REGION_RECORD_LEN, VERSION,
 };
 pub use event::{collective, Event, Record, SyncPhase, Value};
 pub use naming::{parse_trace_file_name, trace_file_name, TRACE_PREFIX, TRACE_SUFFIX};

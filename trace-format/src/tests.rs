@@ -677,3 +677,163 @@ fn v1_fixture_extra() -> Vec<Event> {
         },
     ]
 }
+
+/// Writes `events` (enter/exit only, with their ticks) the way the
+/// runtime's traced probes do: the short form when it applies, else the
+/// long one; a full block is finished and a new one started. Returns the
+/// file and how many records took the short form.
+fn probe_file_of(events: &[(u64, Event)], block_bytes: usize) -> (Vec<u8>, usize) {
+    let mut file = vec![0u8; 4096];
+    let n = write_file_header(&mut file, &meta()).unwrap();
+    file.truncate(n);
+    let mut buf = vec![0u8; block_bytes];
+    let mut block = Block::new(1, events[0].0);
+    let mut short = 0;
+    for &(ticks, ref e) in events {
+        let (is_enter, region) = match *e {
+            Event::Enter { region } => (true, region),
+            Event::Exit { region } => (false, region),
+            _ => unreachable!("enter and exit only"),
+        };
+        let prepared = if is_enter {
+            block.prepare_enter(&buf, region)
+        } else {
+            block.prepare_exit(&buf, region)
+        };
+        let prepared = match prepared {
+            Ok(p) => p,
+            Err(Full) => {
+                file.extend_from_slice(block.finish(&mut buf).unwrap());
+                block.reset(ticks);
+                if is_enter {
+                    block.prepare_enter(&buf, region).unwrap()
+                } else {
+                    block.prepare_exit(&buf, region).unwrap()
+                }
+            }
+        };
+        let before = block;
+        let done = if is_enter {
+            block.enter_prepared_short(&mut buf, prepared, ticks)
+        } else {
+            block.exit_prepared_short(&mut buf, prepared, ticks)
+        };
+        if done {
+            assert_eq!(block.len(), before.len() + SHORT_REGION_RECORD_LEN);
+            short += 1;
+        } else {
+            assert_eq!(block, before, "a refused short record changed the block");
+            if is_enter {
+                block.enter_prepared(&mut buf, prepared, ticks);
+            } else {
+                block.exit_prepared(&mut buf, prepared, ticks);
+            }
+        }
+    }
+    file.extend_from_slice(block.finish(&mut buf).unwrap());
+    (file, short)
+}
+
+/// Enter/exit pairs with time gaps around the short form's edges (0, 127,
+/// 128, 2^14 - 1, 2^14, a clock going back) and regions near and far
+/// (an object base, a Rust descriptor): the stream the runtime writes
+/// with short and long records mixed decodes to exactly these events.
+fn probe_stream() -> Vec<(u64, Event)> {
+    let gaps = [
+        0u64,
+        1,
+        127,
+        128,
+        129,
+        5000,
+        (1 << 14) - 1,
+        1 << 14,
+        1 << 20,
+    ];
+    let regions = [
+        (1 << 22) + 3,
+        (1 << 22) + 4,
+        (1 << 22) + 200,
+        0x8000_0001,
+        7,
+    ];
+    let mut t = 1_000_000u64;
+    let mut out = Vec::new();
+    for i in 0..300 {
+        let region = regions[i % regions.len()];
+        t += gaps[i % gaps.len()];
+        out.push((t, Event::Enter { region }));
+        t += gaps[(i * 7 + 3) % gaps.len()];
+        out.push((t, Event::Exit { region }));
+    }
+    // A clock reading earlier than the previous one takes the long form
+    // and is recorded as equal to it.
+    out.push((t - 50, Event::Enter { region: 7 }));
+    out.push((t + 10, Event::Exit { region: 7 }));
+    out
+}
+
+#[test]
+fn short_region_records_round_trip_mixed_with_long_ones() {
+    let events = probe_stream();
+    let (file, short) = probe_file_of(&events, 1 << 16);
+    let t = decode(&file).unwrap();
+    assert_eq!(t.truncated, None);
+    let mut last = 0;
+    let expected: Vec<Record> = events
+        .iter()
+        .map(|(ticks, e)| {
+            last = (*ticks).max(last);
+            Record {
+                ticks: last,
+                event: e.clone(),
+            }
+        })
+        .collect();
+    assert_eq!(t.records, expected);
+    // Both forms occur: the test exercises the mix, not one of them.
+    assert!(short > 100 && short < events.len() - 100, "{short}");
+    // A short record is the event the long form writes, its delta padded to
+    // two bytes: a delta below 128 takes one byte more, no other differs.
+    let mut long = Block::new(0, 100);
+    let mut short_block = Block::new(0, 100);
+    let (mut a, mut b) = ([0u8; 64], [0u8; 64]);
+    long.enter(&mut a, 105, 3).unwrap();
+    let p = short_block.prepare_enter(&b, 3).unwrap();
+    assert!(short_block.enter_prepared_short(&mut b, p, 105));
+    assert_eq!(a[BLOCK_HEADER_LEN..BLOCK_HEADER_LEN + 3], [1, 5, 6]);
+    assert_eq!(b[BLOCK_HEADER_LEN..BLOCK_HEADER_LEN + 4], [1, 0x85, 0, 6]);
+    long.exit(&mut a, 105 + 300, 3).unwrap();
+    let p = short_block.prepare_exit(&b, 3).unwrap();
+    assert!(short_block.exit_prepared_short(&mut b, p, 105 + 300));
+    assert_eq!(
+        a[BLOCK_HEADER_LEN + 3..BLOCK_HEADER_LEN + 7],
+        b[BLOCK_HEADER_LEN + 4..BLOCK_HEADER_LEN + 8]
+    );
+}
+
+#[test]
+fn a_file_of_short_region_records_cut_anywhere_reads_up_to_its_last_complete_block() {
+    let events = probe_stream();
+    let (file, _) = probe_file_of(&events, 160);
+    let whole = decode(&file).unwrap();
+    assert!(whole.blocks > 20, "{} blocks", whole.blocks);
+    assert_eq!(whole.records.len(), events.len());
+    let header_end = 14 + u32::from_le_bytes(file[10..14].try_into().unwrap()) as usize;
+    let mut ends = Vec::new();
+    let (mut p, mut seen) = (header_end, 0usize);
+    while p < file.len() {
+        let len = u32::from_le_bytes(file[p + 4..p + 8].try_into().unwrap()) as usize;
+        seen += u32::from_le_bytes(file[p + 12..p + 16].try_into().unwrap()) as usize;
+        p += BLOCK_HEADER_LEN + len;
+        ends.push((p, seen));
+    }
+    for cut in header_end..file.len() {
+        let t = decode(&file[..cut]).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        let n = ends
+            .iter()
+            .rfind(|(end, _)| *end <= cut)
+            .map_or(0, |(_, n)| *n);
+        assert_eq!(t.records, whole.records[..n], "cut at {cut}");
+    }
+}
