@@ -643,6 +643,12 @@ pub(crate) const SHAPE_TYPE_ARRAYS: u32 = 1 << 18;
 /// In the `shape`: a neighbourhood collective; "the size" of a side is
 /// the process topology's out-degree (send) or in-degree (receive).
 pub(crate) const SHAPE_NEIGHBOURS: u32 = 1 << 20;
+/// In the `shape`: a prefix reduction (`MPI_Scan`, `MPI_Exscan`), counted
+/// as Score-P does by this process's position: rank `me` of `N` sends
+/// `N - me` blocks and receives `me + 1`; with `MPI_IN_PLACE` (and always
+/// for `MPI_Exscan`, which never sends to itself: its shape carries
+/// [`SHAPE_IN_PLACE`]) one block fewer each way.
+pub(crate) const SHAPE_SCAN: u32 = 1 << 21;
 /// A side's rule with `MPI_IN_PLACE` (Score-P's: the process's own block
 /// is not counted), 3 bits from [`IN_PLACE_SHIFT`] of its flags: none,
 /// the side is 0, the side without this process's own block (a count
@@ -668,7 +674,7 @@ pub(crate) const IN_PLACE_OWN_TIMES_OTHERS: u32 = 4 << IN_PLACE_SHIFT;
 /// with one count; Allgather, Alltoall, Allreduce, Reduce_scatter_block:
 /// N blocks each way; the `v` variants sum their count arrays;
 /// Reduce_scatter sends the sum of `recvcounts` and receives N x its own
-/// entry; Scan and Exscan one block each way; `Alltoallw` as `Alltoallv`
+/// entry; Scan and Exscan by rank position ([`SHAPE_SCAN`]); `Alltoallw` as `Alltoallv`
 /// with one datatype per rank ([`SHAPE_TYPE_ARRAYS`]). Neighbourhood
 /// collectives count a block (or an array entry) per neighbour: the
 /// process topology's out-degree sending, its in-degree receiving
@@ -686,6 +692,9 @@ pub(crate) struct Coll {
     pub(crate) type_arrays: bool,
     /// A neighbourhood collective (sizes are the topology's degrees).
     pub(crate) neighbours: bool,
+    /// A prefix reduction ([`SHAPE_SCAN`]); `Some(true)`: exclusive
+    /// (`MPI_Exscan`, always counted as in place).
+    pub(crate) scan: Option<bool>,
 }
 
 impl Coll {
@@ -702,6 +711,11 @@ impl Coll {
                 0
             }
             | if self.neighbours { SHAPE_NEIGHBOURS } else { 0 }
+            | match self.scan {
+                None => 0,
+                Some(false) => SHAPE_SCAN,
+                Some(true) => SHAPE_SCAN | SHAPE_IN_PLACE,
+            }
     }
 }
 
@@ -751,9 +765,10 @@ fn collective(
             side(0, SIDE_AT_RANK | N | LESS),
             send_buf,
         ),
-        // Score-P counts scans by the ranks before and after this one;
-        // here one block each way, with or without MPI_IN_PLACE.
-        "scan" | "exscan" => (side(0, 0), side(0, 0), None),
+        // Blocks by rank position (SHAPE_SCAN); Exscan is always counted
+        // as in place (its shape says so), Scan may be given MPI_IN_PLACE.
+        "scan" => (side(0, 0), side(0, 0), send_buf),
+        "exscan" => (side(0, 0), side(0, 0), None),
         // N is a degree here (SHAPE_NEIGHBOURS); no MPI_IN_PLACE.
         "neighbor_allgather" | "neighbor_alltoall" => (side(0, N), side(1, N), None),
         "neighbor_allgatherv" => (side(0, N), side(1, ARRAY), None),
@@ -855,6 +870,11 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
                 in_place,
                 type_arrays: base.unwrap_or(k).ends_with("alltoallw"),
                 neighbours: base.unwrap_or(k).starts_with("neighbor_"),
+                scan: match base.unwrap_or(k) {
+                    "scan" => Some(false),
+                    "exscan" => Some(true),
+                    _ => None,
+                },
             }))
         }
     }
@@ -1016,6 +1036,7 @@ mod tests {
                 in_place: None,
                 type_arrays: false,
                 neighbours: false,
+                scan: None,
             }
         );
         let Some(Capture::Collective(g)) = capture("mpi_gatherv", Spelling::AnyCase) else {
@@ -1081,6 +1102,24 @@ mod tests {
             panic!("ineighbor_alltoallw");
         };
         assert!(nw.type_arrays && nw.neighbours);
+        // Scans count by rank position; Exscan always as in place, Scan
+        // when given MPI_IN_PLACE.
+        let Some(Capture::Collective(sc)) = capture("MPI_Iscan", Spelling::Exact) else {
+            panic!("iscan");
+        };
+        assert_eq!(
+            (sc.send, sc.recv, sc.in_place, sc.scan),
+            (side(2, 3, 0), side(2, 3, 0), Some(0), Some(false))
+        );
+        assert_eq!(sc.shape(false) & (SHAPE_SCAN | SHAPE_IN_PLACE), SHAPE_SCAN);
+        let Some(Capture::Collective(ex)) = capture("mpi_exscan", Spelling::AnyCase) else {
+            panic!("exscan");
+        };
+        assert_eq!((ex.in_place, ex.scan), (None, Some(true)));
+        assert_eq!(
+            ex.shape(false) & (SHAPE_SCAN | SHAPE_IN_PLACE),
+            SHAPE_SCAN | SHAPE_IN_PLACE
+        );
         assert_eq!(
             capture("MPI_Startall", Spelling::Exact),
             Some(Capture::Start {

@@ -263,6 +263,15 @@ pub fn fortran_status(f: *const c_void) -> *const c_void {
     }
 }
 
+/// The shape bit a Fortran collective adds when its buffer argument at
+/// `addr` is the Fortran `MPI_IN_PLACE` (0 otherwise, or without MPI).
+pub fn fortran_in_place_shape(addr: usize) -> i32 {
+    match pmpi::consts() {
+        Some(c) if c.fortran_in_place(addr) => SHAPE_IN_PLACE,
+        _ => 0,
+    }
+}
+
 /// After a blocking send, receive or collective (`MPI_Sendrecv` makes one
 /// call per direction). A receive's `status` (null or `MPI_STATUS_IGNORE`
 /// when there is none) gives the source, tag and bytes that arrived.
@@ -343,6 +352,10 @@ const SHAPE_FORTRAN_TYPES: i32 = 1 << 19;
 /// A neighbourhood collective: "the size" is the topology's out-degree
 /// for the send side and its in-degree for the receive side.
 const SHAPE_NEIGHBOURS: i32 = 1 << 20;
+/// A prefix reduction (`MPI_Scan`, `MPI_Exscan`): rank `me` of `N` sends
+/// `N - me` blocks and receives `me + 1` (Score-P's rule), one fewer each
+/// way with `MPI_IN_PLACE` (an `MPI_Exscan` always has that bit).
+const SHAPE_SCAN: i32 = 1 << 21;
 const IN_PLACE_SHIFT: i32 = 5;
 /// The side is 0.
 const IN_PLACE_ZERO: i32 = 1;
@@ -539,6 +552,23 @@ unsafe fn typed_array_bytes(
     total
 }
 
+/// A prefix reduction's (sent, received) bytes on rank `me` of `size`
+/// (`SHAPE_SCAN`): `size - me` blocks out, `me + 1` in, one fewer each way
+/// in place (and for `MPI_Exscan`).
+fn scan_bytes(c: &Consts, a: &CollArgs, (size, me): (i32, i32)) -> (u64, u64) {
+    if me < 0 || me >= size {
+        return (0, 0);
+    }
+    let less = i64::from(a.shape & SHAPE_IN_PLACE != 0);
+    let blocks = |n: i64, s: &CollSide| {
+        bytes_of(s.count, handle(c, s.datatype)).saturating_mul((n - less).max(0) as u64)
+    };
+    (
+        blocks(i64::from(size - me), &a.send),
+        blocks(i64::from(me) + 1, &a.recv),
+    )
+}
+
 /// After a collective returned: this process's bytes sent and received
 /// by the shape's rules, one `collective` record.
 ///
@@ -609,16 +639,21 @@ pub unsafe fn collective(a: &CollArgs) {
         IN_PLACE_ZERO => 0,
         r => side(flags, s, sr, r == IN_PLACE_LESS_OWN),
     };
-    let received = bytes(recv_flags, &a.recv, recv_rank);
-    let sent = match rule(send_flags) {
-        IN_PLACE_AS_OTHER => received,
-        IN_PLACE_OWN_TIMES_OTHERS => side(
-            SIDE_PRESENT | SIDE_AT_RANK | SIDE_TIMES_SIZE,
-            &a.recv,
-            recv_rank,
-            true,
-        ),
-        _ => bytes(send_flags, &a.send, send_rank),
+    let (sent, received) = if a.shape & SHAPE_SCAN != 0 {
+        scan_bytes(c, a, size_rank)
+    } else {
+        let received = bytes(recv_flags, &a.recv, recv_rank);
+        let sent = match rule(send_flags) {
+            IN_PLACE_AS_OTHER => received,
+            IN_PLACE_OWN_TIMES_OTHERS => side(
+                SIDE_PRESENT | SIDE_AT_RANK | SIDE_TIMES_SIZE,
+                &a.recv,
+                recv_rank,
+                true,
+            ),
+            _ => bytes(send_flags, &a.send, send_rank),
+        };
+        (sent, received)
     };
     let now = clock::ticks();
     events::message(

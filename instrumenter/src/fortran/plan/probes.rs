@@ -26,8 +26,10 @@ impl<'a> Planner<'a> {
             return None;
         };
         let args = calls::call_arguments(self.text(), s, callee.canon.end);
-        let f08 = self.text().to_ascii_lowercase().contains("use mpi_f08");
-        mpi_capture::capture(r, &callee.upper, &args, f08)
+        let form = *self
+            .mpi_form
+            .get_or_init(|| mpi_capture::Form::of(self.text()));
+        mpi_capture::capture(r, &callee.upper, &args, form)
     }
 
     /// Pass 2: probes of every instrumented procedure.
