@@ -396,7 +396,7 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Comm_create", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Comm_create_errhandler", &[]),
     r("MPI_Comm_create_from_group", &[]),
-    r("MPI_Comm_create_group", &[(Comm, 0), (Tag, 2)]),
+    r("MPI_Comm_create_group", &[(Comm, 0), (Tag, 2), (NewComm, 3)]),
     r("MPI_Comm_create_keyval", &[]),
     r("MPI_Comm_delete_attr", &[(Comm, 0)]),
     r("MPI_Comm_disconnect", &[(Comm, 0)]),
@@ -410,8 +410,8 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Comm_get_name", &[(Comm, 0)]),
     r("MPI_Comm_get_parent", &[]),
     r("MPI_Comm_group", &[(Comm, 0)]),
-    r("MPI_Comm_idup", &[(Comm, 0)]),
-    r("MPI_Comm_idup_with_info", &[(Comm, 0)]),
+    r("MPI_Comm_idup", &[(Comm, 0), (NewComm, 1)]),
+    r("MPI_Comm_idup_with_info", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Comm_join", &[]),
     r("MPI_Comm_rank", &[(Comm, 0)]),
     r("MPI_Comm_remote_group", &[(Comm, 0)]),
@@ -602,8 +602,39 @@ pub(crate) enum Capture {
     /// A communicator constructor: the parent at `parent` and the new
     /// communicator the call wrote at `new` (a pointer in C, a variable
     /// in Fortran), handed to the runtime after the call returns so that
-    /// every member names it alike in traces.
-    CommNew { parent: usize, new: usize },
+    /// every member names it alike in traces; `made` says how.
+    CommNew {
+        parent: usize,
+        new: usize,
+        made: Made,
+    },
+}
+
+/// How a communicator constructor makes its communicator, which decides
+/// how the runtime names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Made {
+    /// Collective over the parent (split, dup, create, topologies, ...):
+    /// `regio_mpi_comm_new`.
+    Collective,
+    /// `MPI_Comm_idup`: a duplicate whose handle the call writes at once
+    /// but which may not be used before its request completes
+    /// (`regio_mpi_comm_made` how 1).
+    DupAtCall,
+    /// `MPI_Comm_create_group`: collective over the group only, with the
+    /// tag at this position (`regio_mpi_comm_made` how 2).
+    FromGroup { tag: usize },
+}
+
+impl Made {
+    /// The `how` number of `regio_mpi_comm_made` (0: not that probe).
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            Made::Collective => 0,
+            Made::DupAtCall => 1,
+            Made::FromGroup { .. } => 2,
+        }
+    }
 }
 
 /// One side (send or receive) of a collective: the argument positions of
@@ -854,6 +885,11 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
         _ if at(NewComm, 0).is_some() => Some(Capture::CommNew {
             parent: comm?,
             new: at(NewComm, 0)?,
+            made: match kind.as_str() {
+                "comm_idup" | "comm_idup_with_info" => Made::DupAtCall,
+                "comm_create_group" => Made::FromGroup { tag: at(Tag, 0)? },
+                _ => Made::Collective,
+            },
         }),
         "start" | "startall" => Some(Capture::Start {
             count: at(Count, 0),
@@ -1137,11 +1173,35 @@ mod tests {
         assert_eq!(capture("MPI_Comm_rank", Spelling::Exact), None);
         assert_eq!(
             capture("MPI_Comm_split", Spelling::Exact),
-            Some(Capture::CommNew { parent: 0, new: 3 })
+            Some(Capture::CommNew {
+                parent: 0,
+                new: 3,
+                made: Made::Collective
+            })
         );
         assert_eq!(
             capture("mpi_dist_graph_create_adjacent", Spelling::AnyCase),
-            Some(Capture::CommNew { parent: 0, new: 9 })
+            Some(Capture::CommNew {
+                parent: 0,
+                new: 9,
+                made: Made::Collective
+            })
+        );
+        assert_eq!(
+            capture("MPI_Comm_idup_with_info", Spelling::Exact),
+            Some(Capture::CommNew {
+                parent: 0,
+                new: 2,
+                made: Made::DupAtCall
+            })
+        );
+        assert_eq!(
+            capture("mpi_comm_create_group", Spelling::AnyCase),
+            Some(Capture::CommNew {
+                parent: 0,
+                new: 3,
+                made: Made::FromGroup { tag: 2 }
+            })
         );
         assert_eq!(capture("MPI_Allreduce_init", Spelling::Exact), None);
     }

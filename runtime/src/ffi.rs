@@ -839,6 +839,31 @@ pub extern "C" fn regio_mpi_comm_new(parent: u64, new: u64) {
     mpi::probes::comm_created(parent, new);
 }
 
+/// After `MPI_Comm_idup` (`how` 1) or `MPI_Comm_create_group` (`how` 2,
+/// with its `tag`): communicator `new` made from `parent` gets its
+/// run-wide trace id (`mpi::probes::comm_made`).
+#[no_mangle]
+pub extern "C" fn regio_mpi_comm_made(how: i32, parent: u64, new: u64, tag: i32) {
+    mpi::probes::comm_made(how, parent, new, tag);
+}
+
+/// Fortran `call regio_mpi_comm_made(how, parent, new, tag)`: Fortran
+/// handles.
+///
+/// # Safety
+/// Every argument must be readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_comm_made_(
+    how: *const i32,
+    parent: *const i32,
+    new: *const i32,
+    tag: *const i32,
+) {
+    if let (Some(p), Some(n)) = (mpi::pmpi::comm_f2c(*parent), mpi::pmpi::comm_f2c(*new)) {
+        mpi::probes::comm_made(*how, p, n, *tag);
+    }
+}
+
 /// Fortran `call regio_mpi_comm_new(parent, new)`: Fortran handles.
 ///
 /// # Safety

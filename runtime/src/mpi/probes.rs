@@ -216,6 +216,82 @@ pub fn comm_created(parent: u64, new: u64) {
     world::forget(new);
 }
 
+/// How a communicator whose creation `comm_made` hears of was made.
+const MADE_AT_CALL_DUP: i32 = 1;
+const MADE_FROM_GROUP: i32 = 2;
+
+/// After `MPI_Comm_idup` (`how` 1: a duplicate of `parent` whose handle
+/// the call wrote at once, Open MPI and MPICH both do, but which may not
+/// be used before the request completes: its members are the parent's,
+/// asked of the parent) or `MPI_Comm_create_group` (`how` 2: made by the
+/// group's members only, with `tag`: named by the parent's identity, the
+/// tag, the members and how many such creations with the same three this
+/// process made before; the parent's own count is left alone, as its
+/// other members do not take part). Cold: once per creation; allocates.
+pub fn comm_made(how: i32, parent: u64, new: u64, tag: i32) {
+    if MODE.load(Relaxed) != ON {
+        return;
+    }
+    let Some(c) = pmpi::consts() else { return };
+    let (parent, new) = (handle(c, parent), handle(c, new));
+    if new == c.comm_null || new == 0 || new == c.comm_world || new == parent {
+        return;
+    }
+    // A parent without a run-wide id is named by its members.
+    let parent_words = |id: Option<u32>| -> Option<Vec<u64>> {
+        Some(match id {
+            Some(id) => vec![u64::from(id)],
+            None => std::iter::once(u64::MAX)
+                .chain(world_members(parent)?.iter().map(|&r| r as u64))
+                .collect(),
+        })
+    };
+    let (id, members) = match how {
+        MADE_AT_CALL_DUP => {
+            if pmpi::is_inter(parent) {
+                return;
+            }
+            let Some((parent_id, seq)) = comms::creation_on(parent, c.comm_world) else {
+                return;
+            };
+            let Some(members) = world_members(parent) else {
+                return;
+            };
+            let Some(words) = parent_words(parent_id) else {
+                return;
+            };
+            let id = comms::run_wide_id(
+                words
+                    .into_iter()
+                    .chain([u64::from(seq), members.len() as u64])
+                    .chain(members.iter().map(|&r| r as u64)),
+            );
+            (id, members)
+        }
+        MADE_FROM_GROUP => {
+            let Some(members) = world_members(new) else {
+                return;
+            };
+            let Some(words) = parent_words(comms::identity_of(parent, c.comm_world)) else {
+                return;
+            };
+            let key = comms::run_wide_id(
+                [u64::MAX - 2, tag as u64]
+                    .into_iter()
+                    .chain(words)
+                    .chain([members.len() as u64])
+                    .chain(members.iter().map(|&r| r as u64)),
+            );
+            let n = comms::ordinal(u64::from(key));
+            (comms::run_wide_id([u64::from(key), u64::from(n)]), members)
+        }
+        _ => return,
+    };
+    comms::created(new, id);
+    comms::set_peers(new, members);
+    world::forget(new);
+}
+
 /// An intercommunicator just created (`MPI_Intercomm_create`): its two
 /// groups come from different parents, so its run-wide id is a hash of
 /// the world ranks of both groups (sorted) and how many intercommunicators
@@ -236,7 +312,7 @@ fn inter_created(new: u64) {
     all.sort_unstable();
     let words = || all.iter().map(|&r| r as u64);
     let key = comms::run_wide_id(words()) as u64;
-    let n = comms::inter_ordinal(key);
+    let n = comms::ordinal(key);
     let id = comms::run_wide_id(
         [u64::MAX - 1, u64::from(n), all.len() as u64]
             .into_iter()
@@ -719,7 +795,10 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
             request: posted.request,
             started: false,
         },
-        now,
+        // At the call's entry, as a blocking send: a receiver polling
+        // with `MPI_Test` can see the message before this process
+        // returns from the call.
+        start,
     );
     // A request the library completed at once under a shared handle, or
     // no room to follow it: count the message here.
@@ -751,12 +830,11 @@ pub unsafe fn start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
     if reqs.is_null() || n <= 0 {
         return;
     }
-    let Some((t, _, _)) = open_call(id) else {
+    let Some((t, _, entry)) = open_call(id) else {
         return;
     };
     let Some(c) = pmpi::consts() else { return };
     let m = requests::mine();
-    let now = clock::ticks();
     for i in 0..n as usize {
         let Some(p) = m.start(handle(c, read_handle(reqs, elem, i))) else {
             continue;
@@ -774,7 +852,8 @@ pub unsafe fn start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
                 request: p.request,
                 started: true,
             },
-            now,
+            // At the call's entry (see `post`).
+            entry,
         );
     }
 }

@@ -18,7 +18,7 @@
 //! left out (their flag is LOGICAL).
 
 use crate::mpi_routines::{
-    self, Capture, Msg, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
+    self, Capture, Made, Msg, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
 };
 
 /// Probe statements around one call: `before` runs before the call,
@@ -370,15 +370,35 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], form: Form) -> Optio
                 names: vec!["regio_mpi_start"],
             })
         }
-        Capture::CommNew { parent, new } => Some(FortranCapture {
-            before: None,
-            record: vec![format!(
-                "call regio_mpi_comm_new({}, {})",
-                handle(parent, false)?,
-                handle(new, true)?
-            )],
-            names: vec!["regio_mpi_comm_new"],
-        }),
+        Capture::CommNew { parent, new, made } => {
+            let (parent, new) = (handle(parent, false)?, handle(new, true)?);
+            let (name, record) = match made {
+                Made::Collective => (
+                    "regio_mpi_comm_new",
+                    format!("call regio_mpi_comm_new({parent}, {new})"),
+                ),
+                Made::DupAtCall => (
+                    "regio_mpi_comm_made",
+                    format!(
+                        "call regio_mpi_comm_made({}, {parent}, {new}, 0)",
+                        made.code()
+                    ),
+                ),
+                Made::FromGroup { tag } => (
+                    "regio_mpi_comm_made",
+                    format!(
+                        "call regio_mpi_comm_made({}, {parent}, {new}, {})",
+                        made.code(),
+                        arg(tag, false)?
+                    ),
+                ),
+            };
+            Some(FortranCapture {
+                before: None,
+                record: vec![record],
+                names: vec![name],
+            })
+        }
         Capture::RequestFree { .. } => None,
     }
 }
@@ -629,6 +649,31 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn idup_and_create_group_name_their_communicator_at_creation() {
+        let made = |name: &str, a: &[&str]| capture(1, name, &args(a), F08).map(|c| c.record);
+        assert_eq!(
+            made("MPI_Comm_idup", &["comm", "dup", "req", "ierr"]),
+            Some(vec![
+                "call regio_mpi_comm_made(1, comm%MPI_VAL, dup%MPI_VAL, 0)".to_string()
+            ])
+        );
+        assert_eq!(
+            made("mpi_comm_create_group", &["comm", "grp", "7", "g", "ierr"]),
+            Some(vec![
+                "call regio_mpi_comm_made(2, comm%MPI_VAL, g%MPI_VAL, 7)".to_string()
+            ])
+        );
+        assert_eq!(
+            made("MPI_Comm_dup", &["comm", "d", "ierr"]),
+            Some(vec![
+                "call regio_mpi_comm_new(comm%MPI_VAL, d%MPI_VAL)".to_string()
+            ])
+        );
+        assert_eq!(first_element("a".into()), "a(lbound(a, 1))");
+        assert_eq!(first_element("a(2)".into()), "a(2)");
     }
 
     #[test]
