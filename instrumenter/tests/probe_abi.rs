@@ -373,6 +373,10 @@ contains
     integer :: k
     k = k + 1
   end subroutine work
+  subroutine total(b)
+    integer :: b, t, e
+    call mpi_allreduce(b, t, 1, MPI_INTEGER, MPI_SUM, mpi_comm_world, e)
+  end subroutine total
 end program abi
 
 subroutine twoway(k)

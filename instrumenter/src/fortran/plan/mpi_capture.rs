@@ -156,7 +156,19 @@ impl Form {
 /// The capture statements for a call of `name` (any case) with argument
 /// texts `args`, or None when it moves no message or an argument is not
 /// known to be free of side effects.
-pub(crate) fn capture(id: u32, name: &str, args: &[String], form: Form) -> Option<FortranCapture> {
+///
+/// `dummies`: the dummy argument names (lower case) of the procedure the
+/// call is in. Only a dummy argument can have been handed `MPI_IN_PLACE`
+/// (a local or module variable has storage of its own), and only a
+/// variable can be given to `LOC` (a named constant cannot), so only a
+/// buffer that is a dummy argument is passed by its address.
+pub(crate) fn capture(
+    id: u32,
+    name: &str,
+    args: &[String],
+    form: Form,
+    dummies: &[String],
+) -> Option<FortranCapture> {
     let f08 = form.f08;
     let cap = mpi_routines::capture(name, Spelling::AnyCase)?;
     // The region's id as the probes pass it (the object's base added).
@@ -340,7 +352,12 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], form: Form) -> Optio
                 side(coll.send)?,
                 side(coll.recv)?
             );
-            let (name, record) = match buffer.filter(|b| !written && form.loc && variable(b)) {
+            let dummy = |b: &str| {
+                let base = b.split(['(', '%', ' ']).next().unwrap_or(b);
+                dummies.iter().any(|d| d.eq_ignore_ascii_case(base))
+            };
+            let by_address = |b: &&str| !written && form.loc && variable(b) && dummy(b);
+            let (name, record) = match buffer.filter(by_address) {
                 Some(b) => (
                     "regio_mpi_coll_buf",
                     format!("call regio_mpi_coll_buf({common}, loc({b}))"),
@@ -407,6 +424,11 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], form: Form) -> Optio
 mod tests {
     use super::*;
 
+    /// The enclosing procedure's dummy arguments in these tests.
+    fn dummies() -> Vec<String> {
+        ["s", "y", "a", "buf"].map(String::from).to_vec()
+    }
+
     const F77: Form = Form {
         f08: false,
         loc: true,
@@ -441,6 +463,7 @@ mod tests {
                 "ierr",
             ]),
             F77,
+            &dummies(),
         );
         assert_eq!(
             c.map(|c| c.record),
@@ -463,6 +486,7 @@ mod tests {
                 "ierr",
             ]),
             F08,
+            &dummies(),
         );
         assert_eq!(
             f08.map(|c| c.record),
@@ -484,6 +508,7 @@ mod tests {
                 "ierr",
             ]),
             F77,
+            &dummies(),
         );
         assert_eq!(
             gather.map(|c| c.record),
@@ -499,6 +524,7 @@ mod tests {
                 "mpi_allreduce",
                 &args(&[sendbuf, "x", "1", "MPI_INTEGER", "MPI_SUM", "comm", "ierr"]),
                 F77,
+                &dummies(),
             )
             .map(|c| c.record)
         };
@@ -523,6 +549,9 @@ mod tests {
         let plain =
             "call regio_mpi_coll(regio_b + 3, 21074, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)";
         assert_eq!(allreduce("y + 1"), Some(vec![plain.to_string()]));
+        // Not a dummy argument (a local, or a named constant, which LOC
+        // refuses): cannot be MPI_IN_PLACE.
+        assert_eq!(allreduce("z"), Some(vec![plain.to_string()]));
         let no_loc = Form {
             f08: false,
             loc: false,
@@ -533,6 +562,7 @@ mod tests {
                 "mpi_allreduce",
                 &args(&["y", "x", "1", "MPI_INTEGER", "MPI_SUM", "comm", "ierr"]),
                 no_loc,
+                &dummies()
             )
             .map(|c| (c.record, c.names)),
             Some((vec![plain.to_string()], vec!["regio_mpi_coll"]))
@@ -544,6 +574,7 @@ mod tests {
                 name,
                 &args(&["a", "b", "1", "MPI_INTEGER", "MPI_SUM", "comm", "ierr"]),
                 F77,
+                &dummies(),
             )
             .map(|c| c.record)
         };
@@ -579,6 +610,7 @@ mod tests {
                     "ierr",
                 ]),
                 F08,
+                &dummies(),
             )
             .map(|c| (c.record, c.names))
         };
@@ -590,7 +622,13 @@ mod tests {
             recv("mpi_status_ignore"),
             Some((vec!["call regio_mpi_msg(regio_b + 8, 1, MPI_ANY_SOURCE, 3, comm%MPI_VAL, n, MPI_INTEGER%MPI_VAL)".to_string()], vec!["regio_mpi_msg"]))
         );
-        let waitall = capture(9, "MPI_WAITALL", &args(&["4", "req", "stats", "ierr"]), F77);
+        let waitall = capture(
+            9,
+            "MPI_WAITALL",
+            &args(&["4", "req", "stats", "ierr"]),
+            F77,
+            &dummies(),
+        );
         assert_eq!(
             waitall.map(|c| c.record),
             Some(vec![
@@ -603,6 +641,7 @@ mod tests {
             "MPI_WAITANY",
             &args(&["4", "req", "i", "st", "ierr"]),
             F77,
+            &dummies(),
         );
         assert_eq!(
             waitany.map(|c| c.record),
@@ -611,8 +650,9 @@ mod tests {
             ])
         );
         // Test and Testall: the runtime reads the LOGICAL flag.
-        let test =
-            |name: &str, a: &[&str]| capture(9, name, &args(a), F77).map(|c| (c.record, c.names));
+        let test = |name: &str, a: &[&str]| {
+            capture(9, name, &args(a), F77, &dummies()).map(|c| (c.record, c.names))
+        };
         assert_eq!(
             test("MPI_Test", &["req(2)", "done", "st", "ierr"]),
             Some((
@@ -645,7 +685,8 @@ mod tests {
                 6,
                 "MPI_Send",
                 &args(&["b", "f(n)", "MPI_INTEGER", "1", "0", "c", "e"]),
-                F77
+                F77,
+                &dummies()
             ),
             None
         );
@@ -653,7 +694,8 @@ mod tests {
 
     #[test]
     fn idup_and_create_group_name_their_communicator_at_creation() {
-        let made = |name: &str, a: &[&str]| capture(1, name, &args(a), F08).map(|c| c.record);
+        let made =
+            |name: &str, a: &[&str]| capture(1, name, &args(a), F08, &dummies()).map(|c| c.record);
         assert_eq!(
             made("MPI_Comm_idup", &["comm", "dup", "req", "ierr"]),
             Some(vec![
