@@ -361,7 +361,6 @@ const FORTRAN_FREE: &str = "program abi
   call mpi_comm_split(mpi_comm_world, mod(s, 2), 0, half, ierr)
   call mpi_comm_idup(mpi_comm_world, half, req, ierr)
   call mpi_bcast(s, 1, MPI_INTEGER, 0, mpi_comm_world, ierr)
-  call mpi_allreduce(s, i, 1, MPI_INTEGER, MPI_SUM, mpi_comm_world, ierr)
   call mpi_test(req, flag, st, ierr)
   call mpi_test(req, flag, MPI_STATUS_IGNORE, ierr)
   call mpi_send_init(s, 1, MPI_INTEGER, 0, 2, mpi_comm_world, req, ierr)
