@@ -11,7 +11,7 @@ set -eu
 N=${1:-1000}
 ROOT=$(pwd)
 W=$(mktemp -d /tmp/regio-bench-fprobes.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
 # The instrumenter's speed does not matter here: its debug build.
 cargo build -p instrument >/dev/null 2>&1
 cargo build --release -p regio-rt >/dev/null 2>&1

@@ -122,6 +122,20 @@ fn first_element(a: String) -> String {
     }
 }
 
+/// A line without its `!` comment (a `!` inside quotes is kept).
+fn without_comment(line: &str) -> &str {
+    let mut quote = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '!') => return &line[..i],
+            _ => {}
+        }
+    }
+    line
+}
+
 /// What the file around a call allows the capture to write.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Form {
@@ -134,9 +148,15 @@ pub(crate) struct Form {
 }
 
 impl Form {
-    /// The form of a file from its text.
+    /// The form of a file from its text (`!` comments left out; a
+    /// fixed-form `C` comment line still counts: conservative).
     pub(crate) fn of(text: &str) -> Form {
-        let lower = text.to_ascii_lowercase();
+        let lower: String = text
+            .to_ascii_lowercase()
+            .lines()
+            .map(without_comment)
+            .collect::<Vec<_>>()
+            .join("\n");
         let squeezed: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
         let assumed = ["type(*)", "class(*)", "(..)"]
             .iter()
@@ -734,6 +754,11 @@ mod tests {
         assert!(!form("subroutine s(b)\n class(*) :: b\nend\n").loc);
         assert!(!form("subroutine s(b)\n integer :: loc\nend\n").loc);
         assert!(form("subroutine s(b)\n integer :: block, local\nend\n").loc);
+        // A comment naming `loc` does not count (a `!` in a string starts
+        // none).
+        assert!(form("! the loc of b\nsubroutine s(b)\n print *, 'a ! b' ! loc\nend\n").loc);
+        assert!(!form("subroutine s(b)\n print *, 'a ! b', loc(b)\nend\n").loc);
+        assert!(!form("subroutine s(b)\n print *, 'x'; loc = 1 ! c\nend\n").loc);
         assert!(variable("buf"));
         assert!(variable("a%b(1, i + 1)"));
         assert!(!variable("a(1) + b"));
