@@ -29,13 +29,14 @@ for v in buf noloc; do
       valgrind --tool=callgrind --callgrind-out-file="$W/cg.$v.$n" "$W/$v.exe" "$n" >/dev/null 2>&1)
   done
 done
-incl() { # file function -> inclusive instructions
-  callgrind_annotate --inclusive=yes "$1" 2>/dev/null | awk -v f="$2" '$0 ~ f"[ (]|"f"$" {gsub(",", "", $1); print $1; exit}'
+incl() { # file function -> inclusive instructions (the function list line)
+  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null \
+    | awk -v f=":$2 [" 'index($0, f) {gsub(",", "", $1); print $1; exit}'
 }
 for pair in "buf regio_mpi_coll_buf_" "noloc regio_mpi_coll_" "buf regio_mpi_test_status_" "buf regio_mpi_reqs_"; do
   set -- $pair
   a=$(incl "$W/cg.$1.$N" "$2"); b=$(incl "$W/cg.$1.$((2 * N))" "$2")
-  echo "$2 ($1): $(( (b - a) / N )) instructions per iteration (inclusive, MPI's own work included)"
+  echo "$2 ($1): $(( (b - a) / N )) instructions per call (inclusive, MPI's own work included)"
 done
 # Test calls per iteration (the loop polls until the flag is true).
 "$I" report "$W/run-buf-$((2 * N))" | grep -i "mpi_test" | head -3
