@@ -396,7 +396,7 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Comm_create", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Comm_create_errhandler", &[]),
     r("MPI_Comm_create_from_group", &[]),
-    r("MPI_Comm_create_group", &[(Comm, 0), (Tag, 2)]),
+    r("MPI_Comm_create_group", &[(Comm, 0), (Tag, 2), (NewComm, 3)]),
     r("MPI_Comm_create_keyval", &[]),
     r("MPI_Comm_delete_attr", &[(Comm, 0)]),
     r("MPI_Comm_disconnect", &[(Comm, 0)]),
@@ -410,8 +410,8 @@ pub(crate) const ROUTINES: &[Routine] = &[
     r("MPI_Comm_get_name", &[(Comm, 0)]),
     r("MPI_Comm_get_parent", &[]),
     r("MPI_Comm_group", &[(Comm, 0)]),
-    r("MPI_Comm_idup", &[(Comm, 0)]),
-    r("MPI_Comm_idup_with_info", &[(Comm, 0)]),
+    r("MPI_Comm_idup", &[(Comm, 0), (NewComm, 1)]),
+    r("MPI_Comm_idup_with_info", &[(Comm, 0), (NewComm, 2)]),
     r("MPI_Comm_join", &[]),
     r("MPI_Comm_rank", &[(Comm, 0)]),
     r("MPI_Comm_remote_group", &[(Comm, 0)]),
@@ -602,8 +602,39 @@ pub(crate) enum Capture {
     /// A communicator constructor: the parent at `parent` and the new
     /// communicator the call wrote at `new` (a pointer in C, a variable
     /// in Fortran), handed to the runtime after the call returns so that
-    /// every member names it alike in traces.
-    CommNew { parent: usize, new: usize },
+    /// every member names it alike in traces; `made` says how.
+    CommNew {
+        parent: usize,
+        new: usize,
+        made: Made,
+    },
+}
+
+/// How a communicator constructor makes its communicator, which decides
+/// how the runtime names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Made {
+    /// Collective over the parent (split, dup, create, topologies, ...):
+    /// `regio_mpi_comm_new`.
+    Collective,
+    /// `MPI_Comm_idup`: a duplicate whose handle the call writes at once
+    /// but which may not be used before its request completes
+    /// (`regio_mpi_comm_made` how 1).
+    DupAtCall,
+    /// `MPI_Comm_create_group`: collective over the group only, with the
+    /// tag at this position (`regio_mpi_comm_made` how 2).
+    FromGroup { tag: usize },
+}
+
+impl Made {
+    /// The `how` number of `regio_mpi_comm_made` (0: not that probe).
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            Made::Collective => 0,
+            Made::DupAtCall => 1,
+            Made::FromGroup { .. } => 2,
+        }
+    }
 }
 
 /// One side (send or receive) of a collective: the argument positions of
@@ -643,6 +674,12 @@ pub(crate) const SHAPE_TYPE_ARRAYS: u32 = 1 << 18;
 /// In the `shape`: a neighbourhood collective; "the size" of a side is
 /// the process topology's out-degree (send) or in-degree (receive).
 pub(crate) const SHAPE_NEIGHBOURS: u32 = 1 << 20;
+/// In the `shape`: a prefix reduction (`MPI_Scan`, `MPI_Exscan`), counted
+/// as Score-P does by this process's position: rank `me` of `N` sends
+/// `N - me` blocks and receives `me + 1`; with `MPI_IN_PLACE` (and always
+/// for `MPI_Exscan`, which never sends to itself: its shape carries
+/// [`SHAPE_IN_PLACE`]) one block fewer each way.
+pub(crate) const SHAPE_SCAN: u32 = 1 << 21;
 /// A side's rule with `MPI_IN_PLACE` (Score-P's: the process's own block
 /// is not counted), 3 bits from [`IN_PLACE_SHIFT`] of its flags: none,
 /// the side is 0, the side without this process's own block (a count
@@ -668,7 +705,7 @@ pub(crate) const IN_PLACE_OWN_TIMES_OTHERS: u32 = 4 << IN_PLACE_SHIFT;
 /// with one count; Allgather, Alltoall, Allreduce, Reduce_scatter_block:
 /// N blocks each way; the `v` variants sum their count arrays;
 /// Reduce_scatter sends the sum of `recvcounts` and receives N x its own
-/// entry; Scan and Exscan one block each way; `Alltoallw` as `Alltoallv`
+/// entry; Scan and Exscan by rank position ([`SHAPE_SCAN`]); `Alltoallw` as `Alltoallv`
 /// with one datatype per rank ([`SHAPE_TYPE_ARRAYS`]). Neighbourhood
 /// collectives count a block (or an array entry) per neighbour: the
 /// process topology's out-degree sending, its in-degree receiving
@@ -686,6 +723,9 @@ pub(crate) struct Coll {
     pub(crate) type_arrays: bool,
     /// A neighbourhood collective (sizes are the topology's degrees).
     pub(crate) neighbours: bool,
+    /// A prefix reduction ([`SHAPE_SCAN`]); `Some(true)`: exclusive
+    /// (`MPI_Exscan`, always counted as in place).
+    pub(crate) scan: Option<bool>,
 }
 
 impl Coll {
@@ -702,6 +742,11 @@ impl Coll {
                 0
             }
             | if self.neighbours { SHAPE_NEIGHBOURS } else { 0 }
+            | match self.scan {
+                None => 0,
+                Some(false) => SHAPE_SCAN,
+                Some(true) => SHAPE_SCAN | SHAPE_IN_PLACE,
+            }
     }
 }
 
@@ -751,9 +796,10 @@ fn collective(
             side(0, SIDE_AT_RANK | N | LESS),
             send_buf,
         ),
-        // Score-P counts scans by the ranks before and after this one;
-        // here one block each way, with or without MPI_IN_PLACE.
-        "scan" | "exscan" => (side(0, 0), side(0, 0), None),
+        // Blocks by rank position (SHAPE_SCAN); Exscan is always counted
+        // as in place (its shape says so), Scan may be given MPI_IN_PLACE.
+        "scan" => (side(0, 0), side(0, 0), send_buf),
+        "exscan" => (side(0, 0), side(0, 0), None),
         // N is a degree here (SHAPE_NEIGHBOURS); no MPI_IN_PLACE.
         "neighbor_allgather" | "neighbor_alltoall" => (side(0, N), side(1, N), None),
         "neighbor_allgatherv" => (side(0, N), side(1, ARRAY), None),
@@ -839,6 +885,11 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
         _ if at(NewComm, 0).is_some() => Some(Capture::CommNew {
             parent: comm?,
             new: at(NewComm, 0)?,
+            made: match kind.as_str() {
+                "comm_idup" | "comm_idup_with_info" => Made::DupAtCall,
+                "comm_create_group" => Made::FromGroup { tag: at(Tag, 0)? },
+                _ => Made::Collective,
+            },
         }),
         "start" | "startall" => Some(Capture::Start {
             count: at(Count, 0),
@@ -855,6 +906,11 @@ pub(crate) fn capture(name: &str, spelling: Spelling) -> Option<Capture> {
                 in_place,
                 type_arrays: base.unwrap_or(k).ends_with("alltoallw"),
                 neighbours: base.unwrap_or(k).starts_with("neighbor_"),
+                scan: match base.unwrap_or(k) {
+                    "scan" => Some(false),
+                    "exscan" => Some(true),
+                    _ => None,
+                },
             }))
         }
     }
@@ -1016,6 +1072,7 @@ mod tests {
                 in_place: None,
                 type_arrays: false,
                 neighbours: false,
+                scan: None,
             }
         );
         let Some(Capture::Collective(g)) = capture("mpi_gatherv", Spelling::AnyCase) else {
@@ -1081,6 +1138,24 @@ mod tests {
             panic!("ineighbor_alltoallw");
         };
         assert!(nw.type_arrays && nw.neighbours);
+        // Scans count by rank position; Exscan always as in place, Scan
+        // when given MPI_IN_PLACE.
+        let Some(Capture::Collective(sc)) = capture("MPI_Iscan", Spelling::Exact) else {
+            panic!("iscan");
+        };
+        assert_eq!(
+            (sc.send, sc.recv, sc.in_place, sc.scan),
+            (side(2, 3, 0), side(2, 3, 0), Some(0), Some(false))
+        );
+        assert_eq!(sc.shape(false) & (SHAPE_SCAN | SHAPE_IN_PLACE), SHAPE_SCAN);
+        let Some(Capture::Collective(ex)) = capture("mpi_exscan", Spelling::AnyCase) else {
+            panic!("exscan");
+        };
+        assert_eq!((ex.in_place, ex.scan), (None, Some(true)));
+        assert_eq!(
+            ex.shape(false) & (SHAPE_SCAN | SHAPE_IN_PLACE),
+            SHAPE_SCAN | SHAPE_IN_PLACE
+        );
         assert_eq!(
             capture("MPI_Startall", Spelling::Exact),
             Some(Capture::Start {
@@ -1098,11 +1173,35 @@ mod tests {
         assert_eq!(capture("MPI_Comm_rank", Spelling::Exact), None);
         assert_eq!(
             capture("MPI_Comm_split", Spelling::Exact),
-            Some(Capture::CommNew { parent: 0, new: 3 })
+            Some(Capture::CommNew {
+                parent: 0,
+                new: 3,
+                made: Made::Collective
+            })
         );
         assert_eq!(
             capture("mpi_dist_graph_create_adjacent", Spelling::AnyCase),
-            Some(Capture::CommNew { parent: 0, new: 9 })
+            Some(Capture::CommNew {
+                parent: 0,
+                new: 9,
+                made: Made::Collective
+            })
+        );
+        assert_eq!(
+            capture("MPI_Comm_idup_with_info", Spelling::Exact),
+            Some(Capture::CommNew {
+                parent: 0,
+                new: 2,
+                made: Made::DupAtCall
+            })
+        );
+        assert_eq!(
+            capture("mpi_comm_create_group", Spelling::AnyCase),
+            Some(Capture::CommNew {
+                parent: 0,
+                new: 3,
+                made: Made::FromGroup { tag: 2 }
+            })
         );
         assert_eq!(capture("MPI_Allreduce_init", Spelling::Exact), None);
     }

@@ -284,6 +284,8 @@ int main(int argc, char **argv) {
     MPI_Wait(&r, &st);
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, s % 2, 0, &half);
+    MPI_Comm dup;
+    MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r);
     if (s < 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Finalize();
@@ -332,6 +334,7 @@ const FORTRAN_FREE: &str = "program abi
   use mpi
   implicit none
   integer :: i, s, ierr, req, st(MPI_STATUS_SIZE), half
+  logical :: flag
   integer(omp_lock_kind) :: lck
   integer(omp_nest_lock_kind) :: nlck
   call mpi_init(ierr)
@@ -356,7 +359,10 @@ const FORTRAN_FREE: &str = "program abi
   call mpi_recv(s, 1, MPI_INTEGER, MPI_ANY_SOURCE, 1, mpi_comm_world, st, ierr)
   call mpi_wait(req, MPI_STATUS_IGNORE, ierr)
   call mpi_comm_split(mpi_comm_world, mod(s, 2), 0, half, ierr)
+  call mpi_comm_idup(mpi_comm_world, half, req, ierr)
   call mpi_bcast(s, 1, MPI_INTEGER, 0, mpi_comm_world, ierr)
+  call mpi_test(req, flag, st, ierr)
+  call mpi_test(req, flag, MPI_STATUS_IGNORE, ierr)
   call mpi_send_init(s, 1, MPI_INTEGER, 0, 2, mpi_comm_world, req, ierr)
   call mpi_start(req, ierr)
   if (s < 0) call mpi_abort(mpi_comm_world, 1, ierr)
@@ -366,6 +372,10 @@ contains
     integer :: k
     k = k + 1
   end subroutine work
+  subroutine total(b)
+    integer :: b, t, e
+    call mpi_allreduce(b, t, 1, MPI_INTEGER, MPI_SUM, mpi_comm_world, e)
+  end subroutine total
 end program abi
 
 subroutine twoway(k)
@@ -673,6 +683,7 @@ fn c_prelude_declares_what_the_header_declares() {
         "regio_mpi_coll",
         "regio_mpi_start",
         "regio_mpi_comm_new",
+        "regio_mpi_comm_made",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",
@@ -745,8 +756,12 @@ fn fortran_calls_match_the_header_twins() {
         "regio_mpi_msg_status",
         "regio_mpi_done_status",
         "regio_mpi_coll",
+        "regio_mpi_coll_buf",
+        "regio_mpi_test",
+        "regio_mpi_test_status",
         "regio_mpi_start",
         "regio_mpi_comm_new",
+        "regio_mpi_comm_made",
         "regio_omp_fork",
         "regio_omp_begin",
         "regio_omp_end",

@@ -161,6 +161,10 @@ void regio_mpi_request_free(uint64_t request);
  * `parent` (MPI_Comm_split, _dup, _create, topology constructors,
  * MPI_Intercomm_merge): its trace id, the same on every member. */
 void regio_mpi_comm_new(uint64_t parent, uint64_t new_comm);
+/* regio_mpi_comm_made: after MPI_Comm_idup (how 1: the handle the call
+ * wrote, a duplicate not usable yet) or MPI_Comm_create_group (how 2, with
+ * its tag): the new communicator's run-wide trace id. */
+void regio_mpi_comm_made(int32_t how, uint64_t parent, uint64_t new_comm, int32_t tag);
 /* regio_mpi_start: after MPI_Start/MPI_Startall, its n persistent
  * requests (elem = sizeof(MPI_Request)), whose messages start there. */
 void regio_mpi_start(uint32_t id, int n, const void *reqs, int elem);
@@ -240,8 +244,20 @@ void regio_mpi_done_(const int32_t *id, const int32_t *n, const int32_t *reqs, c
  * statuses) after a Wait/Waitall with its statuses. */
 void regio_mpi_msg_status_(const int32_t *id, const int32_t *kind, const int32_t *peer, const int32_t *tag, const int32_t *comm, const int32_t *count, const int32_t *datatype, const int32_t *status);
 void regio_mpi_done_status_(const int32_t *id, const int32_t *n, const int32_t *reqs, const int32_t *all, const int32_t *statuses);
+/* call regio_mpi_test(id, n, requests, flag) after an MPI_Test/MPI_Testall
+ * (flag: its LOGICAL), regio_mpi_test_status(id, n, requests, flag,
+ * statuses) with its status argument(s). */
+void regio_mpi_test_(const int32_t *id, const int32_t *n, const int32_t *reqs, const int32_t *flag);
+void regio_mpi_test_status_(const int32_t *id, const int32_t *n, const int32_t *reqs, const int32_t *flag, const int32_t *statuses);
+/* call regio_mpi_coll_buf(id, shape, root, comm, scount, stype, rcount,
+ * rtype, loc(buffer)): regio_mpi_coll with the address of the argument
+ * that may be MPI_IN_PLACE (INTEGER(8), as LOC gives it). */
+void regio_mpi_coll_buf_(const int32_t *id, const int32_t *shape, const int32_t *root, const int32_t *comm, const int32_t *send_count, const int32_t *send_type, const int32_t *recv_count, const int32_t *recv_type, const int64_t *buffer);
 /* call regio_mpi_comm_new(parent, new) after a communicator's creation */
 void regio_mpi_comm_new_(const int32_t *parent, const int32_t *new_comm);
+/* call regio_mpi_comm_made(how, parent, new, tag) after MPI_Comm_idup or
+ * MPI_Comm_create_group */
+void regio_mpi_comm_made_(const int32_t *how, const int32_t *parent, const int32_t *new_comm, const int32_t *tag);
 /* call regio_mpi_start(id, n, requests) after MPI_Start/MPI_Startall */
 void regio_mpi_start_(const int32_t *id, const int32_t *n, const int32_t *reqs);
 /* call regio_mpi_coll(id, shape, root, comm, scount, stype, rcount, rtype) */

@@ -839,12 +839,113 @@ pub unsafe extern "C" fn regio_mpi_done_(
     );
 }
 
+/// Fortran `call regio_mpi_test(id, n, requests, flag)` after an
+/// `MPI_Test`/`MPI_Testall` (with `regio_mpi_reqs` before it): every
+/// request completed when the call's LOGICAL `flag` is true (non-zero),
+/// else those whose handle changed.
+///
+/// # Safety
+/// As for `regio_mpi_reqs_`; `flag` a default LOGICAL.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_test_(
+    id: *const i32,
+    n: *const i32,
+    reqs: *const i32,
+    flag: *const i32,
+) {
+    mpi::probes::requests_after(
+        *id as u32,
+        *n,
+        reqs as *const c_void,
+        4,
+        i32::from(*flag != 0),
+        std::ptr::null(),
+    );
+}
+
+/// Fortran `call regio_mpi_test_status(id, n, requests, flag, statuses)`:
+/// `regio_mpi_test` with the call's status argument(s) (read only when
+/// `flag` is true; the ignore markers are recognised).
+///
+/// # Safety
+/// As for `regio_mpi_test_`; `statuses` `*n` statuses or the marker.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_test_status_(
+    id: *const i32,
+    n: *const i32,
+    reqs: *const i32,
+    flag: *const i32,
+    statuses: *const i32,
+) {
+    mpi::probes::requests_after(
+        *id as u32,
+        *n,
+        reqs as *const c_void,
+        4,
+        i32::from(*flag != 0),
+        mpi::probes::fortran_status(statuses as *const c_void),
+    );
+}
+
+/// Fortran `call regio_mpi_coll_buf(id, shape, root, comm, scount, stype,
+/// rcount, rtype, loc(buffer))`: `regio_mpi_coll` with the address of the
+/// argument that may be `MPI_IN_PLACE` (a buffer dummy argument can be
+/// handed it: only its address tells), as `LOC` gives it.
+///
+/// # Safety
+/// As for `regio_mpi_coll_`; `buffer` an INTEGER(8).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn regio_mpi_coll_buf_(
+    id: *const i32,
+    shape: *const i32,
+    root: *const i32,
+    comm: *const i32,
+    send_count: *const i32,
+    send_type: *const i32,
+    recv_count: *const i32,
+    recv_type: *const i32,
+    buffer: *const i64,
+) {
+    if let Some(mut a) = mpi::probes::CollArgs::fortran(
+        id, shape, root, comm, send_count, send_type, recv_count, recv_type,
+    ) {
+        a.shape |= mpi::probes::fortran_in_place_shape(*buffer as usize);
+        mpi::probes::collective(&a);
+    }
+}
+
 /// After a call that created communicator `new` from `parent` (C
 /// handles widened to 64 bits): its run-wide trace id
 /// (`mpi::probes::comm_created`).
 #[no_mangle]
 pub extern "C" fn regio_mpi_comm_new(parent: u64, new: u64) {
     mpi::probes::comm_created(parent, new);
+}
+
+/// After `MPI_Comm_idup` (`how` 1) or `MPI_Comm_create_group` (`how` 2,
+/// with its `tag`): communicator `new` made from `parent` gets its
+/// run-wide trace id (`mpi::probes::comm_made`).
+#[no_mangle]
+pub extern "C" fn regio_mpi_comm_made(how: i32, parent: u64, new: u64, tag: i32) {
+    mpi::probes::comm_made(how, parent, new, tag);
+}
+
+/// Fortran `call regio_mpi_comm_made(how, parent, new, tag)`: Fortran
+/// handles.
+///
+/// # Safety
+/// Every argument must be readable.
+#[no_mangle]
+pub unsafe extern "C" fn regio_mpi_comm_made_(
+    how: *const i32,
+    parent: *const i32,
+    new: *const i32,
+    tag: *const i32,
+) {
+    if let (Some(p), Some(n)) = (mpi::pmpi::comm_f2c(*parent), mpi::pmpi::comm_f2c(*new)) {
+        mpi::probes::comm_made(*how, p, n, *tag);
+    }
 }
 
 /// Fortran `call regio_mpi_comm_new(parent, new)`: Fortran handles.

@@ -8,10 +8,11 @@
  * Reduce_scatter of rank + 1 each (all in place), an Allreduce of 2
  * with separate buffers, an Alltoallw with a datatype per rank (ints to
  * even ranks, doubles to odd ones) and one in place (an int each way),
- * and neighbourhood collectives on a Cartesian ring and a distributed
- * graph (see there). The sendbuf argument of the in-place calls is a
- * variable (compared at run time) except for the Allreduce, which names
- * MPI_IN_PLACE. Prints a checksum of the results. */
+ * neighbourhood collectives on a Cartesian ring and a distributed
+ * graph (see there), and Scan, Scan in place and Exscan of 2. The
+ * sendbuf argument of the in-place calls is a variable (compared at run
+ * time) except for the Allreduce, which names MPI_IN_PLACE. Prints a
+ * checksum of the results. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -108,6 +109,17 @@ int main(int argc, char **argv) {
     sum += buf[2];
     MPI_Comm_free(&chain);
     MPI_Comm_free(&ring);
+
+    /* Prefix reductions of 2 ints: Scan, Scan in place (through the
+     * variable), Exscan (Score-P: rank r of N sends N - r blocks and
+     * receives r + 1, one fewer each way in place and for Exscan). */
+    MPI_Scan(mine, buf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    sum += buf[1];
+    MPI_Scan(in_place, buf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    sum += buf[0];
+    MPI_Exscan(mine, buf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank > 0)
+        sum += buf[1];
 
     long all = 0;
     MPI_Reduce(&sum, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -123,14 +123,15 @@ fn build(mpi: &Mpi, file: &str, tmp: &TestDir) -> PathBuf {
     exe
 }
 
-/// Builds `testdata/trace/<file>` (C) uninstrumented and runs it on
-/// `RANKS` ranks: its standard output.
+/// Builds `testdata/trace/<file>` (C or Fortran) uninstrumented and runs
+/// it on `RANKS` ranks: its standard output.
 fn plain_output(mpi: &Mpi, file: &str, tmp: &TestDir) -> String {
     let exe = tmp.join("plain");
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../testdata/trace")
         .join(file);
-    compile(mpi.cc, &["-O1".to_string()], &[src], &[], &exe);
+    let compiler = if file.ends_with(".c") { mpi.cc } else { mpi.fc };
+    compile(compiler, &["-O1".to_string()], &[src], &[], &exe);
     let mut c = Command::new(mpi.run);
     c.env_remove("LD_LIBRARY_PATH")
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -962,6 +963,10 @@ fn in_place_collectives(r: u64, n: u64) -> Vec<CollBytes> {
         (2 * 2 * int, 2 * 2 * int),
         (3 * int, 3 * int),
         (3 * int, 3 * int),
+        // Scan of 2, Scan of 2 in place, Exscan of 2: by rank position.
+        ((n - r) * 2 * int, (r + 1) * 2 * int),
+        ((n - r - 1) * 2 * int, r * 2 * int),
+        ((n - r - 1) * 2 * int, r * 2 * int),
         // The checksum: Reduce of one long to 0.
         at(0, (8, 8 * n), (8, 0)),
     ]
@@ -1077,6 +1082,13 @@ fn check_intercomm_program(mpi: &Mpi) {
         .filter(|n| n.starts_with("intercommunicator"))
         .collect();
     assert_eq!(inter.len(), 1, "{:?}", trace.comms);
+    // OTF2 gets the intercommunicator as a communicator over the world's
+    // group with world-rank peers (no `InterComm` definition yet): the
+    // archive loads in `otf2-print` (and the Python bindings), and its
+    // sends and receives pair up, as many as the trace's.
+    if let Some((total, _)) = otf2_messages(&run_dir, &tmp.join("otf2")) {
+        assert_eq!(total, matrix.values().map(|c| c.0).sum::<u64>());
+    }
     check_collective_bytes(&run_dir, intercomm_collectives);
     let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
     assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
@@ -1094,5 +1106,206 @@ fn intercommunicator_messages_and_collectives() {
 fn intercommunicator_messages_and_collectives_with_mpich() {
     if mpich() {
         check_intercomm_program(&MPICH);
+    }
+}
+
+/// `testdata/trace/mpi_test_calls.f90`: non-blocking messages completed
+/// by Fortran `MPI_Test` (with a status and with `MPI_STATUS_IGNORE`),
+/// `MPI_Testall` (with statuses, and on persistent requests whose handles
+/// do not change), `MPI_Testany` and `MPI_Testsome` loops. Every message
+/// is in the trace (matched after clock correction) and the profile's
+/// matrix with its peer and bytes: 4 messages of 44 bytes in all to the
+/// right neighbour, 2 of 24 to the left one; the output is the plain
+/// build's.
+fn check_fortran_test_calls(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-ftest-{}", mpi.name));
+    let exe = build(mpi, "mpi_test_calls.f90", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_test_calls.f90", &tmp),
+        "output against the plain build"
+    );
+    let (matrix, within) = check_corrected(&run_dir);
+    let mut want = Matrix::new();
+    for r in 0..RANKS {
+        want.insert((r, (r + 1) % RANKS), (4, 44));
+        want.insert((r, (r + RANKS - 1) % RANKS), (2, 24));
+    }
+    assert_eq!(matrix, want, "messages per (sender, receiver)");
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+}
+
+#[test]
+fn fortran_test_calls_complete_their_messages() {
+    if open_mpi_fortran() {
+        check_fortran_test_calls(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn fortran_test_calls_complete_their_messages_with_mpich() {
+    if mpich_fortran() {
+        check_fortran_test_calls(&MPICH);
+    }
+}
+
+/// What `mpi_coll_bytes.f90`'s collectives move on rank `r` of `n`, in
+/// call order (Score-P's convention, as for the C program).
+fn fortran_coll_bytes(r: u64, n: u64) -> Vec<CollBytes> {
+    let (int, dbl) = (4, 8);
+    vec![
+        // Allreduce of 2 through a subroutine handed MPI_IN_PLACE, then
+        // a buffer.
+        (2 * int * (n - 1), 2 * int * (n - 1)),
+        (2 * int * n, 2 * int * n),
+        // Gather of 3 to 2 through a subroutine, in place at the root.
+        if r == 2 % n {
+            (0, 3 * int * (n - 1))
+        } else {
+            (3 * int, 0)
+        },
+        // Scan of 2, Scan of 2 in place, Exscan of 2.
+        ((n - r) * 2 * int, (r + 1) * 2 * int),
+        ((n - r - 1) * 2 * int, r * 2 * int),
+        ((n - r - 1) * 2 * int, r * 2 * int),
+        // Alltoallw: an integer to each even rank, a double to each odd
+        // one; n of this rank's kind back. Then in place, an integer each
+        // way.
+        (
+            (n - n / 2) * int + (n / 2) * dbl,
+            n * if r % 2 == 1 { dbl } else { int },
+        ),
+        (int * (n - 1), int * (n - 1)),
+        // On the ring (two neighbours): Allgather of 2, Alltoallv of 1 +
+        // 2, Alltoallw of an integer and a double each way; on the chain
+        // (one neighbour each way): Alltoall of 3.
+        (2 * 2 * int, 2 * 2 * int),
+        (3 * int, 3 * int),
+        (int + dbl, int + dbl),
+        (3 * int, 3 * int),
+        // The checksum: Reduce of one integer to 0.
+        (int, if r == 0 { int * n } else { 0 }),
+    ]
+}
+
+/// `testdata/trace/mpi_coll_bytes.f90`: from Fortran, `MPI_IN_PLACE`
+/// handed to a subroutine that passes it on (recognised by its address),
+/// `MPI_Scan`/`MPI_Exscan` by rank position, `MPI_Alltoallw` with a
+/// datatype per rank, and the neighbourhood collectives (including
+/// `MPI_Neighbor_alltoallw`) on a Cartesian ring and a distributed graph:
+/// every rank's bytes in the trace and the profile; the output is the
+/// plain build's.
+fn check_fortran_coll_bytes(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-fcollbytes-{}", mpi.name));
+    let exe = build(mpi, "mpi_coll_bytes.f90", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_coll_bytes.f90", &tmp),
+        "output against the plain build"
+    );
+    check_collective_bytes(&run_dir, fortran_coll_bytes);
+}
+
+#[test]
+fn fortran_collective_bytes_in_place_scans_alltoallw_and_neighbourhood() {
+    if open_mpi_fortran() {
+        check_fortran_coll_bytes(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn fortran_collective_bytes_in_place_scans_alltoallw_and_neighbourhood_with_mpich() {
+    if mpich_fortran() {
+        check_fortran_coll_bytes(&MPICH);
+    }
+}
+
+/// `testdata/trace/mpi_comm_kinds.c`: communicators from `MPI_Comm_idup`
+/// (two duplicates first used in opposite orders by senders and
+/// receivers) and `MPI_Comm_create_group` (two over the same group, used
+/// in opposite orders; one over three ranks of a split's result, the
+/// fourth taking no part) have one run-wide identity from their creation:
+/// every definition is run-wide, every message is matched (the old
+/// first-use rule pairs the swapped ones wrongly) and the profile's, each
+/// communicator is exported once; the output is the plain build's.
+fn check_comm_kinds_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-commkinds-{}", mpi.name));
+    let exe = build(mpi, "mpi_comm_kinds.c", &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, "mpi_comm_kinds.c", &tmp),
+        "output against the plain build"
+    );
+    for (name, f) in trace_files(&run_dir) {
+        let ids: Vec<u32> = f
+            .records
+            .iter()
+            .filter_map(|r| match r.event {
+                Event::Comm { comm, .. } => Some(comm),
+                _ => None,
+            })
+            .collect();
+        // A, B, the two parity groups, and the ring of three (not on 3).
+        let want = if f.header.rank == 3 { 4 } else { 5 };
+        assert_eq!(ids.len(), want, "{name}: communicator definitions {ids:x?}");
+        assert!(
+            ids.iter().all(|id| id & RUN_WIDE != 0),
+            "{name}: process-local ids {ids:x?}"
+        );
+    }
+    let (matrix, within) = check_corrected(&run_dir);
+    let want: Matrix = [
+        // A and B.
+        ((0, 1), (2, 8)),
+        ((2, 3), (2, 8)),
+        // The parity groups.
+        ((0, 2), (2, 8)),
+        ((1, 3), (2, 8)),
+        // The ring of three.
+        ((0, 1), (1, 4)),
+        ((1, 2), (1, 4)),
+        ((2, 0), (1, 4)),
+    ]
+    .into_iter()
+    .fold(Matrix::new(), |mut m, (k, (n, b))| {
+        let cell = m.entry(k).or_default();
+        cell.0 += n;
+        cell.1 += b;
+        m
+    });
+    assert_eq!(matrix, want, "messages per (sender, receiver)");
+    let (trace, _) = load(&run_dir, Clocks::Corrected);
+    // MPI_COMM_WORLD, A, B, G1 and G2 of each parity, the ring.
+    assert_eq!(trace.comms.len(), 8, "{:?}", trace.comms);
+    if let Some((total, _)) = otf2_messages(&run_dir, &tmp.join("otf2")) {
+        assert_eq!(total, 11, "OTF2 messages");
+    }
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+}
+
+#[test]
+fn idup_and_create_group_communicators_keep_their_identity() {
+    if open_mpi() {
+        check_comm_kinds_program(&OPEN_MPI);
+    }
+}
+
+#[test]
+fn idup_and_create_group_communicators_keep_their_identity_with_mpich() {
+    if mpich() {
+        check_comm_kinds_program(&MPICH);
     }
 }

@@ -1,7 +1,7 @@
 //! The C text that hands an MPI call's argument values to the runtime
 //! (`regio_mpi_msg`, `regio_mpi_post`, `regio_mpi_reqs`/`regio_mpi_done`,
 //! `regio_mpi_request_free`, `regio_mpi_coll`, `regio_mpi_start`,
-//! `regio_mpi_comm_new`), from the argument positions of the routine
+//! `regio_mpi_comm_new`, `regio_mpi_comm_made`), from the argument positions of the routine
 //! table (`mpi_routines::capture`).
 //!
 //! The arguments are evaluated a second time, after the call (before it
@@ -17,7 +17,7 @@ use tree_sitter::Node;
 use crate::c::prelude::BASE;
 
 use crate::mpi_routines::{
-    self, Capture, Msg, MsgKind, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
+    self, Capture, Made, Msg, MsgKind, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
 };
 
 /// Probe text around one MPI call: `before` (a statement, `;`-ended)
@@ -213,14 +213,27 @@ pub(crate) fn text(id: u32, name: &str, args: &[Node<'_>], src: &str) -> Option<
                 ),
             })
         }
-        Capture::CommNew { parent, new } => Some(CaptureText {
-            before: String::new(),
-            record: format!(
-                "regio_mpi_comm_new({}, (__UINT64_TYPE__)(__UINTPTR_TYPE__)*({}))",
-                handle(parent)?,
-                arg(new)?
-            ),
-        }),
+        Capture::CommNew { parent, new, made } => {
+            let new = format!("(__UINT64_TYPE__)(__UINTPTR_TYPE__)*({})", arg(new)?);
+            let record = match made {
+                Made::Collective => format!("regio_mpi_comm_new({}, {new})", handle(parent)?),
+                Made::DupAtCall => format!(
+                    "regio_mpi_comm_made({}, {}, {new}, 0)",
+                    made.code(),
+                    handle(parent)?
+                ),
+                Made::FromGroup { tag } => format!(
+                    "regio_mpi_comm_made({}, {}, {new}, (int)({}))",
+                    made.code(),
+                    handle(parent)?,
+                    arg(tag)?
+                ),
+            };
+            Some(CaptureText {
+                before: String::new(),
+                record,
+            })
+        }
         Capture::RequestFree { request } => Some(CaptureText {
             before: format!(
                 "regio_mpi_request_free((__UINT64_TYPE__)(__UINTPTR_TYPE__)*({})); ",

@@ -73,6 +73,7 @@ const MPI_DECLARATIONS: &str = "#ifndef REGIO_MPI_DECLARED\n\
      extern void regio_mpi_start(unsigned int, int, const void *, int);\n\
      extern void regio_mpi_coll(unsigned int, int, int, __UINT64_TYPE__, __INT64_TYPE__, const void *, __UINT64_TYPE__, __INT64_TYPE__, const void *, __UINT64_TYPE__);\n\
      extern void regio_mpi_comm_new(__UINT64_TYPE__, __UINT64_TYPE__);\n\
+     extern void regio_mpi_comm_made(int, __UINT64_TYPE__, __UINT64_TYPE__, int);\n\
      #ifdef __cplusplus\n\
      }\n\
      #endif\n\

@@ -253,6 +253,9 @@ pub(crate) struct Planner<'a> {
     lock_tests: Vec<LockTest>,
     /// Each item's `!$omp` directive, parsed once.
     omp_dirs: Vec<Option<omp::Directive>>,
+    /// What MPI argument capture may write in this file, read from its
+    /// text at the first MPI call.
+    mpi_form: std::cell::OnceCell<mpi_capture::Form>,
 }
 
 fn stmt(item: &Item) -> Option<&Stmt> {
@@ -326,6 +329,7 @@ impl<'a> Planner<'a> {
                     _ => None,
                 })
                 .collect(),
+            mpi_form: std::cell::OnceCell::new(),
         }
     }
 

@@ -178,10 +178,13 @@ pub fn set_inter(comm: u64) {
     }
 }
 
-/// How many intercommunicators over the same processes (`key`: a hash of
-/// their sorted world ranks) this process created before; both groups
-/// create theirs in the same order. Lock-free, 64 distinct keys (then 0).
-pub fn inter_ordinal(key: u64) -> u32 {
+/// How many communicators with the same `key` this process created
+/// before: intercommunicators over the same processes (a hash of their
+/// sorted world ranks; both groups create theirs in the same order), and
+/// `MPI_Comm_create_group` results with the same parent, tag and members
+/// (every member makes those calls in the same order). Lock-free, 64
+/// distinct keys (then 0).
+pub fn ordinal(key: u64) -> u32 {
     static KEYS: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
     static COUNTS: [AtomicU32; 64] = [const { AtomicU32::new(0) }; 64];
     let key = key.max(1);
@@ -207,6 +210,17 @@ pub fn creation_on(parent: u64, world: u64) -> Option<(Option<u32>, u32)> {
     let seq = s.created.fetch_add(1, AcqRel);
     let id = s.id.load(Acquire);
     Some(((id & RUN_WIDE != 0).then_some(id), seq))
+}
+
+/// A parent's identity for a creation that only some of its members make
+/// (`MPI_Comm_create_group`), counting nothing: its run-wide id (0 for
+/// `MPI_COMM_WORLD`), or None (then the caller names it by its members).
+pub fn identity_of(parent: u64, world: u64) -> Option<u32> {
+    if parent == world {
+        return Some(0);
+    }
+    let id = find(parent)?.id.load(Acquire);
+    (id & RUN_WIDE != 0).then_some(id)
 }
 
 /// A communicator just created with run-wide id `id`: its (possibly
@@ -260,9 +274,9 @@ mod tests {
         set_inter(h);
         assert_eq!(trace_id(h, 0x77), Some((Id::Define(id), true)));
         assert_eq!(trace_id(h, 0x77), Some((Id::Known(id), true)));
-        assert_eq!(inter_ordinal(42), 0);
-        assert_eq!(inter_ordinal(42), 1);
-        assert_eq!(inter_ordinal(43), 0);
+        assert_eq!(ordinal(42), 0);
+        assert_eq!(ordinal(42), 1);
+        assert_eq!(ordinal(43), 0);
         assert_eq!(world_rank(h, 1), None);
         set_peers(h, vec![4, 6]);
         assert_eq!((world_rank(h, 1), world_rank(h, 2)), (Some(6), None));
@@ -272,6 +286,11 @@ mod tests {
         assert_eq!(creation_on(h, 0x77), Some((Some(id), 1)));
         let (w, _) = creation_on(0x77, 0x77).expect("world");
         assert_eq!(w, Some(0));
+        // Looking a parent up counts nothing.
+        assert_eq!(identity_of(h, 0x77), Some(id));
+        assert_eq!(identity_of(0x77, 0x77), Some(0));
+        assert_eq!(identity_of(0x5_0000_2047, 0x77), None);
+        assert_eq!(creation_on(h, 0x77), Some((Some(id), 2)));
     }
 
     #[test]

@@ -176,14 +176,14 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
     }
 }
 
-/// A non-blocking message posted at `now` (its completion comes through
-/// [`message`]). A persistent request is posted at each `Start`, not
-/// where it is made.
-pub fn posted(owner: *const ThreadState, p: &Post, now: u64) {
+/// A non-blocking message posted at tick `at`, the posting call's entry
+/// (its completion comes through [`message`]). A persistent request is
+/// posted at each `Start`, not where it is made.
+pub fn posted(owner: *const ThreadState, p: &Post, at: u64) {
     if p.persistent && !p.started {
         return;
     }
-    let Some((comm, inter)) = traced_comm(owner, p.comm, now) else {
+    let Some((comm, inter)) = traced_comm(owner, p.comm, at) else {
         return;
     };
     let e = if p.send {
@@ -197,7 +197,7 @@ pub fn posted(owner: *const ThreadState, p: &Post, now: u64) {
     } else {
         Event::MpiIrecvRequest { request: p.request }
     };
-    record(owner, now, &e);
+    record(owner, at, &e);
 }
 
 /// Whether `e` is of the `messages` class of `REGIO_EVENTS`.

@@ -60,6 +60,14 @@ pub struct Consts {
     /// 0 where a library has none.
     pub f_ignore_at: [usize; 2],
     pub f_ignore_ptr: [usize; 4],
+    /// Where the Fortran bindings' `MPI_IN_PLACE` is: the sentinels'
+    /// addresses (Open MPI's `mpi_fortran_in_place_` common block, used by
+    /// `mpif.h`, `use mpi` and `use mpi_f08`; MPICH's `mpi_f08` variable
+    /// `MPIR_F08_MPI_IN_PLACE`) and a C pointer variable holding it
+    /// (MPICH's `MPIR_F_MPI_IN_PLACE`, for `mpif.h` and `use mpi`, set in
+    /// `MPI_Init`: read at each use); 0 where a library has none.
+    pub f_in_place_at: [usize; 2],
+    pub f_in_place_ptr: usize,
 }
 
 static CONSTS: OnceLock<Option<Consts>> = OnceLock::new();
@@ -94,6 +102,8 @@ fn detect() -> Option<Consts> {
                 sym(c"mpi_fortran_statuses_ignore_"),
             ],
             f_ignore_ptr: f_ignore_pointers(),
+            f_in_place_at: [sym(c"mpi_fortran_in_place_"), 0],
+            f_in_place_ptr: 0,
         });
     }
     if dynsym::find(c"MPIR_Err_create_code").is_some() {
@@ -116,6 +126,8 @@ fn detect() -> Option<Consts> {
             shared_complete: 0,
             f_ignore_at: [0; 2],
             f_ignore_ptr: f_ignore_pointers(),
+            f_in_place_at: [0, sym(c"MPIR_F08_MPI_IN_PLACE")],
+            f_in_place_ptr: sym(c"MPIR_F_MPI_IN_PLACE"),
         });
     }
     None
@@ -157,6 +169,17 @@ impl Consts {
         } else {
             f
         }
+    }
+
+    /// Whether `addr` (a Fortran buffer argument's address) is the Fortran
+    /// `MPI_IN_PLACE`.
+    pub fn fortran_in_place(&self, addr: usize) -> bool {
+        addr != 0
+            && (self.f_in_place_at.contains(&addr)
+                || (self.f_in_place_ptr != 0
+                    // SAFETY: the address of a pointer variable of the MPI
+                    // library, found by name.
+                    && unsafe { (self.f_in_place_ptr as *const usize).read() } == addr))
     }
 
     /// Bytes a completed receive's status says arrived.

@@ -216,6 +216,82 @@ pub fn comm_created(parent: u64, new: u64) {
     world::forget(new);
 }
 
+/// How a communicator whose creation `comm_made` hears of was made.
+const MADE_AT_CALL_DUP: i32 = 1;
+const MADE_FROM_GROUP: i32 = 2;
+
+/// After `MPI_Comm_idup` (`how` 1: a duplicate of `parent` whose handle
+/// the call wrote at once, Open MPI and MPICH both do, but which may not
+/// be used before the request completes: its members are the parent's,
+/// asked of the parent) or `MPI_Comm_create_group` (`how` 2: made by the
+/// group's members only, with `tag`: named by the parent's identity, the
+/// tag, the members and how many such creations with the same three this
+/// process made before; the parent's own count is left alone, as its
+/// other members do not take part). Cold: once per creation; allocates.
+pub fn comm_made(how: i32, parent: u64, new: u64, tag: i32) {
+    if MODE.load(Relaxed) != ON {
+        return;
+    }
+    let Some(c) = pmpi::consts() else { return };
+    let (parent, new) = (handle(c, parent), handle(c, new));
+    if new == c.comm_null || new == 0 || new == c.comm_world || new == parent {
+        return;
+    }
+    // A parent without a run-wide id is named by its members.
+    let parent_words = |id: Option<u32>| -> Option<Vec<u64>> {
+        Some(match id {
+            Some(id) => vec![u64::from(id)],
+            None => std::iter::once(u64::MAX)
+                .chain(world_members(parent)?.iter().map(|&r| r as u64))
+                .collect(),
+        })
+    };
+    let (id, members) = match how {
+        MADE_AT_CALL_DUP => {
+            if pmpi::is_inter(parent) {
+                return;
+            }
+            let Some((parent_id, seq)) = comms::creation_on(parent, c.comm_world) else {
+                return;
+            };
+            let Some(members) = world_members(parent) else {
+                return;
+            };
+            let Some(words) = parent_words(parent_id) else {
+                return;
+            };
+            let id = comms::run_wide_id(
+                words
+                    .into_iter()
+                    .chain([u64::from(seq), members.len() as u64])
+                    .chain(members.iter().map(|&r| r as u64)),
+            );
+            (id, members)
+        }
+        MADE_FROM_GROUP => {
+            let Some(members) = world_members(new) else {
+                return;
+            };
+            let Some(words) = parent_words(comms::identity_of(parent, c.comm_world)) else {
+                return;
+            };
+            let key = comms::run_wide_id(
+                [u64::MAX - 2, tag as u64]
+                    .into_iter()
+                    .chain(words)
+                    .chain([members.len() as u64])
+                    .chain(members.iter().map(|&r| r as u64)),
+            );
+            let n = comms::ordinal(u64::from(key));
+            (comms::run_wide_id([u64::from(key), u64::from(n)]), members)
+        }
+        _ => return,
+    };
+    comms::created(new, id);
+    comms::set_peers(new, members);
+    world::forget(new);
+}
+
 /// An intercommunicator just created (`MPI_Intercomm_create`): its two
 /// groups come from different parents, so its run-wide id is a hash of
 /// the world ranks of both groups (sorted) and how many intercommunicators
@@ -236,7 +312,7 @@ fn inter_created(new: u64) {
     all.sort_unstable();
     let words = || all.iter().map(|&r| r as u64);
     let key = comms::run_wide_id(words()) as u64;
-    let n = comms::inter_ordinal(key);
+    let n = comms::ordinal(key);
     let id = comms::run_wide_id(
         [u64::MAX - 1, u64::from(n), all.len() as u64]
             .into_iter()
@@ -260,6 +336,15 @@ pub fn fortran_status(f: *const c_void) -> *const c_void {
     match pmpi::consts() {
         Some(c) => c.fortran_status(f as *const u8) as *const c_void,
         None => std::ptr::null(),
+    }
+}
+
+/// The shape bit a Fortran collective adds when its buffer argument at
+/// `addr` is the Fortran `MPI_IN_PLACE` (0 otherwise, or without MPI).
+pub fn fortran_in_place_shape(addr: usize) -> i32 {
+    match pmpi::consts() {
+        Some(c) if c.fortran_in_place(addr) => SHAPE_IN_PLACE,
+        _ => 0,
     }
 }
 
@@ -343,6 +428,10 @@ const SHAPE_FORTRAN_TYPES: i32 = 1 << 19;
 /// A neighbourhood collective: "the size" is the topology's out-degree
 /// for the send side and its in-degree for the receive side.
 const SHAPE_NEIGHBOURS: i32 = 1 << 20;
+/// A prefix reduction (`MPI_Scan`, `MPI_Exscan`): rank `me` of `N` sends
+/// `N - me` blocks and receives `me + 1` (Score-P's rule), one fewer each
+/// way with `MPI_IN_PLACE` (an `MPI_Exscan` always has that bit).
+const SHAPE_SCAN: i32 = 1 << 21;
 const IN_PLACE_SHIFT: i32 = 5;
 /// The side is 0.
 const IN_PLACE_ZERO: i32 = 1;
@@ -539,6 +628,23 @@ unsafe fn typed_array_bytes(
     total
 }
 
+/// A prefix reduction's (sent, received) bytes on rank `me` of `size`
+/// (`SHAPE_SCAN`): `size - me` blocks out, `me + 1` in, one fewer each way
+/// in place (and for `MPI_Exscan`).
+fn scan_bytes(c: &Consts, a: &CollArgs, (size, me): (i32, i32)) -> (u64, u64) {
+    if me < 0 || me >= size {
+        return (0, 0);
+    }
+    let less = i64::from(a.shape & SHAPE_IN_PLACE != 0);
+    let blocks = |n: i64, s: &CollSide| {
+        bytes_of(s.count, handle(c, s.datatype)).saturating_mul((n - less).max(0) as u64)
+    };
+    (
+        blocks(i64::from(size - me), &a.send),
+        blocks(i64::from(me) + 1, &a.recv),
+    )
+}
+
 /// After a collective returned: this process's bytes sent and received
 /// by the shape's rules, one `collective` record.
 ///
@@ -609,16 +715,21 @@ pub unsafe fn collective(a: &CollArgs) {
         IN_PLACE_ZERO => 0,
         r => side(flags, s, sr, r == IN_PLACE_LESS_OWN),
     };
-    let received = bytes(recv_flags, &a.recv, recv_rank);
-    let sent = match rule(send_flags) {
-        IN_PLACE_AS_OTHER => received,
-        IN_PLACE_OWN_TIMES_OTHERS => side(
-            SIDE_PRESENT | SIDE_AT_RANK | SIDE_TIMES_SIZE,
-            &a.recv,
-            recv_rank,
-            true,
-        ),
-        _ => bytes(send_flags, &a.send, send_rank),
+    let (sent, received) = if a.shape & SHAPE_SCAN != 0 {
+        scan_bytes(c, a, size_rank)
+    } else {
+        let received = bytes(recv_flags, &a.recv, recv_rank);
+        let sent = match rule(send_flags) {
+            IN_PLACE_AS_OTHER => received,
+            IN_PLACE_OWN_TIMES_OTHERS => side(
+                SIDE_PRESENT | SIDE_AT_RANK | SIDE_TIMES_SIZE,
+                &a.recv,
+                recv_rank,
+                true,
+            ),
+            _ => bytes(send_flags, &a.send, send_rank),
+        };
+        (sent, received)
     };
     let now = clock::ticks();
     events::message(
@@ -684,7 +795,10 @@ pub unsafe fn post(a: &MsgArgs, request: u64) {
             request: posted.request,
             started: false,
         },
-        now,
+        // At the call's entry, as a blocking send: a receiver polling
+        // with `MPI_Test` can see the message before this process
+        // returns from the call.
+        start,
     );
     // A request the library completed at once under a shared handle, or
     // no room to follow it: count the message here.
@@ -716,12 +830,11 @@ pub unsafe fn start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
     if reqs.is_null() || n <= 0 {
         return;
     }
-    let Some((t, _, _)) = open_call(id) else {
+    let Some((t, _, entry)) = open_call(id) else {
         return;
     };
     let Some(c) = pmpi::consts() else { return };
     let m = requests::mine();
-    let now = clock::ticks();
     for i in 0..n as usize {
         let Some(p) = m.start(handle(c, read_handle(reqs, elem, i))) else {
             continue;
@@ -739,7 +852,8 @@ pub unsafe fn start(id: u32, n: i32, reqs: *const c_void, elem: i32) {
                 request: p.request,
                 started: true,
             },
-            now,
+            // At the call's entry (see `post`).
+            entry,
         );
     }
 }

@@ -18,7 +18,7 @@
 //! left out (their flag is LOGICAL).
 
 use crate::mpi_routines::{
-    self, Capture, Msg, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
+    self, Capture, Made, Msg, Side, Spelling, SHAPE_IN_PLACE, SIDE_ARRAY, SIDE_AT_RANK,
 };
 
 /// Probe statements around one call: `before` runs before the call,
@@ -71,10 +71,125 @@ fn pure(a: &str, variable: bool) -> bool {
     true
 }
 
+/// Whether `a` is one variable: a name (with `%` components), optionally
+/// subscripted, and nothing after (what `LOC` takes).
+fn variable(a: &str) -> bool {
+    let b = a.as_bytes();
+    if !b.first().is_some_and(u8::is_ascii_alphabetic) || !pure(a, true) {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'%') {
+        i += 1;
+    }
+    let rest = a[i..].trim_start();
+    if rest.is_empty() {
+        return true;
+    }
+    // One parenthesised subscript list that ends the text.
+    let mut depth = 0;
+    for (k, c) in rest.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1 == rest.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// An array argument as its first element: a bare name `a` becomes
+/// `a(lbound(a, 1))`, an element or section start stays as written. Every
+/// probe call then passes a scalar or an element at each position (an
+/// element may stand for an array by sequence association), never a
+/// whole array where another call in the file passes a scalar: gfortran
+/// refuses such a file ("Rank mismatch between actual argument at (1)
+/// and actual argument at (2)") unless built with
+/// `-fallow-argument-mismatch`.
+fn first_element(a: String) -> String {
+    let bare = a
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'%');
+    if bare {
+        format!("{a}(lbound({a}, 1))")
+    } else {
+        a
+    }
+}
+
+/// A line without its `!` comment (a `!` inside quotes is kept).
+fn without_comment(line: &str) -> &str {
+    let mut quote = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '!') => return &line[..i],
+            _ => {}
+        }
+    }
+    line
+}
+
+/// What the file around a call allows the capture to write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Form {
+    /// `use mpi_f08`: handles are passed as their `%MPI_VAL`.
+    pub(crate) f08: bool,
+    /// `LOC(buffer)` may be written: the file declares no assumed-type
+    /// or assumed-rank variable (`LOC` does not take them) and uses no
+    /// name `loc` of its own.
+    pub(crate) loc: bool,
+}
+
+impl Form {
+    /// The form of a file from its text (`!` comments left out; a
+    /// fixed-form `C` comment line still counts: conservative).
+    pub(crate) fn of(text: &str) -> Form {
+        let lower: String = text
+            .to_ascii_lowercase()
+            .lines()
+            .map(without_comment)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let squeezed: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+        let assumed = ["type(*)", "class(*)", "(..)"]
+            .iter()
+            .any(|p| squeezed.contains(p));
+        let b = lower.as_bytes();
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        let names_loc = lower.match_indices("loc").any(|(at, _)| {
+            (at == 0 || !ident(b[at - 1])) && b.get(at + 3).is_none_or(|&c| !ident(c))
+        });
+        Form {
+            f08: lower.contains("use mpi_f08"),
+            loc: !assumed && !names_loc,
+        }
+    }
+}
+
 /// The capture statements for a call of `name` (any case) with argument
 /// texts `args`, or None when it moves no message or an argument is not
 /// known to be free of side effects.
-pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option<FortranCapture> {
+///
+/// `dummies`: the dummy argument names (lower case) of the procedure the
+/// call is in. Only a dummy argument can have been handed `MPI_IN_PLACE`
+/// (a local or module variable has storage of its own), and only a
+/// variable can be given to `LOC` (a named constant cannot), so only a
+/// buffer that is a dummy argument is passed by its address.
+pub(crate) fn capture(
+    id: u32,
+    name: &str,
+    args: &[String],
+    form: Form,
+    dummies: &[String],
+) -> Option<FortranCapture> {
+    let f08 = form.f08;
     let cap = mpi_routines::capture(name, Spelling::AnyCase)?;
     // The region's id as the probes pass it (the object's base added).
     let id = super::probes::id_expr(id);
@@ -84,6 +199,11 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
     };
     let handle = |at: usize, variable: bool| -> Option<String> {
         let a = arg(at, variable)?;
+        Some(if f08 { format!("{a}%MPI_VAL") } else { a })
+    };
+    // An array of handles (requests, datatypes) by its first element.
+    let array_handle = |at: usize| -> Option<String> {
+        let a = first_element(arg(at, true)?);
         Some(if f08 { format!("{a}%MPI_VAL") } else { a })
     };
     // A status argument passed as it is (an INTEGER array, an element of
@@ -155,7 +275,7 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
         Capture::Complete {
             count,
             requests,
-            flag: None,
+            flag,
             status,
             every,
         } => {
@@ -163,18 +283,51 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
                 Some(c) => arg(c, false)?,
                 None => "1".into(),
             };
-            let reqs = handle(requests, true)?;
-            let all = if every { 1 } else { 0 };
+            // An array of requests (a count given) by its first element.
+            let reqs = match count {
+                Some(_) => array_handle(requests)?,
+                None => handle(requests, true)?,
+            };
             // Statuses count only when every request completed (then
-            // they are in request order).
-            let (done, record) = match status.filter(|_| every).and_then(&status_arg) {
-                Some(st) => (
+            // they are in request order); an `mpi_f08` array of
+            // `TYPE(MPI_Status)` by its first element, as a single one is
+            // a scalar (an INTEGER status is an array either way).
+            let st = status.filter(|_| every).and_then(&status_arg).map(|st| {
+                if f08 && count.is_some() {
+                    first_element(st)
+                } else {
+                    st
+                }
+            });
+            let (done, record) = match (flag, st) {
+                // `Test`/`Testall`: every request completed when the
+                // LOGICAL flag is true (the runtime reads it).
+                (Some(f), st) => {
+                    let f = arg(f, true)?;
+                    match st {
+                        Some(st) => (
+                            "regio_mpi_test_status",
+                            format!("call regio_mpi_test_status({id}, {n}, {reqs}, {f}, {st})"),
+                        ),
+                        None => (
+                            "regio_mpi_test",
+                            format!("call regio_mpi_test({id}, {n}, {reqs}, {f})"),
+                        ),
+                    }
+                }
+                (None, Some(st)) => (
                     "regio_mpi_done_status",
-                    format!("call regio_mpi_done_status({id}, {n}, {reqs}, {all}, {st})"),
+                    format!(
+                        "call regio_mpi_done_status({id}, {n}, {reqs}, {}, {st})",
+                        u8::from(every)
+                    ),
                 ),
-                None => (
+                (None, None) => (
                     "regio_mpi_done",
-                    format!("call regio_mpi_done({id}, {n}, {reqs}, {all})"),
+                    format!(
+                        "call regio_mpi_done({id}, {n}, {reqs}, {})",
+                        u8::from(every)
+                    ),
                 ),
             };
             Some(FortranCapture {
@@ -191,32 +344,50 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
                     return Some("0, 0".into());
                 };
                 let array = s.flags & (SIDE_ARRAY | SIDE_AT_RANK) != 0;
-                Some(format!(
-                    "{}, {}",
-                    arg(s.count, array)?,
+                let count = if array {
+                    first_element(arg(s.count, true)?)
+                } else {
+                    arg(s.count, false)?
+                };
+                let datatype = if coll.type_arrays && array {
+                    array_handle(s.datatype)?
+                } else {
                     handle(s.datatype, false)?
-                ))
+                };
+                Some(format!("{count}, {datatype}"))
             };
             let root = match coll.root {
                 Some(r) => arg(r, false)?,
                 None => "-1".into(),
             };
-            // `MPI_IN_PLACE` as written (a buffer's address cannot be
-            // compared in Fortran).
-            let in_place = coll
-                .in_place
-                .and_then(|b| args.get(b))
-                .is_some_and(|b| b.trim().eq_ignore_ascii_case("MPI_IN_PLACE"));
-            let shape = coll.shape(false) | if in_place { SHAPE_IN_PLACE } else { 0 };
+            // `MPI_IN_PLACE` as written; a variable (a buffer dummy
+            // argument may have been handed `MPI_IN_PLACE`) passes its
+            // address (`LOC`), which the runtime compares.
+            let buffer = coll.in_place.and_then(|b| args.get(b)).map(|b| b.trim());
+            let written = buffer.is_some_and(|b| b.eq_ignore_ascii_case("MPI_IN_PLACE"));
+            let shape = coll.shape(false) | if written { SHAPE_IN_PLACE } else { 0 };
+            let common = format!(
+                "{id}, {shape}, {root}, {}, {}, {}",
+                handle(coll.comm, false)?,
+                side(coll.send)?,
+                side(coll.recv)?
+            );
+            let dummy = |b: &str| {
+                let base = b.split(['(', '%', ' ']).next().unwrap_or(b);
+                dummies.iter().any(|d| d.eq_ignore_ascii_case(base))
+            };
+            let by_address = |b: &&str| !written && form.loc && variable(b) && dummy(b);
+            let (name, record) = match buffer.filter(by_address) {
+                Some(b) => (
+                    "regio_mpi_coll_buf",
+                    format!("call regio_mpi_coll_buf({common}, loc({b}))"),
+                ),
+                None => ("regio_mpi_coll", format!("call regio_mpi_coll({common})")),
+            };
             Some(FortranCapture {
                 before: None,
-                record: vec![format!(
-                    "call regio_mpi_coll({id}, {shape}, {root}, {}, {}, {})",
-                    handle(coll.comm, false)?,
-                    side(coll.send)?,
-                    side(coll.recv)?
-                )],
-                names: vec!["regio_mpi_coll"],
+                record: vec![record],
+                names: vec![name],
             })
         }
         Capture::Start { count, requests } => {
@@ -228,27 +399,64 @@ pub(crate) fn capture(id: u32, name: &str, args: &[String], f08: bool) -> Option
                 before: None,
                 record: vec![format!(
                     "call regio_mpi_start({id}, {n}, {})",
-                    handle(requests, true)?
+                    match count {
+                        Some(_) => array_handle(requests)?,
+                        None => handle(requests, true)?,
+                    }
                 )],
                 names: vec!["regio_mpi_start"],
             })
         }
-        Capture::CommNew { parent, new } => Some(FortranCapture {
-            before: None,
-            record: vec![format!(
-                "call regio_mpi_comm_new({}, {})",
-                handle(parent, false)?,
-                handle(new, true)?
-            )],
-            names: vec!["regio_mpi_comm_new"],
-        }),
-        Capture::Complete { .. } | Capture::RequestFree { .. } => None,
+        Capture::CommNew { parent, new, made } => {
+            let (parent, new) = (handle(parent, false)?, handle(new, true)?);
+            let (name, record) = match made {
+                Made::Collective => (
+                    "regio_mpi_comm_new",
+                    format!("call regio_mpi_comm_new({parent}, {new})"),
+                ),
+                Made::DupAtCall => (
+                    "regio_mpi_comm_made",
+                    format!(
+                        "call regio_mpi_comm_made({}, {parent}, {new}, 0)",
+                        made.code()
+                    ),
+                ),
+                Made::FromGroup { tag } => (
+                    "regio_mpi_comm_made",
+                    format!(
+                        "call regio_mpi_comm_made({}, {parent}, {new}, {})",
+                        made.code(),
+                        arg(tag, false)?
+                    ),
+                ),
+            };
+            Some(FortranCapture {
+                before: None,
+                record: vec![record],
+                names: vec![name],
+            })
+        }
+        Capture::RequestFree { .. } => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The enclosing procedure's dummy arguments in these tests.
+    fn dummies() -> Vec<String> {
+        ["s", "y", "a", "buf"].map(String::from).to_vec()
+    }
+
+    const F77: Form = Form {
+        f08: false,
+        loc: true,
+    };
+    const F08: Form = Form {
+        f08: true,
+        loc: true,
+    };
 
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|a| a.to_string()).collect()
@@ -274,7 +482,8 @@ mod tests {
                 "MPI_COMM_WORLD",
                 "ierr",
             ]),
-            false,
+            F77,
+            &dummies(),
         );
         assert_eq!(
             c.map(|c| c.record),
@@ -296,7 +505,8 @@ mod tests {
                 "req(1)",
                 "ierr",
             ]),
-            true,
+            F08,
+            &dummies(),
         );
         assert_eq!(
             f08.map(|c| c.record),
@@ -317,12 +527,13 @@ mod tests {
                 "comm",
                 "ierr",
             ]),
-            false,
+            F77,
+            &dummies(),
         );
         assert_eq!(
             gather.map(|c| c.record),
             Some(vec![
-                "call regio_mpi_coll(regio_b + 7, 21808, 0, comm, n, MPI_REAL8, counts, MPI_REAL8)"
+                "call regio_mpi_coll_buf(regio_b + 7, 21808, 0, comm, n, MPI_REAL8, counts(lbound(counts, 1)), MPI_REAL8, loc(s))"
                     .to_string()
             ])
         );
@@ -332,7 +543,8 @@ mod tests {
                 3,
                 "mpi_allreduce",
                 &args(&[sendbuf, "x", "1", "MPI_INTEGER", "MPI_SUM", "comm", "ierr"]),
-                false,
+                F77,
+                &dummies(),
             )
             .map(|c| c.record)
         };
@@ -340,12 +552,67 @@ mod tests {
             allreduce("mpi_in_place"),
             Some(vec!["call regio_mpi_coll(regio_b + 3, 152146, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)".to_string()])
         );
+        // A variable (a dummy argument may have been handed MPI_IN_PLACE)
+        // passes its address; an expression, or a file where LOC cannot
+        // be written, does not.
         assert_eq!(
             allreduce("y"),
             Some(vec![
-                "call regio_mpi_coll(regio_b + 3, 21074, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)"
+                "call regio_mpi_coll_buf(regio_b + 3, 21074, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER, loc(y))"
                     .to_string()
             ])
+        );
+        assert_eq!(
+            allreduce("y(2, k)").map(|r| r[0].ends_with(", loc(y(2, k)))")),
+            Some(true)
+        );
+        let plain =
+            "call regio_mpi_coll(regio_b + 3, 21074, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)";
+        assert_eq!(allreduce("y + 1"), Some(vec![plain.to_string()]));
+        // Not a dummy argument (a local, or a named constant, which LOC
+        // refuses): cannot be MPI_IN_PLACE.
+        assert_eq!(allreduce("z"), Some(vec![plain.to_string()]));
+        let no_loc = Form {
+            f08: false,
+            loc: false,
+        };
+        assert_eq!(
+            capture(
+                3,
+                "mpi_allreduce",
+                &args(&["y", "x", "1", "MPI_INTEGER", "MPI_SUM", "comm", "ierr"]),
+                no_loc,
+                &dummies()
+            )
+            .map(|c| (c.record, c.names)),
+            Some((vec![plain.to_string()], vec!["regio_mpi_coll"]))
+        );
+        // Scans: Exscan always counted in place, Scan by its buffer.
+        let scan = |name: &str| {
+            capture(
+                2,
+                name,
+                &args(&["a", "b", "1", "MPI_INTEGER", "MPI_SUM", "comm", "ierr"]),
+                F77,
+                &dummies(),
+            )
+            .map(|c| c.record)
+        };
+        assert_eq!(
+            scan("MPI_EXSCAN"),
+            Some(vec![format!(
+                "call regio_mpi_coll(regio_b + 2, {}, -1, comm, 1, MPI_INTEGER, 1, MPI_INTEGER)",
+                (mpi_routines::SIDE_PRESENT
+                    | mpi_routines::SIDE_PRESENT << mpi_routines::RECV_SHIFT)
+                    | mpi_routines::SHAPE_SCAN
+                    | SHAPE_IN_PLACE
+            )])
+        );
+        assert_eq!(
+            scan("MPI_Scan").map(
+                |r| r[0].starts_with("call regio_mpi_coll_buf(") && r[0].ends_with(", loc(a))")
+            ),
+            Some(true)
         );
         // Receives and waits pass their status; the ignore markers none.
         let recv = |status: &str| {
@@ -362,7 +629,8 @@ mod tests {
                     status,
                     "ierr",
                 ]),
-                true,
+                F08,
+                &dummies(),
             )
             .map(|c| (c.record, c.names))
         };
@@ -378,24 +646,58 @@ mod tests {
             9,
             "MPI_WAITALL",
             &args(&["4", "req", "stats", "ierr"]),
-            false,
+            F77,
+            &dummies(),
         );
         assert_eq!(
             waitall.map(|c| c.record),
             Some(vec![
-                "call regio_mpi_done_status(regio_b + 9, 4, req, 1, stats)".to_string()
+                "call regio_mpi_done_status(regio_b + 9, 4, req(lbound(req, 1)), 1, stats)"
+                    .to_string()
             ])
         );
         let waitany = capture(
             9,
             "MPI_WAITANY",
             &args(&["4", "req", "i", "st", "ierr"]),
-            false,
+            F77,
+            &dummies(),
         );
         assert_eq!(
             waitany.map(|c| c.record),
             Some(vec![
-                "call regio_mpi_done(regio_b + 9, 4, req, 0)".to_string()
+                "call regio_mpi_done(regio_b + 9, 4, req(lbound(req, 1)), 0)".to_string()
+            ])
+        );
+        // Test and Testall: the runtime reads the LOGICAL flag.
+        let test = |name: &str, a: &[&str]| {
+            capture(9, name, &args(a), F77, &dummies()).map(|c| (c.record, c.names))
+        };
+        assert_eq!(
+            test("MPI_Test", &["req(2)", "done", "st", "ierr"]),
+            Some((
+                vec!["call regio_mpi_test_status(regio_b + 9, 1, req(2), done, st)".to_string()],
+                vec!["regio_mpi_reqs", "regio_mpi_test_status"]
+            ))
+        );
+        assert_eq!(
+            test(
+                "mpi_testall",
+                &["2", "req", "flags(k)", "MPI_STATUSES_IGNORE", "ierr"]
+            ),
+            Some((
+                vec![
+                    "call regio_mpi_test(regio_b + 9, 2, req(lbound(req, 1)), flags(k))"
+                        .to_string()
+                ],
+                vec!["regio_mpi_reqs", "regio_mpi_test"]
+            ))
+        );
+        // Testany: handles that changed, as Waitany.
+        assert_eq!(
+            test("MPI_Testany", &["2", "req", "i", "done", "st", "ierr"]).map(|c| c.0),
+            Some(vec![
+                "call regio_mpi_done(regio_b + 9, 2, req(lbound(req, 1)), 0)".to_string()
             ])
         );
         assert_eq!(
@@ -403,9 +705,65 @@ mod tests {
                 6,
                 "MPI_Send",
                 &args(&["b", "f(n)", "MPI_INTEGER", "1", "0", "c", "e"]),
-                false
+                F77,
+                &dummies()
             ),
             None
         );
+    }
+
+    #[test]
+    fn idup_and_create_group_name_their_communicator_at_creation() {
+        let made =
+            |name: &str, a: &[&str]| capture(1, name, &args(a), F08, &dummies()).map(|c| c.record);
+        assert_eq!(
+            made("MPI_Comm_idup", &["comm", "dup", "req", "ierr"]),
+            Some(vec![
+                "call regio_mpi_comm_made(1, comm%MPI_VAL, dup%MPI_VAL, 0)".to_string()
+            ])
+        );
+        assert_eq!(
+            made("mpi_comm_create_group", &["comm", "grp", "7", "g", "ierr"]),
+            Some(vec![
+                "call regio_mpi_comm_made(2, comm%MPI_VAL, g%MPI_VAL, 7)".to_string()
+            ])
+        );
+        assert_eq!(
+            made("MPI_Comm_dup", &["comm", "d", "ierr"]),
+            Some(vec![
+                "call regio_mpi_comm_new(comm%MPI_VAL, d%MPI_VAL)".to_string()
+            ])
+        );
+        assert_eq!(first_element("a".into()), "a(lbound(a, 1))");
+        assert_eq!(first_element("a(2)".into()), "a(2)");
+    }
+
+    #[test]
+    fn loc_is_written_only_where_the_file_allows_it() {
+        let form = |text: &str| Form::of(text);
+        assert_eq!(
+            form("program p\n use mpi\n integer :: a(4)\nend program\n"),
+            Form {
+                f08: false,
+                loc: true
+            }
+        );
+        assert!(form("subroutine s(b)\n use mpi_f08\n type(*), dimension(..) :: b\nend\n").f08);
+        assert!(!form("subroutine s(b)\n TYPE (*) :: b\nend\n").loc);
+        assert!(!form("subroutine s(b)\n real :: b(..)\nend\n").loc);
+        assert!(!form("subroutine s(b)\n class(*) :: b\nend\n").loc);
+        assert!(!form("subroutine s(b)\n integer :: loc\nend\n").loc);
+        assert!(form("subroutine s(b)\n integer :: block, local\nend\n").loc);
+        // A comment naming `loc` does not count (a `!` in a string starts
+        // none).
+        assert!(form("! the loc of b\nsubroutine s(b)\n print *, 'a ! b' ! loc\nend\n").loc);
+        assert!(!form("subroutine s(b)\n print *, 'a ! b', loc(b)\nend\n").loc);
+        assert!(!form("subroutine s(b)\n print *, 'x'; loc = 1 ! c\nend\n").loc);
+        assert!(variable("buf"));
+        assert!(variable("a%b(1, i + 1)"));
+        assert!(!variable("a(1) + b"));
+        assert!(!variable("(a)"));
+        assert!(!variable("f(g(1))"));
+        assert!(!variable("2"));
     }
 }

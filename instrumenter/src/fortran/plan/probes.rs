@@ -26,8 +26,29 @@ impl<'a> Planner<'a> {
             return None;
         };
         let args = calls::call_arguments(self.text(), s, callee.canon.end);
-        let f08 = self.text().to_ascii_lowercase().contains("use mpi_f08");
-        mpi_capture::capture(r, &callee.upper, &args, f08)
+        let form = *self
+            .mpi_form
+            .get_or_init(|| mpi_capture::Form::of(self.text()));
+        mpi_capture::capture(r, &callee.upper, &args, form, &self.dummies_of(i))
+    }
+
+    /// The dummy argument names (lower case) of the procedure whose
+    /// statement `i` is, from its SUBROUTINE or FUNCTION statement.
+    fn dummies_of(&self, i: usize) -> Vec<String> {
+        let Some(u) = self.st.unit_of.get(i).copied().flatten() else {
+            return Vec::new();
+        };
+        let unit = &self.st.units[u];
+        let (Some(h), Item::Stmt(s)) = (&unit.header, &self.items[unit.first]) else {
+            return Vec::new();
+        };
+        let Some(name) = &h.name else {
+            return Vec::new();
+        };
+        calls::call_arguments(self.text(), s, name.canon.end)
+            .into_iter()
+            .map(|a| a.to_ascii_lowercase())
+            .collect()
     }
 
     /// Pass 2: probes of every instrumented procedure.
