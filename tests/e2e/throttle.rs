@@ -454,7 +454,11 @@ fn fib_node(run_dir: &Path) -> (regio_idf::rundir::NodeRecord, bool) {
         .filter(|(_, _, n)| profiles::local_id(n) == fib)
         .map(|(_, _, n)| n.clone())
         .collect();
-    assert_eq!(hits.len(), 1, "one node of fib (recursion folded): {hits:?}");
+    assert_eq!(
+        hits.len(),
+        1,
+        "one node of fib (recursion folded): {hits:?}"
+    );
     (hits[0].clone(), all[0].complete)
 }
 
@@ -519,7 +523,10 @@ fn a_recursive_function_stops_in_the_middle_of_its_recursion() {
     assert_eq!(node(&nodes(&low), "main"), (1, None));
     let text = report_text(&low);
     assert!(
-        text.contains(&format!("fib (fib.c:10) in main: throttled at {} calls", f.calls)),
+        text.contains(&format!(
+            "fib (fib.c:10) in main: throttled at {} calls",
+            f.calls
+        )),
         "{text}"
     );
     // The default CALLS with a 1 ms mean (the default 1 µs is not a
