@@ -107,7 +107,7 @@ pub const REGION_NODES: u32 = 256;
 /// past CALLS (u64::MAX when off), or at a multiple of [`REGION_EVERY`].
 #[inline(always)]
 pub fn due(calls: u64) -> bool {
-    calls >= CALLS.load(Relaxed) || calls % REGION_EVERY == 0
+    calls >= CALLS.load(Relaxed) || calls.is_multiple_of(REGION_EVERY)
 }
 
 /// Whether throttling is on (`REGIO_THROTTLE` not `off`).
@@ -120,7 +120,7 @@ pub fn on() -> bool {
 /// region's nodes on the thread (else the node's own).
 #[inline(always)]
 pub fn region_wide(calls: u64) -> bool {
-    calls % REGION_EVERY == 0
+    calls.is_multiple_of(REGION_EVERY)
 }
 
 /// What a decision weighs: closed calls, their time in ticks (inclusive;
