@@ -104,6 +104,6 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
             valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin" "$cg_n" > /dev/null 2> "$tmp/cg.err")
         ir=$(grep -m1 '^summary:' "$tmp/cg.out" | awk '{ print $2 }')
         [ -z "$plain_ir" ] && plain_ir=$ir
-        awk -v v="$v" -v i="$ir" -v p="$plain_ir" 'BEGIN { printf "%-9s %14d %8.2f\n", v, i, i / p }'
+        awk -v v="$v" -v i="$ir" -v p="$plain_ir" 'BEGIN { printf "%-9s %14.0f %8.2f\n", v, i, i / p }'
     done
 fi

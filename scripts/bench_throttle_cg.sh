@@ -97,6 +97,6 @@ for p in "${programs[@]}"; do
                 END { printf "%d%s", n, first ? " (" first ")" : "" }')
         fi
         awk -v p="$p" -v v="$v" -v i="$ir" -v b="$plain_ir" -v t="$th" \
-            'BEGIN { printf "%-6s %-9s %14d %8.3f  %s\n", p, v, i, i / b, t }'
+            'BEGIN { printf "%-6s %-9s %14.0f %8.3f  %s\n", p, v, i, i / b, t }'
     done
 done
