@@ -334,8 +334,9 @@ fn calls_at(nodes: &[PathNode], path: &[&str]) -> Option<u64> {
 }
 
 /// testdata/throttle/flips.c: C probe gates (`regio_gates`) that change
-/// while regions are open. A recursive function is throttled at its
-/// outermost exit and a tiny one mid-run; the event mask goes off and on
+/// while regions are open. A recursive function is throttled (at any of
+/// its guard exits, possibly with frames of it open) and a tiny one
+/// mid-run; the event mask goes off and on
 /// inside a user region and inside a function region. Every region still
 /// closes where it ends (the regions after them nest where the program
 /// puts them), counts are exact where nothing is throttled, a filtered
