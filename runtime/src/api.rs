@@ -83,6 +83,19 @@ pub fn exit(id: u32) {
     }
 }
 
+/// [`exit`] made only because the entry of `id` was recorded (the C
+/// guards' `regio_guard_exit`: a guard whose entry was gated makes no
+/// exit), so it always closes its own frame and the region may be
+/// throttled at it while recursive frames of it are open.
+#[inline(always)]
+pub fn exit_paired(id: u32) {
+    let t = registry::current();
+    if !t.is_null() {
+        // SAFETY: `t` is this thread's own, leaked state.
+        unsafe { (*t).exit_paired(id, &Ticks) };
+    }
+}
+
 /// Number of regions open on the calling thread, for [`scope_close`].
 pub fn scope_open() -> u32 {
     let t = registry::current();

@@ -47,14 +47,17 @@ pub extern "C" fn regio_exit(id: u32) {
     api::exit(id);
 }
 
-/// Cleanup hook of instrumented C guard variables: `regio_exit(*id)`.
+/// Cleanup hook of instrumented C guard variables: `regio_exit(*id)` for
+/// a guard whose entry was made (the prelude's `regio__leave` skips a
+/// guard whose entry was gated), so the exit is paired with its frame
+/// (`api::exit_paired`).
 ///
 /// # Safety
 /// `id` must point to a readable u32.
 #[no_mangle]
 pub unsafe extern "C" fn regio_guard_exit(id: *const u32) {
     if !id.is_null() {
-        api::exit(*id);
+        api::exit_paired(*id);
     }
 }
 

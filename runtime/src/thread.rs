@@ -663,7 +663,7 @@ impl ThreadState {
             if let Some(first) = first_poll {
                 bump(&(*top.node.load(Relaxed)).span, now.saturating_sub(first));
             }
-            self.pop(d, now);
+            self.pop(d, now, false);
         } else {
             self.exit_search(region, now);
         }
@@ -678,7 +678,22 @@ impl ThreadState {
     /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn exit<C: Clock>(&self, region: u32, clock: &C) {
-        self.exit_recorded(region, clock)
+        self.exit_recorded::<C, false>(region, clock)
+    }
+
+    /// [`Self::exit`] for a caller that made this exit only because its
+    /// entry was recorded (a C function guard holds 0 for a gated entry
+    /// and then makes no exit: `regio_guard_exit`). Such exits stay paired
+    /// with their frames whatever the gate says later, so the region may
+    /// be throttled at any of them, also while recursive frames of it are
+    /// open (they close at their own exits); an exit that cannot tell
+    /// ([`Self::exit`]) decides only when no frame of the node stays open.
+    ///
+    /// # Safety
+    /// Only the owning thread may call this.
+    #[inline(always)]
+    pub unsafe fn exit_paired<C: Clock>(&self, region: u32, clock: &C) {
+        self.exit_recorded::<C, true>(region, clock)
     }
 
     /// The probe work of an exit: the common case (the innermost frame is
@@ -687,7 +702,7 @@ impl ThreadState {
     /// region's gate is read only there: a matching innermost frame closes
     /// whatever the gate says.
     #[inline(always)]
-    unsafe fn exit_recorded<C: Clock>(&self, region: u32, clock: &C) {
+    unsafe fn exit_recorded<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
         if !self.begin_probe() {
             return;
         }
@@ -697,15 +712,16 @@ impl ThreadState {
         let stack = self.stack.load(Relaxed);
         let key = (*stack.add(d - 1)).key.load(Relaxed);
         if self.slow.load(Relaxed) != 0 || !clock.inline() || key >> 1 != region as u64 {
-            return self.exit_slow(region, clock);
+            return self.exit_slow::<C, PAIRED>(region, clock);
         }
         let now = clock.now_inline();
-        let throttle_node = self.pop_plain(stack, d, key, now);
+        let throttle_node = self.pop_plain::<PAIRED>(stack, d, key, now);
         self.end_probe();
-        // Outside the probe: deciding touches no state of this thread
-        // (there is no trace to mark the moment in on this path).
+        // Outside the probe (it claims the thread again to read the
+        // region's other nodes; there is no trace to mark the moment in on
+        // this path).
         if let Some(node) = throttle_node {
-            consider_throttling_plain(node);
+            self.consider_throttling_plain(node);
         }
     }
 
@@ -714,8 +730,8 @@ impl ThreadState {
     /// [`Self::exit_slowest`].
     #[cold]
     #[inline(never)]
-    unsafe fn exit_slow<C: Clock>(&self, region: u32, clock: &C) {
-        self.exit_traced(region, clock)
+    unsafe fn exit_slow<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
+        self.exit_traced::<C, PAIRED>(region, clock)
     }
 
     /// [`Self::exit_recorded`]'s common case with the trace's exit record,
@@ -727,7 +743,7 @@ impl ThreadState {
     /// full buffer or a throttling decision to [`Self::exit_traced_rest`].
     /// Ends the probe.
     #[inline(always)]
-    unsafe fn exit_traced<C: Clock>(&self, region: u32, clock: &C) {
+    unsafe fn exit_traced<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
         let tb = self.trace.load(Relaxed);
         let d = self.depth();
         let stack = self.stack.load(Relaxed);
@@ -740,11 +756,11 @@ impl ThreadState {
             // compare of the region instead of the 64-bit key.
             || region == u32::MAX
         {
-            return self.exit_slowest(region, clock);
+            return self.exit_slowest::<C, PAIRED>(region, clock);
         }
         let tb = &*tb;
         let now = clock.now_inline();
-        let throttle_node = self.pop_plain(stack, d, key, now);
+        let throttle_node = self.pop_plain::<PAIRED>(stack, d, key, now);
         // The record is prepared only now: fewer registers live across the
         // clock read and the pop, so this path needs no stack frame. A full
         // buffer is written out by `exit_traced_rest`, after the frame is
@@ -780,18 +796,20 @@ impl ThreadState {
     }
 
     #[inline(never)]
-    unsafe fn exit_slowest<C: Clock>(&self, region: u32, clock: &C) {
+    unsafe fn exit_slowest<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
         let d = self.depth();
         if self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64 {
-            self.pop(d, clock.now());
-        } else if crate::select::recorded(region) {
+            self.pop(d, clock.now(), PAIRED);
+        } else if PAIRED || crate::select::recorded(region) {
             self.exit_search(region, clock.now());
         }
-        // Else a throttled or filtered region with no frame on top: its
-        // entries make no frame. Only a frame entered before it stopped
+        // Else a throttled or filtered region with no frame on top, left
+        // by an exit that cannot tell whether its entry made a frame: its
+        // entries make none now. Only a frame entered before it stopped
         // being recorded can be open, and that closes at this exit when it
         // is the innermost one (above), else at the exit of an enclosing
-        // region (which searches the stack).
+        // region (which searches the stack). A paired exit had a frame:
+        // it searches for it whatever the gate says.
         self.end_probe();
     }
 
@@ -800,7 +818,13 @@ impl ThreadState {
     /// returns the node if its region is now to be considered for
     /// throttling.
     #[inline(always)]
-    unsafe fn pop_plain(&self, stack: *mut Frame, d: usize, key: u64, now: u64) -> Option<&Node> {
+    unsafe fn pop_plain<const PAIRED: bool>(
+        &self,
+        stack: *mut Frame,
+        d: usize,
+        key: u64,
+        now: u64,
+    ) -> Option<&Node> {
         let f = &*stack.add(d - 1);
         let node = &*f.node.load(Relaxed);
         let dur = now.saturating_sub(f.start.load(Relaxed));
@@ -819,8 +843,9 @@ impl ThreadState {
         node.open.store(open, Relaxed);
         bump(&(*stack.add(d - 2)).child, dur);
         self.depth.store(d as u32 - 1, Release);
-        // As in `pop`: decided when no frame of the node stays open here.
-        (outermost && open == 0 && node.calls.load(Relaxed) >= throttle::calls_threshold())
+        // As in `pop`: decided at a paired exit, or when no frame of the
+        // node stays open here.
+        ((PAIRED || (outermost && open == 0)) && throttle::due(node.calls.load(Relaxed)))
             .then_some(node)
     }
 
@@ -856,14 +881,15 @@ impl ThreadState {
                 let v = &mut *self.virtual_frames.get();
                 *v = v.saturating_sub(1);
             }
-            self.pop(d, now);
+            self.pop(d, now, false);
             d -= 1;
         }
     }
 
-    /// Closes the top frame (`d` is the current depth, > 1).
+    /// Closes the top frame (`d` is the current depth, > 1); `paired`: the
+    /// exit of the frame's own entry (see [`Self::exit_paired`]).
     #[inline(always)]
-    unsafe fn pop(&self, d: usize, now: u64) {
+    unsafe fn pop(&self, d: usize, now: u64, paired: bool) {
         let stack = self.stack.load(Relaxed);
         let f = &*stack.add(d - 1);
         let node = &*f.node.load(Relaxed);
@@ -893,10 +919,14 @@ impl ThreadState {
             }
         }
         self.depth.store(d as u32 - 1, Release);
-        // Throttling (REGIO_THROTTLE) is decided when no frame of the node
-        // stays open on this thread (a recursive region: at its outermost
-        // exit), so no frame of it is left to close at a wrong time here.
-        if outermost && open == 0 && node.calls.load(Relaxed) >= throttle::calls_threshold() {
+        // Throttling (REGIO_THROTTLE) is decided at an exit that is known
+        // to close its own entry's frame (`paired`: the open frames of the
+        // region close at their own exits too, so a recursive region can
+        // stop in the middle of its recursion), else when no frame of the
+        // node stays open on this thread (a recursive region: at its
+        // outermost exit), so no frame of it is left to close at a wrong
+        // time here.
+        if (paired || (outermost && open == 0)) && throttle::due(node.calls.load(Relaxed)) {
             self.consider_throttling(node, now);
         }
     }
@@ -907,7 +937,7 @@ impl ThreadState {
     #[cold]
     #[inline(never)]
     unsafe fn consider_throttling(&self, node: &Node, now: u64) {
-        if throttle_decision(node) {
+        if self.throttle_decision(node) {
             if let Some(tb) = self.trace() {
                 tb.event(
                     now,
@@ -998,6 +1028,61 @@ impl ThreadState {
         }
     }
 
+    /// `consider_throttling` where the thread has no trace, after the exit
+    /// probe ended (a tail call of it): claims the thread again, since the
+    /// region's other nodes are found through the child map.
+    #[cold]
+    #[inline(never)]
+    unsafe fn consider_throttling_plain(&self, node: &Node) {
+        if self.begin_probe() {
+            let _ = self.throttle_decision(node);
+            self.end_probe();
+        }
+    }
+
+    /// Asks `throttle` about `node`'s region (see `throttle::due`): at a
+    /// node's call count that is a multiple of `throttle::REGION_EVERY`,
+    /// with the figures of all the region's nodes on this thread (a region
+    /// called from many places, none of them past CALLS), else with the
+    /// node's own. True if this throttled the region. Within a probe.
+    unsafe fn throttle_decision(&self, node: &Node) -> bool {
+        if !throttle::on() {
+            // A REGION_EVERY'th exit with throttling off: nothing to sum.
+            return false;
+        }
+        let own = node_figures(node);
+        let figures = if throttle::region_wide(node.calls.load(Relaxed)) {
+            self.region_figures(node.region)
+        } else {
+            own
+        };
+        throttle::decide(node.region, figures)
+    }
+
+    /// The figures of every node of `region` on this thread, summed (the
+    /// longest call: the longest of all), through the region's node list
+    /// (newest first, at most `throttle::REGION_NODES` of them).
+    unsafe fn region_figures(&self, region: u32) -> throttle::Figures {
+        let map = &*self.children.get();
+        let mut sum = throttle::Figures::default();
+        let mut next = map.get(childmap::region_key(region));
+        let mut walked = 0;
+        while let Some(p) = next {
+            let n = &*p;
+            let f = node_figures(n);
+            sum.calls += f.calls;
+            sum.time = sum.time.saturating_add(f.time);
+            sum.longest = sum.longest.max(f.longest);
+            walked += 1;
+            next = if n.next_same == ROOT || walked == throttle::REGION_NODES {
+                None
+            } else {
+                Some(self.arena.get(n.next_same) as *const Node)
+            };
+        }
+        sum
+    }
+
     #[cold]
     #[inline(never)]
     unsafe fn grow(&self) {
@@ -1016,26 +1101,29 @@ impl ThreadState {
     }
 }
 
-/// `ThreadState::consider_throttling` where the thread has no trace (the
-/// decision needs nothing of the thread; a tail call of the exit probe).
-#[cold]
-#[inline(never)]
-fn consider_throttling_plain(node: &Node) {
-    let _ = throttle_decision(node);
-}
-
-/// Asks `throttle` about `node`'s region; true if this throttled it.
-fn throttle_decision(node: &Node) -> bool {
-    let calls = node.calls.load(Relaxed);
-    // Per call: inclusive time (without the longest call), or for a
-    // recursive region, whose inclusive time covers only outermost calls,
-    // the exclusive time of every call.
-    let (time, longest) = if node.recursive_calls.load(Relaxed) == 0 {
-        (node.inclusive.load(Relaxed), node.max.load(Relaxed))
+/// The throttle's figures of one node: closed calls, their time (inclusive,
+/// or for a recursive node, whose inclusive time covers only outermost
+/// calls, exclusive) and the longest call (0: not known).
+fn node_figures(node: &Node) -> throttle::Figures {
+    // Frames still open (at a paired exit in the middle of a recursion)
+    // have added no time yet.
+    let calls = node
+        .calls
+        .load(Relaxed)
+        .saturating_sub(node.open.load(Relaxed) as u64);
+    if node.recursive_calls.load(Relaxed) == 0 {
+        throttle::Figures {
+            calls,
+            time: node.inclusive.load(Relaxed),
+            longest: node.max.load(Relaxed),
+        }
     } else {
-        (node.exclusive.load(Relaxed), 0)
-    };
-    throttle::decide(node.region, calls, time, longest)
+        throttle::Figures {
+            calls,
+            time: node.exclusive.load(Relaxed),
+            longest: 0,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,12 @@
 //! whose node on a thread has passed CALLS calls while their mean inclusive
 //! time stays under NS stops being recorded in the whole process.
 //!
-//! The probe pays for it only at the exit of an outermost frame, with one
-//! load and compare against [`CALLS`] (u64::MAX when throttling is off);
-//! [`decide`] runs only for nodes past the call threshold. Throttling sets
+//! The probe pays for it at an exit that closes its own entry's frame (C
+//! function guards: `regio_guard_exit`) or leaves no frame of the node
+//! open, with one load and compare against [`CALLS`] (u64::MAX when
+//! throttling is off) and a test of the call count's low bits ([`due`]);
+//! [`decide`] runs only for nodes past the call threshold and at every
+//! [`REGION_EVERY`]th call of a node. Throttling sets
 //! the region's bit in `select`'s class table, so a throttled region costs
 //! its probes one byte load each and nothing else (no clock read, no frame;
 //! its calls are no longer counted: the node keeps what it measured up to
@@ -12,9 +15,12 @@
 //!
 //! The mean is the node's inclusive time per call, leaving out its longest
 //! call; for a recursive region (whose inclusive time covers outermost
-//! calls only) its exclusive time per call. The decision is per node, so a region counts as hot when one of its
-//! contexts on one thread is: a tiny function called from many places, each
-//! fewer than CALLS times, is not throttled.
+//! calls only) its exclusive time per call. The decision is per node and,
+//! at every [`REGION_EVERY`]th call of a node, per region and thread (all
+//! its nodes on the thread summed, as TAU's throttle counts a function's
+//! calls per thread whatever its caller): a tiny function called from many
+//! places, each fewer than CALLS times, is throttled once its calls on one
+//! thread pass CALLS.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -86,22 +92,62 @@ pub fn configure(setting: Setting) {
     }
 }
 
-/// The call count from which a node's exits ask [`decide`].
+/// A node's exits ask [`decide`] at every call count that is a multiple
+/// of this, with the figures of all its region's nodes on the thread (so a
+/// region called from several places, each under CALLS, is throttled
+/// when its calls on the thread pass CALLS, as TAU decides per function
+/// and thread): one cold call per 1024 exits of a node.
+pub const REGION_EVERY: u64 = 1024;
+/// At most this many nodes of a region are summed (the newest first), so
+/// a region with nodes in very many contexts costs its exits at most
+/// ~REGION_NODES / REGION_EVERY node reads per call.
+pub const REGION_NODES: u32 = 256;
+
+/// Whether an exit that leaves a node with `calls` calls asks [`decide`]:
+/// past CALLS (u64::MAX when off), or at a multiple of [`REGION_EVERY`].
 #[inline(always)]
-pub fn calls_threshold() -> u64 {
-    CALLS.load(Relaxed)
+pub fn due(calls: u64) -> bool {
+    calls >= CALLS.load(Relaxed) || calls.is_multiple_of(REGION_EVERY)
 }
 
-/// Whether a node of `region` with `calls` calls of `time` ticks in all,
-/// the longest `max` (0: not known), is brief enough to throttle `region`;
-/// if so, throttles it and returns true (once per region and process).
+/// Whether throttling is on (`REGIO_THROTTLE` not `off`).
+#[inline(always)]
+pub fn on() -> bool {
+    CALLS.load(Relaxed) != u64::MAX
+}
+
+/// Whether the decision at a node's `calls` takes the figures of all its
+/// region's nodes on the thread (else the node's own).
+#[inline(always)]
+pub fn region_wide(calls: u64) -> bool {
+    calls.is_multiple_of(REGION_EVERY)
+}
+
+/// What a decision weighs: closed calls, their time in ticks (inclusive;
+/// exclusive for recursive nodes) and the longest of them (0: not known).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub calls: u64,
+    pub time: u64,
+    pub longest: u64,
+}
+
+/// Whether calls of `region` with figures `f` (`f.calls` calls of `f.time`
+/// ticks in all, the longest `f.longest`, 0: not known) are brief enough
+/// to throttle `region`; if so, throttles it and returns true (once per
+/// region and process).
 /// The mean leaves the longest call out: one preemption of the thread in
 /// 100,000 calls would otherwise decide alone (10 ms is 100 ns a call).
 /// Called by the probe (cold path): no allocation, lock or system call
 /// beyond one vDSO clock read per process (the tick rate, [`limit_ticks`]).
 #[cold]
 #[inline(never)]
-pub fn decide(region: u32, calls: u64, time: u64, max: u64) -> bool {
+pub fn decide(region: u32, f: Figures) -> bool {
+    let Figures {
+        calls,
+        time,
+        longest: max,
+    } = f;
     if calls < CALLS.load(Relaxed).max(2) || select::throttled(region) {
         return false;
     }

@@ -7,8 +7,16 @@
 //!   with the calls they counted, no frame stays open, and the
 //!   regions around it keep exact counts; a long region past the call
 //!   threshold stays measured.
-//! - A recursive brief region is throttled at its outermost exit, so no
-//!   frame of it is left open to be closed late.
+//! - A recursive brief region whose exits cannot tell whether their entry
+//!   was recorded (`regio::exit`, Rust guards) is throttled at its
+//!   outermost exit, so no frame of it is left open to be closed late.
+//! - One whose exits are made only for recorded entries (instrumented C:
+//!   the gate read before `regio_enter_gated`, `regio_guard_exit` only for
+//!   a made entry) stops at the first exit past CALLS, in the middle of
+//!   its recursion; its open frames close at their own exits.
+//! - A brief region called from four places, each fewer than CALLS
+//!   times but more together, is throttled per region and thread (its
+//!   nodes summed at every 1024th call of one of them).
 //! - `off` counts everything.
 
 mod common;
@@ -23,7 +31,12 @@ const ENTRY: &str = "child_entry";
 #[test]
 #[ignore = "entry point for child processes spawned by the other tests"]
 fn child_entry() {
-    run_scenario(&[("hot_threads", hot_threads), ("recursive", recursive)]);
+    run_scenario(&[
+        ("hot_threads", hot_threads),
+        ("recursive", recursive),
+        ("recursive_guarded", recursive_guarded),
+        ("spread", spread),
+    ]);
 }
 
 fn work(n: u64) -> u64 {
@@ -146,4 +159,112 @@ fn a_recursive_region_is_throttled_at_its_outermost_exit() {
     assert_eq!(f.recursive_calls, FIB16_CALLS - 1);
     assert_eq!(f.open, 0);
     assert_eq!(node(t, &[1]).calls, 1);
+}
+
+const CFIB: u32 = 71;
+
+/// `fib` as instrumented C runs it (the prelude's `regio__guard` and
+/// `regio__leave`): the entry is made only while the region's gate
+/// (`regio_gates`) is open, and the guard's exit only for a made entry.
+fn cfib(gates: *const u8, n: u32) -> u64 {
+    // SAFETY: the block has a byte per local id below GATED_LOCAL_IDS.
+    let guard: u32 = if unsafe { *gates.add(CFIB as usize) } == 0 {
+        regio::regio_enter_gated(CFIB);
+        CFIB
+    } else {
+        0
+    };
+    let r = if n < 2 {
+        n as u64
+    } else {
+        cfib(gates, n - 1) + cfib(gates, n - 2)
+    };
+    if guard != 0 {
+        // SAFETY: a readable u32.
+        unsafe { regio::regio_guard_exit(&guard) };
+    }
+    r
+}
+
+fn recursive_guarded() {
+    let _main = regio::Guard::new(1);
+    let gates = regio::regio_gates(0);
+    assert!(!gates.is_null(), "base 0 has gates");
+    for _ in 0..10 {
+        black_box(cfib(gates, black_box(16)));
+    }
+}
+
+#[test]
+fn a_guarded_recursive_region_stops_in_the_middle_of_its_recursion() {
+    let p = profile("1000,10000", "recursive_guarded");
+    assert!(p.complete, "every frame closed");
+    let t = &p.threads[0];
+    let f = node(t, &[1, CFIB]);
+    // Decided at the first exit with 1000 closed calls, inside the first
+    // fib(16) (3193 calls), at most 16 frames of it open then; no call is
+    // counted after it, and the open frames closed at their own exits.
+    assert_eq!(f.throttled_at, Some(f.calls), "{f:?}");
+    assert!((1000..=1016).contains(&f.calls), "{f:?}");
+    assert_eq!(f.recursive_calls, f.calls - 1, "one outermost call: {f:?}");
+    assert_eq!(f.open, 0, "{f:?}");
+    assert!(f.inclusive_ns >= f.max_ns && f.max_ns > 0, "{f:?}");
+    assert_eq!(node(t, &[1]).calls, 1);
+}
+
+#[test]
+fn a_guarded_recursive_region_is_exact_when_off() {
+    let p = profile("off", "recursive_guarded");
+    let f = node(&p.threads[0], &[1, CFIB]);
+    assert_eq!(
+        (f.calls, f.recursive_calls, f.throttled_at, f.open),
+        (10 * FIB16_CALLS, 10 * (FIB16_CALLS - 1), None, 0)
+    );
+}
+
+const SPREAD_PARENTS: [u32; 4] = [81, 82, 83, 84];
+const SPREAD_TINY: u32 = 85;
+const SPREAD_ROUNDS: u64 = 1500;
+
+/// The empty region SPREAD_TINY under four parents in turn, SPREAD_ROUNDS
+/// times each: 6000 calls in four nodes of 1500.
+fn spread() {
+    let _main = regio::Guard::new(1);
+    for i in 0..SPREAD_ROUNDS {
+        for p in SPREAD_PARENTS {
+            let _p = regio::Guard::new(p);
+            let _t = regio::Guard::new(SPREAD_TINY);
+            black_box(i);
+        }
+    }
+}
+
+#[test]
+fn a_region_spread_over_parents_is_throttled_per_region() {
+    // 3000 calls: no node of SPREAD_TINY gets there (1500 each), the
+    // region does (after 750 rounds); decided at the first node's 1024th
+    // call, when the four nodes hold 4093-4096 calls.
+    let p = profile("3000,10000", "spread");
+    assert!(p.complete);
+    let t = &p.threads[0];
+    let mut total = 0;
+    for parent in SPREAD_PARENTS {
+        let n = node(t, &[1, parent, SPREAD_TINY]);
+        assert_eq!(n.throttled_at, Some(n.calls), "{n:?}");
+        assert!((1023..=1024).contains(&n.calls), "{n:?}");
+        total += n.calls;
+        // The parents, one node each under 3000 calls, stay measured.
+        let pn = node(t, &[1, parent]);
+        assert_eq!((pn.calls, pn.throttled_at), (SPREAD_ROUNDS, None));
+    }
+    assert!(total >= 3000, "{total}");
+}
+
+#[test]
+fn a_region_spread_over_parents_is_exact_when_off() {
+    let p = profile("off", "spread");
+    for parent in SPREAD_PARENTS {
+        let n = node(&p.threads[0], &[1, parent, SPREAD_TINY]);
+        assert_eq!((n.calls, n.throttled_at), (SPREAD_ROUNDS, None));
+    }
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Instructions (callgrind, all threads) that default regions cost with
+# automatic throttling, on the programs of scripts/bench_throttle.sh with
+# smaller inputs (md -DNP=300 -DSTEPS=4; CoMD -x 8 -y 8 -z 8 -N 10 -n 5;
+# Lua scripts/bench_throttle.lua): a load-independent companion of that
+# script's time columns.
+#
+#   scripts/bench_throttle_cg.sh [COMD_DIR] [LUA_DIR]
+#
+# Variants: plain (no probes), default (default regions, release
+# libregio.so), disabled (REGIO_DISABLE=1: only the gated probes' cost),
+# and with BASE_LIB_DIR (another build's libregio.so, same probe ABI) `base`:
+# the same binary with that runtime through LD_LIBRARY_PATH. Under
+# valgrind every call is slow, so a mean-time limit would never throttle:
+# default and base run with REGIO_THROTTLE=100000,1000000000 (a region is
+# throttled once it has 100,000 calls, whatever their time). Prints
+# instructions and the ratio to plain, and the number of throttled
+# regions (and the first of them) in each measuring run. Needs gcc with
+# OpenMP, valgrind; INSTRUMENT and CC may be set.
+set -euo pipefail
+comd=${1:-}
+lua=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cc=${CC:-gcc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root" && cargo build -q --release -p regio-rt)
+instrument=${INSTRUMENT:-$root/target/release/instrument}
+export REGIO_LIB_DIR=$root/target/release
+cflags=$("$instrument" flags --cflags)
+libs=$("$instrument" flags --libs)
+
+build() { # NAME SRC_DIR ARGS...
+    local name=$1 src=$2
+    shift 2
+    # shellcheck disable=SC2086
+    $cc -O2 -fopenmp "$@" "$src"/*.c -lm -o "$tmp/$name.plain"
+    "$instrument" "$src" --out "$tmp/$name.inst" > /dev/null
+    # shellcheck disable=SC2086
+    $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.inst"/*.c -lm $libs -o "$tmp/$name.regio"
+}
+mkdir -p "$tmp/md.src"
+grep -v '^ *#pragma regio skip' "$root/testdata/scaling/md.c" > "$tmp/md.src/md.c"
+build md "$tmp/md.src" -DNP=300 -DSTEPS=4
+programs=(md)
+declare -A argv=([md]="")
+if [ -n "$comd" ]; then
+    cp -r "$comd/src-openmp" "$tmp/comd.src"
+    (cd "$tmp/comd.src" && bash generate_info_header CoMD-openmp "$cc" "-std=c99 -fopenmp -DDOUBLE" "-lm" > /dev/null 2>&1)
+    build comd "$tmp/comd.src" -std=c99 -DDOUBLE
+    programs+=(comd)
+    argv[comd]="-x 8 -y 8 -z 8 -N 10 -n 5"
+fi
+if [ -n "$lua" ]; then
+    build_lua() {
+        make -s -C "$1" MYCFLAGS="-std=c99 -DLUA_USE_LINUX ${2:-}" MYLIBS="-ldl ${3:-}" CWARNS= > /dev/null 2>&1
+    }
+    cp -r "$lua" "$tmp/lua.plain.src"
+    build_lua "$tmp/lua.plain.src"
+    cp "$tmp/lua.plain.src/lua" "$tmp/lua.plain"
+    "$instrument" "$lua" --out "$tmp/lua.inst" 2> /dev/null
+    build_lua "$tmp/lua.inst" "$cflags" "$libs"
+    cp "$tmp/lua.inst/lua" "$tmp/lua.regio"
+    cp "$here/bench_throttle.lua" "$tmp/bench.lua"
+    programs+=(lua)
+    argv[lua]="bench.lua"
+fi
+variants=(plain default disabled)
+[ -n "${BASE_LIB_DIR:-}" ] && variants+=(base)
+
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $cc -O2 -fopenmp, OMP_NUM_THREADS=2, callgrind"
+printf '%-6s %-9s %14s %8s  %s\n' program variant instructions x throttled
+for p in "${programs[@]}"; do
+    plain_ir=
+    for v in "${variants[@]}"; do
+        bin=$tmp/$p.regio
+        env=(REGIO_DIR="$tmp/run.$p.$v" REGIO_THROTTLE=100000,1000000000)
+        case $v in
+            plain) bin=$tmp/$p.plain ;;
+            disabled) env+=(REGIO_DISABLE=1) ;;
+            base) env+=(LD_LIBRARY_PATH="$BASE_LIB_DIR") ;;
+        esac
+        rm -rf "$tmp/run.$p.$v"
+        # shellcheck disable=SC2086
+        (cd "$tmp" && env -u REGIO_THROTTLE -u REGIO_DISABLE "${env[@]}" OMP_NUM_THREADS=2 \
+            valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" "$bin" ${argv[$p]} > /dev/null 2> "$tmp/cg.err")
+        ir=$(cat "$tmp"/cg.* | awk '/^summary:/ { s += $2 } END { print s }')
+        rm -f "$tmp"/cg.[0-9]*
+        [ -z "$plain_ir" ] && plain_ir=$ir
+        th=-
+        if [ -d "$tmp/run.$p.$v" ]; then
+            th=$("$instrument" report "$tmp/run.$p.$v" | awk '
+                /^throttled regions:/ { n = $3; on = 1; next }
+                on && /^ / && !first { sub(/^ +/, ""); first = $0 }
+                on && /^$/ { on = 0 }
+                END { printf "%d%s", n, first ? " (" first ")" : "" }')
+        fi
+        awk -v p="$p" -v v="$v" -v i="$ir" -v b="$plain_ir" -v t="$th" \
+            'BEGIN { printf "%-6s %-9s %14.0f %8.3f  %s\n", p, v, i, i / b, t }'
+    done
+done
