@@ -142,6 +142,22 @@ fn plain_output(mpi: &Mpi, file: &str, tmp: &TestDir) -> String {
     run_ok(&mut c).stdout
 }
 
+/// Builds `file` of testdata/trace instrumented, runs it traced on the
+/// test's ranks in `<tmp>/run` and asserts its output is the plain
+/// build's; returns the test directory and the run directory.
+fn traced_run_matching_plain(mpi: &Mpi, file: &str, tag: &str) -> (TestDir, PathBuf) {
+    let tmp = TestDir::new(tag);
+    let exe = build(mpi, file, &tmp);
+    let run_dir = tmp.join("run");
+    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
+    assert_eq!(
+        out,
+        plain_output(mpi, file, &tmp),
+        "output against the plain build"
+    );
+    (tmp, run_dir)
+}
+
 /// Runs `exe args` on `RANKS` ranks in trace mode into `run_dir`, with
 /// `env` besides: its standard output.
 fn mpirun_traced(
@@ -860,15 +876,8 @@ const RUN_WIDE: u32 = 1 << 31;
 /// once in the export; the output is the plain build's.
 fn check_comms_program(mpi: &Mpi) {
     let _machine = machine::hold();
-    let tmp = TestDir::new(&format!("trace-mpi-comms-{}", mpi.name));
-    let exe = build(mpi, "mpi_comms.c", &tmp);
-    let run_dir = tmp.join("run");
-    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
-    assert_eq!(
-        out,
-        plain_output(mpi, "mpi_comms.c", &tmp),
-        "output against the plain build"
-    );
+    let (tmp, run_dir) =
+        traced_run_matching_plain(mpi, "mpi_comms.c", &format!("trace-mpi-comms-{}", mpi.name));
     for (name, f) in trace_files(&run_dir) {
         let ids: Vec<u32> = f
             .records
@@ -980,14 +989,10 @@ fn in_place_collectives(r: u64, n: u64) -> Vec<CollBytes> {
 /// topology); the output is the plain build's.
 fn check_coll_bytes_program(mpi: &Mpi) {
     let _machine = machine::hold();
-    let tmp = TestDir::new(&format!("trace-mpi-collbytes-{}", mpi.name));
-    let exe = build(mpi, "mpi_coll_bytes.c", &tmp);
-    let run_dir = tmp.join("run");
-    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
-    assert_eq!(
-        out,
-        plain_output(mpi, "mpi_coll_bytes.c", &tmp),
-        "output against the plain build"
+    let (_tmp, run_dir) = traced_run_matching_plain(
+        mpi,
+        "mpi_coll_bytes.c",
+        &format!("trace-mpi-collbytes-{}", mpi.name),
     );
     check_collective_bytes(&run_dir, in_place_collectives);
 }
@@ -1045,14 +1050,10 @@ fn intercomm_collectives(r: u64, _n: u64) -> Vec<CollBytes> {
 /// rules; the output is the plain build's.
 fn check_intercomm_program(mpi: &Mpi) {
     let _machine = machine::hold();
-    let tmp = TestDir::new(&format!("trace-mpi-intercomm-{}", mpi.name));
-    let exe = build(mpi, "mpi_intercomm.c", &tmp);
-    let run_dir = tmp.join("run");
-    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
-    assert_eq!(
-        out,
-        plain_output(mpi, "mpi_intercomm.c", &tmp),
-        "output against the plain build"
+    let (tmp, run_dir) = traced_run_matching_plain(
+        mpi,
+        "mpi_intercomm.c",
+        &format!("trace-mpi-intercomm-{}", mpi.name),
     );
     let (matrix, within) = check_corrected(&run_dir);
     let mut want = Matrix::new();
@@ -1119,14 +1120,10 @@ fn intercommunicator_messages_and_collectives_with_mpich() {
 /// build's.
 fn check_fortran_test_calls(mpi: &Mpi) {
     let _machine = machine::hold();
-    let tmp = TestDir::new(&format!("trace-mpi-ftest-{}", mpi.name));
-    let exe = build(mpi, "mpi_test_calls.f90", &tmp);
-    let run_dir = tmp.join("run");
-    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
-    assert_eq!(
-        out,
-        plain_output(mpi, "mpi_test_calls.f90", &tmp),
-        "output against the plain build"
+    let (tmp, run_dir) = traced_run_matching_plain(
+        mpi,
+        "mpi_test_calls.f90",
+        &format!("trace-mpi-ftest-{}", mpi.name),
     );
     let (matrix, within) = check_corrected(&run_dir);
     let mut want = Matrix::new();
@@ -1202,14 +1199,10 @@ fn fortran_coll_bytes(r: u64, n: u64) -> Vec<CollBytes> {
 /// plain build's.
 fn check_fortran_coll_bytes(mpi: &Mpi) {
     let _machine = machine::hold();
-    let tmp = TestDir::new(&format!("trace-mpi-fcollbytes-{}", mpi.name));
-    let exe = build(mpi, "mpi_coll_bytes.f90", &tmp);
-    let run_dir = tmp.join("run");
-    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
-    assert_eq!(
-        out,
-        plain_output(mpi, "mpi_coll_bytes.f90", &tmp),
-        "output against the plain build"
+    let (_tmp, run_dir) = traced_run_matching_plain(
+        mpi,
+        "mpi_coll_bytes.f90",
+        &format!("trace-mpi-fcollbytes-{}", mpi.name),
     );
     check_collective_bytes(&run_dir, fortran_coll_bytes);
 }
@@ -1238,14 +1231,10 @@ fn fortran_collective_bytes_in_place_scans_alltoallw_and_neighbourhood_with_mpic
 /// communicator is exported once; the output is the plain build's.
 fn check_comm_kinds_program(mpi: &Mpi) {
     let _machine = machine::hold();
-    let tmp = TestDir::new(&format!("trace-mpi-commkinds-{}", mpi.name));
-    let exe = build(mpi, "mpi_comm_kinds.c", &tmp);
-    let run_dir = tmp.join("run");
-    let out = mpirun_traced(mpi, &exe, &[], &run_dir, &[]);
-    assert_eq!(
-        out,
-        plain_output(mpi, "mpi_comm_kinds.c", &tmp),
-        "output against the plain build"
+    let (tmp, run_dir) = traced_run_matching_plain(
+        mpi,
+        "mpi_comm_kinds.c",
+        &format!("trace-mpi-commkinds-{}", mpi.name),
     );
     for (name, f) in trace_files(&run_dir) {
         let ids: Vec<u32> = f
