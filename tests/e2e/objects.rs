@@ -323,15 +323,7 @@ fn check(how: Instrumented, lib: Library) {
             7,
         ),
     ];
-    let mut problems = Vec::new();
-    for (name, file, line, calls) in want {
-        let key = (name.to_string(), file.to_string(), line);
-        match named.get(&key) {
-            Some(&c) if c == calls => {}
-            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
-            None => problems.push(format!("{key:?} missing")),
-        }
-    }
+    let mut problems = call_problems(&named, &want);
     // Every named region belongs to the file it names (no id of one part
     // was read as another part's).
     for (name, file, _) in named.keys() {
@@ -448,15 +440,7 @@ fn a_fortran_program_with_a_separately_instrumented_c_library() {
             12,
         ),
     ];
-    let mut problems = Vec::new();
-    for (name, file, line, calls) in want {
-        let key = (name.to_string(), file.to_string(), line);
-        match named.get(&key) {
-            Some(&c) if c == calls => {}
-            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
-            None => problems.push(format!("{key:?} missing")),
-        }
-    }
+    let mut problems = call_problems(&named, &want);
     if !named
         .keys()
         .any(|(n, f, _)| n == "fmain" && f == "fmain.f90")
@@ -784,15 +768,7 @@ fn check_fortran(main: FortranMain, lib: Library) {
             want.push(("main", "cmain.c", at("cmain", "cmain.c", "int main"), 1));
         }
     }
-    let mut problems = Vec::new();
-    for (name, file, line, calls) in want {
-        let key = (name.to_string(), file.to_string(), line);
-        match named.get(&key) {
-            Some(&c) if c == calls => {}
-            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
-            None => problems.push(format!("{key:?} missing")),
-        }
-    }
+    let mut problems = call_problems(&named, &want);
     if !unnamed.is_empty() {
         problems.push(format!("regions without description: {unnamed:?}"));
     }
@@ -938,15 +914,7 @@ fn check_header(use_: HeaderUse) {
             scale_calls,
         ),
     ];
-    let mut problems = Vec::new();
-    for (name, file, line, calls) in want {
-        let key = (name.to_string(), file.to_string(), line);
-        match named.get(&key) {
-            Some(&c) if c == calls => {}
-            Some(&c) => problems.push(format!("{key:?}: {c} calls, expected {calls}")),
-            None => problems.push(format!("{key:?} missing")),
-        }
-    }
+    let mut problems = call_problems(&named, &want);
     if named.len() != want.len() {
         problems.push(format!("expected exactly {} regions", want.len()));
     }
@@ -1285,10 +1253,9 @@ fn a_c_file_included_by_another_trees_c_file_keeps_its_own_ids() {
     check_calls(&run_dir, &want);
 }
 
-/// The run's regions are exactly `want` (name, file name, line, calls),
-/// every region named.
-fn check_calls(run_dir: &Path, want: &[(&str, &str, u64, u64)]) {
-    let (named, unnamed) = calls(run_dir);
+/// What differs from `want` (name, file name, line, calls) among the
+/// run's named regions: a region missing or with other calls.
+fn call_problems(named: &Calls, want: &[(&str, &str, u64, u64)]) -> Vec<String> {
     let mut problems = Vec::new();
     for &(name, file, line, calls) in want {
         let key = (name.to_string(), file.to_string(), line);
@@ -1298,6 +1265,14 @@ fn check_calls(run_dir: &Path, want: &[(&str, &str, u64, u64)]) {
             None => problems.push(format!("{key:?} missing")),
         }
     }
+    problems
+}
+
+/// The run's regions are exactly `want` (name, file name, line, calls),
+/// every region named.
+fn check_calls(run_dir: &Path, want: &[(&str, &str, u64, u64)]) {
+    let (named, unnamed) = calls(run_dir);
+    let mut problems = call_problems(&named, want);
     if named.len() != want.len() {
         problems.push(format!("expected exactly {} regions", want.len()));
     }
