@@ -115,7 +115,13 @@ pub(crate) fn block_keys(text: &str) -> impl Iterator<Item = String> {
 
 /// What the invocation at `at` of `src` (`NAME(args)`, as the second
 /// reading hid it) defines; `macros` is the tree's macro set.
-pub(crate) fn what_it_defines(src: &str, at: &Range<usize>, macros: &HashSet<String>) -> Defines {
+/// `in_file` is [`definitions`] of `src`, read once per file.
+pub(crate) fn what_it_defines(
+    src: &str,
+    in_file: &[Definition],
+    at: &Range<usize>,
+    macros: &HashSet<String>,
+) -> Defines {
     let text = &src[at.clone()];
     let name_end = text
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -124,10 +130,7 @@ pub(crate) fn what_it_defines(src: &str, at: &Range<usize>, macros: &HashSet<Str
     let Some(args) = arguments(&text[name_end..]) else {
         return Defines::Unknown;
     };
-    let here: Vec<Definition> = definitions(src)
-        .into_iter()
-        .filter(|d| d.name == name)
-        .collect();
+    let here: Vec<&Definition> = in_file.iter().filter(|d| d.name == name).collect();
     let braces_here = here.iter().any(|d| d.body.contains('{'));
     let known_elsewhere = macros.contains(&blockless_key(name));
     if !braces_here
@@ -377,13 +380,18 @@ mod tests {
     fn functions_of_a_definition_in_the_file_are_named() {
         let at = use_of(IOMETHODS, "IOMETHODS");
         assert_eq!(
-            what_it_defines(IOMETHODS, &at, &HashSet::new()),
+            what_it_defines(IOMETHODS, &definitions(IOMETHODS), &at, &HashSet::new()),
             Defines::Functions(vec!["posixIoFinderImpl".to_string()])
         );
         assert_eq!(shown(IOMETHODS, &at), "IOMETHODS(posixIoFinder, ...)");
         let ops = "#define DEFINE_OP(name, op) \\\n    static int name(int a, int b) { return a op b; }\nDEFINE_OP(add, +)\n";
         assert_eq!(
-            what_it_defines(ops, &use_of(ops, "DEFINE_OP"), &HashSet::new()),
+            what_it_defines(
+                ops,
+                &definitions(ops),
+                &use_of(ops, "DEFINE_OP"),
+                &HashSet::new()
+            ),
             Defines::Functions(vec!["add".to_string()])
         );
     }
@@ -394,24 +402,43 @@ mod tests {
         let src = "LUAI_DDEC(const lu_byte luaP_opmodes[NUM_OPCODES];)\n";
         let at = 0..src.len() - 1;
         let tree: HashSet<String> = block_keys("#define LUAI_DDEC(dec)\tLUAI_FUNC dec\n").collect();
-        assert_eq!(what_it_defines(src, &at, &tree), Defines::Nothing);
+        assert_eq!(
+            what_it_defines(src, &definitions(src), &at, &tree),
+            Defines::Nothing
+        );
         // Unknown macro: maybe code.
-        assert_eq!(what_it_defines(src, &at, &HashSet::new()), Defines::Unknown);
+        assert_eq!(
+            what_it_defines(src, &definitions(src), &at, &HashSet::new()),
+            Defines::Unknown
+        );
         // Another definition in the tree with a block: maybe code.
         let both: HashSet<String> =
             block_keys("#define LUAI_DDEC(dec) dec\n#define LUAI_DDEC(dec) void f(void) { }\n")
                 .collect();
-        assert_eq!(what_it_defines(src, &at, &both), Defines::Unknown);
+        assert_eq!(
+            what_it_defines(src, &definitions(src), &at, &both),
+            Defines::Unknown
+        );
         // A brace in the arguments: maybe code.
         let body = "#define WRAP(x) x\nWRAP(int f(void) { return 0; })\n";
         assert_eq!(
-            what_it_defines(body, &use_of(body, "WRAP"), &HashSet::new()),
+            what_it_defines(
+                body,
+                &definitions(body),
+                &use_of(body, "WRAP"),
+                &HashSet::new()
+            ),
             Defines::Unknown
         );
         // In the same file, no brace anywhere.
         let data = "#define DECL(t, n) \\\n  extern t n;\nDECL(int, x)\n";
         assert_eq!(
-            what_it_defines(data, &use_of(data, "DECL"), &HashSet::new()),
+            what_it_defines(
+                data,
+                &definitions(data),
+                &use_of(data, "DECL"),
+                &HashSet::new()
+            ),
             Defines::Nothing
         );
     }

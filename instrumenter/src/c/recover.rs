@@ -280,10 +280,15 @@ pub(crate) fn second_reading(
     // A macro use between the functions of a split unit is listed too: no
     // unit left as written covers it.
     let left = unreadable.without(&recovered);
+    let in_file = if hidden_macros.is_empty() {
+        Vec::new()
+    } else {
+        super::macro_uses::definitions(src)
+    };
     let macro_units = hidden_macros
         .iter()
         .filter(|m| !left.covers(m.start..m.end))
-        .flat_map(|m| macro_use_units(src, m, macros))
+        .flat_map(|m| macro_use_units(src, &in_file, m, macros))
         .collect();
     Some(SecondReading {
         out,
@@ -296,12 +301,17 @@ pub(crate) fn second_reading(
 /// The units left as written for a file-scope macro use the reading hid
 /// (`macro_uses.rs`): one per function its expansion defines, one unnamed
 /// when that is unknown, none when it can define no function.
-fn macro_use_units(src: &str, m: &Range<usize>, macros: &HashSet<String>) -> Vec<Unit> {
+fn macro_use_units(
+    src: &str,
+    in_file: &[super::macro_uses::Definition],
+    m: &Range<usize>,
+    macros: &HashSet<String>,
+) -> Vec<Unit> {
     use super::macro_uses::{shown, what_it_defines, Defines};
     let call = shown(src, m);
     let how = "a macro invocation at file scope; the text path cannot measure what only its \
                expansion holds, `--preprocess` can";
-    match what_it_defines(src, m, macros) {
+    match what_it_defines(src, in_file, m, macros) {
         Defines::Nothing => Vec::new(),
         Defines::Functions(names) => names
             .into_iter()
