@@ -236,9 +236,8 @@ fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
                 start: n.start_byte(),
                 what: "the C parser read a statement outside any function here".to_string(),
                 unit: heads
-                    .iter()
-                    .find(|(statement, _)| *statement == n.start_byte())
-                    .map_or(n.start_byte(), |(_, head)| *head)..n.end_byte(),
+                    .binary_search_by_key(&n.start_byte(), |(statement, _)| *statement)
+                    .map_or(n.start_byte(), |k| heads[k].1)..n.end_byte(),
                 function: None,
                 loose: true,
             }),
@@ -263,8 +262,8 @@ fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
 /// declarations and statements one by one: tree-sitter's recovery from a
 /// place later in the body (SQLite `parseModifier`, a `}` / `else if`
 /// pair split by `#ifndef`). For each statement of such a body: (its
-/// start, where the head's first piece starts), so its unit holds the
-/// head and a second reading sees the whole function.
+/// start, where the head's first piece starts), in source order, so its
+/// unit holds the head and a second reading sees the whole function.
 fn split_function_heads(container: Node<'_>) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut c = container.walk();
