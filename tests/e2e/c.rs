@@ -377,6 +377,15 @@ fn shape_conditional_groups_nested_in_branches() {
 }
 
 #[test]
+fn shape_statement_macros_after_a_head_and_declaring_macros() {
+    // `if (...) ERR_EXIT(x)`: the macro use is the head's body; the
+    // file-scope `DDEC(...;)` declares only and is not listed.
+    let loops: &[(&str, u64)] = &[("step_for", 2), ("step_while", 2), ("scan", 2)];
+    let dir = "shapes/head_macros";
+    check_program(&shape(dir, &["head_macros.c"], &[], 2, loops));
+}
+
+#[test]
 fn shape_gnu_and_c11_syntax() {
     check_program(&shape("shapes/gnu", &["gnu.c"], &[], 5, NONE));
 }

@@ -234,6 +234,8 @@ pub fn function_like_macros(text: &str) -> HashSet<String> {
             }
         }
     }
+    // Whether a definition can bring a function body (`macro_uses.rs`).
+    names.extend(super::macro_uses::block_keys(text));
     names
 }
 

@@ -143,6 +143,28 @@ impl Lexed {
         None
     }
 
+    /// Index of the `(` the `)` at `close` closes.
+    fn opening(&self, src: &[u8], close: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for j in (0..=close).rev() {
+            let (t, r) = &self.toks[j];
+            if *t != Tok::Punct {
+                continue;
+            }
+            match src[r.start] {
+                b')' => depth += 1,
+                b'(' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// Whether a line end (or a directive) lies between tokens `a` and `b`.
     fn line_end_between(&self, a: usize, b: usize) -> bool {
         self.toks[a + 1..b]
@@ -955,6 +977,7 @@ fn statement_macro(bytes: &mut [u8], lexed: &Lexed, src: &[u8], i: usize) {
     let starts_line = lexed.prev_code(i).is_none_or(|p| {
         lexed.line_end_between(p, i) && matches!(src[toks[p].1.start], b';' | b'{' | b'}' | b')')
             || toks[p].0 == Tok::Ident && lexed.line_end_between(p, i)
+            || after_control_head(lexed, src, p)
     });
     let Some(next) = lexed.next_code(close) else {
         return;
@@ -994,6 +1017,25 @@ fn statement_macro(bytes: &mut [u8], lexed: &Lexed, src: &[u8], i: usize) {
         }
         _ => {}
     }
+}
+
+/// Whether the code token `p` ends the head of a statement whose body
+/// follows on the same line: the `)` of `if (...)`, `while (...)`, `for
+/// (...)`, or `else` / `do` (`if (n != 12) ERR_EXIT(READ)`: the macro use
+/// is the unbraced body).
+fn after_control_head(lexed: &Lexed, src: &[u8], p: usize) -> bool {
+    let toks = &lexed.toks;
+    let word = |j: usize| std::str::from_utf8(&src[toks[j].1.clone()]).unwrap_or("");
+    if toks[p].0 == Tok::Ident {
+        return matches!(word(p), "else" | "do");
+    }
+    if src[toks[p].1.start] != b')' {
+        return false;
+    }
+    lexed
+        .opening(src, p)
+        .and_then(|o| lexed.prev_code(o))
+        .is_some_and(|h| toks[h].0 == Tok::Ident && matches!(word(h), "if" | "while" | "for"))
 }
 
 /// `vmcase(OP_MOVE) {` (`case l:`), `vmdispatch(op) {` (`switch (o)`),
@@ -1150,6 +1192,17 @@ mod tests {
         assert!(s.contains("PUT(\"x\");"));
         assert!(s.contains("SET(t, a);"));
         assert!(s.contains("LOOP(i)\n"));
+    }
+
+    #[test]
+    fn statement_macros_as_the_body_of_a_head_on_its_line() {
+        let s = rewritten("int f(int n) {\n   if( g(n) != 12 ) ERR_EXIT(READ)\n   if(!n) ERR_EXIT(NO)\n   else ERR_EXIT(N2)\n   for (;;) STEP(n)\n   x = h(n) ERR(n)\n   return 0;\n}\n");
+        assert!(s.contains("ERR_EXIT(READ);"), "{s}");
+        assert!(s.contains("ERR_EXIT(NO);"), "{s}");
+        assert!(s.contains("ERR_EXIT(N2);"), "{s}");
+        assert!(s.contains("STEP(n);"), "{s}");
+        // After a call's `)` it is no statement of its own.
+        assert!(s.contains("ERR(n)\n"), "{s}");
     }
 
     #[test]

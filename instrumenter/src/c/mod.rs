@@ -20,6 +20,7 @@
 mod calls;
 mod directives;
 mod jumps;
+mod macro_uses;
 mod mask;
 mod mpi_capture;
 mod omp;
@@ -90,29 +91,56 @@ fn is_header(input: &SourceInput<'_>) -> bool {
 }
 
 /// The first line of a header that only C++ has at the start of a line
-/// (`class X`, `template <...>`, `namespace n`): a C++ header named `.h`,
-/// which the C front end leaves alone whole instead of unit by unit.
+/// (`class X`, `template <...>`, `namespace n`) outside the branches no
+/// GNU C compiler compiles (`#ifdef __cplusplus`): a C++ header named
+/// `.h`, which no C unit can include. It is C++ source, like the `.cpp`
+/// files next to it: copied as it is, neither measured nor listed (a C
+/// build never compiles it, so no C code of the tree is lost).
 fn cplusplus_header(input: &SourceInput<'_>) -> Option<u32> {
     if !is_header(input) {
         return None;
     }
+    let mut foreign: Option<Vec<std::ops::Range<usize>>> = None;
+    let mut at = 0usize;
     input
         .text
-        .lines()
+        .split_inclusive('\n')
         .position(|l| {
-            let mut words = l.split_whitespace();
-            match words.next() {
-                Some("class") | Some("namespace") => words.next().is_some_and(|w| {
-                    w.chars()
-                        .next()
-                        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                        && !l.trim_end().ends_with(';')
-                }),
-                Some(w) => w.starts_with("template<") || (w == "template" && l.contains('<')),
-                None => false,
+            let start = at;
+            at += l.len();
+            let cplusplus = cplusplus_line(l);
+            cplusplus && {
+                let spans = foreign.get_or_insert_with(|| recover::never_compiled(input.text));
+                !spans.iter().any(|s| s.start <= start && start < s.end)
             }
         })
         .map(|i| i as u32 + 1)
+}
+
+/// A line only C++ has: `class X` or `namespace n` alone or before `{`
+/// or `:` (not `class size,` in a C parameter list), `template <...>`.
+fn cplusplus_line(l: &str) -> bool {
+    let t = l.trim();
+    let head = |kw: &str| {
+        let Some(rest) = t.strip_prefix(kw) else {
+            return false;
+        };
+        if !rest.starts_with([' ', '\t']) {
+            return false;
+        }
+        let rest = rest.trim_start();
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let after = rest[name_len..].trim_start();
+        name_len > 0
+            && !rest.starts_with(|c: char| c.is_ascii_digit())
+            && (after.is_empty() || after.starts_with(['{', ':']))
+    };
+    head("class")
+        || head("namespace")
+        || t.starts_with("template<")
+        || (t.starts_with("template") && t["template".len()..].trim_start().starts_with('<'))
 }
 
 /// Instrument one C source or header file. Function-like macros defined
@@ -131,16 +159,11 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     if src.contains('\0') {
         return Err(vec![parse::binary_file(file)]);
     }
-    if let Some(line) = cplusplus_header(input) {
+    if cplusplus_header(input).is_some() {
         return Ok(Instrumented {
             text: src.to_string(),
             regions: Vec::new(),
-            warnings: vec![Diagnostic::warning(
-                file,
-                line,
-                1,
-                "not measured: a C++ header (Regio's C front end reads C); left as written",
-            )],
+            warnings: Vec::new(),
         });
     }
     let parsed = parse::parse(file, src)?;

@@ -146,6 +146,7 @@ fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
     let mut found: Vec<SyntaxError> = Vec::new();
     stray_blocks(root, &mut found);
     misread_nested_definitions(root, src, &mut found);
+    definitions_without_parameters(root, &mut found);
     if !root.has_error() {
         found.sort_by_key(|e| e.start);
         return found;
@@ -217,6 +218,7 @@ fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
     // several declarations (`float *f(n)` then `int n;`) is all of them.
     let mut head: Option<usize> = None;
     let mut prev: Option<Node> = None;
+    let heads = split_function_heads(container);
     for n in container.named_children(&mut c) {
         match n.kind() {
             "compound_statement" => found.push(SyntaxError {
@@ -233,7 +235,9 @@ fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
             k if k.ends_with("_statement") => found.push(SyntaxError {
                 start: n.start_byte(),
                 what: "the C parser read a statement outside any function here".to_string(),
-                unit: n.byte_range(),
+                unit: heads
+                    .binary_search_by_key(&n.start_byte(), |(statement, _)| *statement)
+                    .map_or(n.start_byte(), |k| heads[k].1)..n.end_byte(),
                 function: None,
                 loose: true,
             }),
@@ -249,6 +253,87 @@ fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
         }
         if n.kind() != "comment" {
             prev = Some(n);
+        }
+    }
+}
+
+/// `static int f(const char *z, T *p){` read as loose pieces at file
+/// scope (specifiers, a `function_declarator`, a `{`), then the body's
+/// declarations and statements one by one: tree-sitter's recovery from a
+/// place later in the body (SQLite `parseModifier`, a `}` / `else if`
+/// pair split by `#ifndef`). For each statement of such a body: (its
+/// start, where the head's first piece starts), in source order, so its
+/// unit holds the head and a second reading sees the whole function.
+fn split_function_heads(container: Node<'_>) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut c = container.walk();
+    let children: Vec<Node> = container.children(&mut c).collect();
+    let mut open: Option<usize> = None;
+    for (k, n) in children.iter().enumerate() {
+        let kind = n.kind();
+        if kind == "function_declarator" && children.get(k + 1).is_some_and(|b| b.kind() == "{") {
+            // The specifiers before the declarator, back to the last item
+            // that ends something.
+            let mut start = n.start_byte();
+            for p in children[..k].iter().rev() {
+                match p.kind() {
+                    "storage_class_specifier"
+                    | "type_qualifier"
+                    | "primitive_type"
+                    | "type_identifier"
+                    | "sized_type_specifier"
+                    | "struct_specifier"
+                    | "union_specifier"
+                    | "enum_specifier"
+                    | "attribute_specifier" => {
+                        start = p.start_byte();
+                    }
+                    "comment" => {}
+                    _ => break,
+                }
+            }
+            open = Some(start);
+            continue;
+        }
+        match kind {
+            "{" | "comment" | "declaration" | "ERROR" => {}
+            k if k.ends_with("_statement") => {
+                if let Some(h) = open {
+                    out.push((n.start_byte(), h));
+                }
+            }
+            _ => open = None,
+        }
+    }
+    out
+}
+
+/// `class Wrapper { public: int get(); };` (C++ under `#ifdef
+/// __cplusplus`): tree-sitter-c reads a type, a plain name and a block
+/// as a function definition, which C never has (a function's declarator
+/// has parameters). Its "body" is no code: the item is a place the
+/// parser could not read (a branch no C compiler compiles is then not
+/// listed either, `unreadable.rs`).
+fn definitions_without_parameters(root: Node<'_>, found: &mut Vec<SyntaxError>) {
+    let mut c = root.walk();
+    let mut stack: Vec<Node> = root.children(&mut c).collect();
+    while let Some(n) = stack.pop() {
+        if is_group(n.kind()) {
+            let mut c = n.walk();
+            stack.extend(n.children(&mut c));
+            continue;
+        }
+        if n.kind() == "function_definition"
+            && n.child_by_field_name("declarator")
+                .is_some_and(|d| d.kind() == "identifier")
+        {
+            found.push(SyntaxError {
+                start: n.start_byte(),
+                what: "the C parser read a block after a name as a function".to_string(),
+                unit: n.byte_range(),
+                function: None,
+                loose: false,
+            });
         }
     }
 }

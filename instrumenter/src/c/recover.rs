@@ -41,7 +41,7 @@ use super::parse;
 use super::plan::{self, Scope};
 use super::probes;
 use super::syntax::{self, Lines};
-use super::unreadable::Unreadable;
+use super::unreadable::{Unit, Unreadable};
 
 /// What the second reading measured.
 pub(crate) struct SecondReading {
@@ -50,6 +50,8 @@ pub(crate) struct SecondReading {
     pub(crate) recovered: Vec<Range<usize>>,
     /// The units it read ([`Unreadable::split_by`] functions).
     pub(crate) units: Unreadable,
+    /// File-scope macro uses it hid whose expansion may define functions.
+    pub(crate) macro_units: Vec<Unit>,
 }
 
 /// [`second_reading`] of the units a walk left out, its regions, edits
@@ -62,6 +64,7 @@ pub(crate) fn read_again(
     out: &mut plan::Output,
 ) -> Unreadable {
     let mut left = unreadable.without(&[]);
+    let mut macro_units = Vec::new();
     for branch in [Branch::First, Branch::Last] {
         // The other configuration is read only for units that have one.
         let units = match branch {
@@ -76,6 +79,15 @@ pub(crate) fn read_again(
             out.regions.extend(read.out.regions);
             out.edits.extend(read.out.edits);
             out.warnings.extend(read.out.warnings);
+            // A use both readings hid is listed once.
+            for u in read.macro_units {
+                if !macro_units
+                    .iter()
+                    .any(|k: &Unit| k.range == u.range && k.function == u.function)
+                {
+                    macro_units.push(u);
+                }
+            }
             // Units split by the reading stay split.
             let taken = read.units.without(&read.recovered);
             left = match branch {
@@ -84,7 +96,7 @@ pub(crate) fn read_again(
             };
         }
     }
-    left
+    left.with_units(macro_units)
 }
 
 /// Which branch of each conditional group a reading keeps.
@@ -265,30 +277,52 @@ pub(crate) fn second_reading(
             ),
         ));
     }
-    // A macro use between the functions of a split unit is named too: no
+    // A macro use between the functions of a split unit is listed too: no
     // unit left as written covers it.
     let left = unreadable.without(&recovered);
-    for m in hidden_macros
+    let in_file = if hidden_macros.is_empty() {
+        Vec::new()
+    } else {
+        super::macro_uses::definitions(src)
+    };
+    let macro_units = hidden_macros
         .iter()
         .filter(|m| !left.covers(m.start..m.end))
-    {
-        let at = lines.pos(m.start);
-        let call: String = src[m.clone()]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        out.warnings.push(Diagnostic::warning(
-            input.display_path,
-            at.line,
-            at.col,
-            format!("not measured: what `{call}` defines (a macro invocation at file scope)"),
-        ));
-    }
+        .flat_map(|m| macro_use_units(src, &in_file, m, macros))
+        .collect();
     Some(SecondReading {
         out,
         recovered,
         units: unreadable.without(&[]),
+        macro_units,
     })
+}
+
+/// The units left as written for a file-scope macro use the reading hid
+/// (`macro_uses.rs`): one per function its expansion defines, one unnamed
+/// when that is unknown, none when it can define no function.
+fn macro_use_units(
+    src: &str,
+    in_file: &[super::macro_uses::Definition],
+    m: &Range<usize>,
+    macros: &HashSet<String>,
+) -> Vec<Unit> {
+    use super::macro_uses::{shown, what_it_defines, Defines};
+    let call = shown(src, m);
+    let how = "a macro invocation at file scope; the text path cannot measure what only its \
+               expansion holds, `--preprocess` can";
+    match what_it_defines(src, in_file, m, macros) {
+        Defines::Nothing => Vec::new(),
+        Defines::Functions(names) => names
+            .into_iter()
+            .map(|f| Unit::macro_use(m.clone(), Some(f), format!("defined by `{call}`, {how}")))
+            .collect(),
+        Defines::Unknown => vec![Unit::macro_use(
+            m.clone(),
+            None,
+            format!("what `{call}` defines, {how}"),
+        )],
+    }
 }
 
 /// The items of a reading's tree that a unit can hold: every child of

@@ -17,9 +17,50 @@ fn function_like_macros_are_those_defined_with_parameters() {
     let src =
         "#define array_new() { 0, 0 }\n#define  twice(x) ((x) * 2)\n#define ONE 1\nint g(int);\n";
     let macros = function_like_macros(src);
-    let mut names: Vec<&str> = macros.iter().map(String::as_str).collect();
+    let mut names: Vec<&str> = macros
+        .iter()
+        .map(String::as_str)
+        .filter(|k| !k.contains(" as "))
+        .collect();
     names.sort();
     assert_eq!(names, vec!["array_new", "twice"]);
+    // Whether each can bring a function body (macro_uses.rs).
+    assert!(macros.contains("array_new as block"));
+    assert!(macros.contains("twice as blockless"));
+}
+
+fn header(text: &str) -> Option<u32> {
+    let filter = crate::filter::Filter::default();
+    cplusplus_header(&SourceInput {
+        text,
+        display_path: "x.h",
+        rel_path: "x.h",
+        idf_path: "regio.idf.json",
+        selection: crate::selection::Selection::default(),
+        filter: &filter,
+        first_id: 1,
+    })
+}
+
+#[test]
+fn cplusplus_headers_are_told_by_lines_only_cplusplus_has() {
+    assert_eq!(
+        header("#include <x>\nclass gzbuf : public streambuf {\n};\n"),
+        Some(2)
+    );
+    assert_eq!(header("class izstream\n{\n};\n"), Some(1));
+    assert_eq!(header("template <class T> class M {};\n"), Some(1));
+    assert_eq!(header("namespace z {\n}\n"), Some(1));
+    // C: a parameter named `class`, a declaration.
+    assert_eq!(
+        header("int f(int a,\n  class size,\n  int b);\nclass x;\n"),
+        None
+    );
+    // C++ only under `#ifdef __cplusplus`: a C header.
+    assert_eq!(
+        header("#ifdef __cplusplus\nclass W {\n};\n#endif\nint f(void);\n"),
+        None
+    );
 }
 
 #[test]

@@ -36,8 +36,9 @@ fn could_hold_code(src: &str, u: &Unit) -> bool {
     // A table whose initializer holds an `#if defined(X)` line has a `{`
     // after `)` too, but every `{` of it opens an initializer (Lua's
     // `mathlib[]`).
-    (u.function.is_some() || holds_a_body(src, u.range.clone()))
-        && !super::mask::declares_data_only(src, u.range.clone())
+    u.defines_code
+        || ((u.function.is_some() || holds_a_body(src, u.range.clone()))
+            && !super::mask::declares_data_only(src, u.range.clone()))
 }
 
 fn only_blanks_and_comments(text: Option<&str>) -> bool {
@@ -68,6 +69,25 @@ pub(crate) struct Unit {
     pub(crate) at: usize,
     pub(crate) reason: String,
     loose: bool,
+    /// A file-scope macro use whose expansion may define functions
+    /// (`macro_uses.rs`): listed although its text holds no body.
+    defines_code: bool,
+}
+
+impl Unit {
+    /// A file-scope macro use at `range` that defines `function` (or
+    /// something unnamed that may be code), left as written because
+    /// the text path cannot measure what only its expansion holds.
+    pub(crate) fn macro_use(range: Range<usize>, function: Option<String>, reason: String) -> Unit {
+        Unit {
+            at: range.start,
+            range,
+            function,
+            reason,
+            loose: false,
+            defines_code: true,
+        }
+    }
 }
 
 /// The units of one file left as written, sorted and disjoint.
@@ -89,6 +109,7 @@ impl Unreadable {
                 loose: e.loose,
                 at: e.start,
                 reason: e.what.clone(),
+                defines_code: false,
             })
             .collect();
         // A unit that a top-level `#if` group cuts (alternative function
@@ -172,6 +193,7 @@ impl Unreadable {
                             loose: name.is_none(),
                             range,
                             function: name,
+                            defines_code: false,
                         });
                     }
                 }
@@ -209,6 +231,13 @@ impl Unreadable {
                 .cloned()
                 .collect(),
         }
+    }
+
+    /// These units and `more`, in order.
+    pub(crate) fn with_units(mut self, more: Vec<Unit>) -> Unreadable {
+        self.units.extend(more);
+        self.units.sort_by_key(|u| u.range.start);
+        self
     }
 
     /// These units and `other`'s (disjoint from them), in order.
