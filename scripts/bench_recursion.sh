@@ -23,21 +23,7 @@
 set -euo pipefail
 runs=${1:-5}
 n=${2:-30}
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-cc=${CC:-gcc}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-if [ -n "${INSTRUMENT:-}" ]; then
-    (cd "$root" && cargo build -q --release -p regio-rt)
-else
-    (cd "$root" && cargo build -q --release -p regio-rt -p instrument)
-fi
-instrument=${INSTRUMENT:-$root/target/release/instrument}
-export REGIO_LIB_DIR=$root/target/release
-cflags=$("$instrument" flags --cflags)
-libs=$("$instrument" flags --libs)
+. "$(dirname "$0")/bench_setup.sh"
 src=$root/testdata/throttle/fib.c
 $cc -O2 "$src" -o "$tmp/plain"
 "$instrument" "$src" --out "$tmp/inst" > /dev/null

@@ -44,24 +44,7 @@ set -euo pipefail
 runs=${1:-5}
 comd=${2:-}
 lua=${3:-}
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-cc=${CC:-gcc}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-if [ -n "${INSTRUMENT:-}" ]; then
-    # Any build of the instrumenter writes the same probes; only the
-    # runtime's build matters for the timings.
-    (cd "$root" && cargo build -q --release -p regio-rt)
-else
-    (cd "$root" && cargo build -q --release -p regio-rt -p instrument)
-fi
-instrument=${INSTRUMENT:-$root/target/release/instrument}
-export REGIO_LIB_DIR=$root/target/release
-# The flags are word lists: unquoted on purpose.
-cflags=$("$instrument" flags --cflags)
-libs=$("$instrument" flags --libs)
+. "$(dirname "$0")/bench_setup.sh"
 
 # build NAME SRC_DIR ARGS...: plain and instrumented builds of the C files
 # of SRC_DIR into $tmp/NAME.plain and $tmp/NAME.regio; ARGS are compiler

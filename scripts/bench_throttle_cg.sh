@@ -20,16 +20,7 @@
 set -euo pipefail
 comd=${1:-}
 lua=${2:-}
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-cc=${CC:-gcc}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && cargo build -q --release -p regio-rt)
-instrument=${INSTRUMENT:-$root/target/release/instrument}
-export REGIO_LIB_DIR=$root/target/release
-cflags=$("$instrument" flags --cflags)
-libs=$("$instrument" flags --libs)
+. "$(dirname "$0")/bench_setup.sh"
 
 build() { # NAME SRC_DIR ARGS...
     local name=$1 src=$2
