@@ -629,3 +629,66 @@ fn a_cxx_mpi_program_links_the_runtime_with_wrapped_mpicxx_and_measures_its_c_pa
     let idf = std::fs::read_to_string(src.join("regio.idf.json")).expect("build IDF");
     assert!(!idf.contains("both.c"), "both.c was instrumented: {idf}");
 }
+
+/// `cc -E` writes line markers inside an expression around a system
+/// header's macro (`fp == NULL`, `!= EOF`, `fprintf(stderr, ...)`): the
+/// wrapper's preprocessed path measures these functions (it left each of
+/// them as written, "the C parser cannot read `if`", found on NPB's LU),
+/// the copy keeps the markers (so the program's lines stay right), and the
+/// wrapped program prints and exits as the plain one.
+#[test]
+fn functions_using_system_macros_inside_statements_are_measured() {
+    let tmp = TestDir::new("wrap-sysmacros");
+    copy_tree(&testdata().join("wrap/sysmacros"), tmp.path());
+    let plain = tmp.join("plain");
+    let build = |cmd: &mut Command| run_ok(cmd.current_dir(tmp.path()));
+    build(
+        Command::new("gcc")
+            .args(["-O2", "-Wall", "reader.c", "-o"])
+            .arg(&plain),
+    );
+    let wrapped_build = build(
+        Command::new(instrument_bin())
+            .args([
+                "wrap",
+                "--regions",
+                "all",
+                "gcc",
+                "-O2",
+                "-Wall",
+                "reader.c",
+                "-o",
+            ])
+            .arg(tmp.join("reader")),
+    );
+    assert!(
+        !wrapped_build.stderr.contains("not measured") && !wrapped_build.stderr.contains("warning"),
+        "{}",
+        wrapped_build.describe()
+    );
+    let input = ["reader.c", "reader.c"];
+    let p = run(Command::new(&plain).current_dir(tmp.path()).args(input));
+    let w = run(Command::new(tmp.join("reader"))
+        .current_dir(tmp.path())
+        .args(input));
+    assert_eq!(
+        (p.status.code(), &p.stdout, &p.stderr),
+        (w.status.code(), &w.stdout, &w.stderr)
+    );
+    let got = nodes(&run_dir_in(tmp.path()));
+    for (name, kind, text) in [
+        ("count_lines", "function", "static int count_lines"),
+        ("report", "function", "static void report"),
+        ("main", "program", "int main"),
+        ("fprintf", "io", "fprintf(stderr"),
+    ] {
+        let line = line_of(tmp.path(), "reader.c", text);
+        assert!(
+            got.iter().any(|(n, k, f, l)| n == name
+                && k == kind
+                && f.ends_with("reader.c")
+                && *l == line),
+            "{name} ({kind}) at reader.c:{line} missing from {got:?}"
+        );
+    }
+}

@@ -77,9 +77,18 @@ fn marker(line: &str) -> Option<(u32, &str)> {
 /// Instruments the preprocessed text `input.text` of the unit whose own
 /// file the line markers call `own_file`.
 pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> FrontendResult {
+    // The markers are read from the text as written, and the edits are
+    // applied to it, so the output keeps every marker; everything else
+    // reads the text with the markers blanked (same byte offsets).
+    let written = input.text;
+    let map = LineMap::new(written, own_file);
+    let blanked = markers_blanked(written);
+    let input = &SourceInput {
+        text: &blanked,
+        ..*input
+    };
     let src = input.text;
     let file = input.display_path;
-    let map = LineMap::new(src, own_file);
     let parsed = parse::parse(file, src)?;
     let root = parsed.tree.root_node();
     let lines = syntax::Lines::new(src);
@@ -148,7 +157,7 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
     warnings.sort_by_key(|d| (d.line, d.col));
     if regions.iter().all(crate::frontend::is_listed_only) {
         return Ok(Instrumented {
-            text: src.to_string(),
+            text: written.to_string(),
             regions,
             warnings,
         });
@@ -161,13 +170,37 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
         false,
         &regions,
     ));
-    let text =
-        edit::apply(src, &edits).map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
+    let text = edit::apply(written, &edits)
+        .map_err(|e| vec![Diagnostic::error(file, 1, 1, e.to_string())])?;
     Ok(Instrumented {
         text,
         regions,
         warnings,
     })
+}
+
+/// `text` with every line marker replaced by spaces, byte for byte (the
+/// newlines stay). GCC writes markers inside a statement around the
+/// expansion of a system header's macro (`if (fp != NULL)` becomes
+/// `if (fp !=` / `# 12 "x.c" 3 4` / `((void *)0)` / `# 12 "x.c"` / `) {`),
+/// and the C parser cannot read a directive inside an expression: without
+/// this, every function comparing with `NULL`, or using `stdin`, `EOF`
+/// or `errno`, was left unmeasured. No probe lands inside a marker line
+/// (edits sit at the edges of syntax nodes, which blanks never are), so
+/// the edits apply to the text as written.
+fn markers_blanked(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if marker(line).is_some() {
+            out.extend(std::iter::repeat_n(' ', line.len()));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Byte ranges of the function definitions that start in the own file.
@@ -189,5 +222,23 @@ mod tests {
         assert_eq!(marker("# 12 \"src/x.c\" 2"), Some((12, "src/x.c")));
         assert_eq!(marker("#line 3 \"a b.c\""), Some((3, "a b.c")));
         assert_eq!(marker("#pragma omp parallel"), None);
+    }
+
+    #[test]
+    fn markers_are_blanked_byte_for_byte() {
+        let text = "if (p !=\n# 7 \"x\u{e9}.c\" 3 4\n((void *)0)\n# 7 \"x\u{e9}.c\"\n) {\n#pragma omp barrier\n";
+        let blanked = markers_blanked(text);
+        assert_eq!(blanked.len(), text.len());
+        assert_eq!(
+            blanked.lines().collect::<Vec<_>>(),
+            [
+                "if (p !=",
+                &" ".repeat("# 7 \"x\u{e9}.c\" 3 4".len()),
+                "((void *)0)",
+                &" ".repeat("# 7 \"x\u{e9}.c\"".len()),
+                ") {",
+                "#pragma omp barrier",
+            ]
+        );
     }
 }
