@@ -17,7 +17,7 @@ use std::ops::Range;
 
 /// One token of C text as far as these rewrites need to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tok {
+pub(super) enum Tok {
     Ident,
     Number,
     /// String or character literal.
@@ -32,11 +32,11 @@ enum Tok {
     },
 }
 
-struct Lexed {
-    toks: Vec<(Tok, Range<usize>)>,
+pub(super) struct Lexed {
+    pub(super) toks: Vec<(Tok, Range<usize>)>,
 }
 
-fn lex(src: &[u8], range: Range<usize>) -> Lexed {
+pub(super) fn lex(src: &[u8], range: Range<usize>) -> Lexed {
     let mut toks = Vec::new();
     let mut i = range.start;
     let end = range.end.min(src.len());
@@ -78,7 +78,12 @@ fn lex(src: &[u8], range: Range<usize>) -> Lexed {
             i += 1;
             while i < end && src[i] != c && src[i] != b'\n' {
                 if src[i] == b'\\' {
-                    i += 1;
+                    // `\\` + CR LF is one splice.
+                    i += if src.get(i + 1..i + 3) == Some(b"\r\n") {
+                        2
+                    } else {
+                        1
+                    };
                 }
                 i += 1;
             }
@@ -113,7 +118,7 @@ fn lex(src: &[u8], range: Range<usize>) -> Lexed {
 impl Lexed {
     /// Index of the next token after `i` that is code (no blank, comment or
     /// directive).
-    fn next_code(&self, i: usize) -> Option<usize> {
+    pub(super) fn next_code(&self, i: usize) -> Option<usize> {
         (i + 1..self.toks.len()).find(|&j| is_code(self.toks[j].0))
     }
 
@@ -296,12 +301,30 @@ pub(crate) fn rewrite_units(
         .collect()
 }
 
+/// `\\` + CR LF, a line splice in a file with DOS line ends (inside a
+/// string literal: Rodinia's `getopt.c` messages): the grammar follows a
+/// splice only before a bare LF, so the parser reads ` \\` + LF (one line
+/// end, as before).
+fn crlf_splices(bytes: &mut [u8], src: &[u8], range: Range<usize>) {
+    let end = range.end.min(src.len());
+    let mut i = range.start;
+    while i + 2 < end {
+        if &src[i..i + 3] == b"\\\r\n" {
+            bytes[i..i + 3].copy_from_slice(b" \\\n");
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+}
+
 fn rewrite(
     bytes: &mut [u8],
     src: &[u8],
     range: Range<usize>,
     macros: &HashSet<String>,
 ) -> Vec<Range<usize>> {
+    crlf_splices(bytes, src, range.clone());
     let mut hidden = Vec::new();
     let range_start = range.start;
     let lexed = lex(src, range);

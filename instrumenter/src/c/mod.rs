@@ -19,6 +19,7 @@
 
 mod calls;
 mod directives;
+mod items;
 mod jumps;
 mod mask;
 mod mpi_capture;
