@@ -478,6 +478,11 @@ fn rewrite(
                             }
                         }
                     }
+                    // `register n;` (a K&R parameter or a local): implicit
+                    // int, which the grammar does not follow.
+                    "register" if register_without_type(&lexed, src, i) => {
+                        bytes[r.clone()].copy_from_slice(b"int     ");
+                    }
                     "goto"
                         if lexed
                             .next_code(i)
@@ -889,6 +894,22 @@ fn write_implicit_int(bytes: &mut [u8], place: usize, at: usize) {
     }
 }
 
+/// Whether the `register` at token `i` declares names without a type:
+/// a name (no keyword) follows, then `;`, `,` or `=` (`register n;`,
+/// `register i, j;`); `register T x;` with a typedef name has a type.
+fn register_without_type(lexed: &Lexed, src: &[u8], i: usize) -> bool {
+    let toks = &lexed.toks;
+    let Some(name) = lexed.next_code(i).filter(|&n| toks[n].0 == Tok::Ident) else {
+        return false;
+    };
+    let word = std::str::from_utf8(&src[toks[name].1.clone()]).unwrap_or("");
+    !KEYWORDS.contains(&word)
+        && !DECL_START.contains(&word)
+        && lexed
+            .next_code(name)
+            .is_some_and(|n| matches!(src[toks[n].1.start], b';' | b',' | b'='))
+}
+
 /// Whether `name ( a, b, ... )` follows token `i`: the head of a K&R
 /// definition (names only between the parentheses, none empty).
 fn knr_head_after(lexed: &Lexed, src: &[u8], i: usize) -> bool {
@@ -1251,6 +1272,23 @@ mod tests {
     fn spliced_strings_are_one_line() {
         let s = rewritten("int f(void) { return printf(\"a \\\nb\"); }");
         assert!(s.contains("\"a   b\""), "{s}");
+    }
+
+    #[test]
+    fn knr_parameters_without_a_type_and_dos_splices() {
+        // `register n;` is an int; `register T x;` and `register int k;`
+        // have their type.
+        let s = rewritten("f(n, k, x)\n register n; register int k;\n register T x;\n{ register i, j = 0; return n; }\n");
+        assert!(s.contains(" int      n; register int k;"), "{s}");
+        assert!(s.contains(" register T x;"), "{s}");
+        assert!(s.contains("{ int      i, j = 0;"), "{s}");
+        // A splice before CR LF, in a literal and between tokens: the
+        // lexer keeps the literal whole, the parser sees a plain splice.
+        let src = "int f(void) { return printf(\"a \\\r\nb\", 1 \\\r\n+ 2); }";
+        let s = rewritten(src);
+        assert_eq!(s.len(), src.len());
+        assert!(!s.contains("\\\r"), "{s:?}");
+        assert!(s.contains("1  \\\n+ 2"), "{s:?}");
     }
 
     #[test]
