@@ -14,6 +14,7 @@
 use std::ops::Range;
 
 use super::mask::{lex, Tok};
+use super::recover::{is_if_zero, negates_foreign};
 
 /// One top-level item with a braced part.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +23,10 @@ pub(crate) struct Item {
     pub(crate) range: Range<usize>,
     /// The offset of its first top-level `{`.
     pub(crate) open: usize,
+    /// Whether a `)` or a `;` comes just before that `{`: a function
+    /// head (K&R declarations included), not `struct s {`, `= {` or
+    /// `extern "C" {`.
+    pub(crate) after_head: bool,
 }
 
 /// Words after a declarator's `)` that do not start K&R parameter
@@ -37,24 +42,48 @@ const NOT_KNR: &[&str] = &[
     "__THROW",
 ];
 
-/// Conditional-group state while counting: whether the current branch is
-/// read (only the first branch of each group is).
+/// Conditional-group state while counting: which branch of each group is
+/// read (the first a GNU C compiler may compile, as the second reading
+/// keeps: not `#if 0`, `#ifdef __cplusplus`, `#ifdef _MSC_VER`, ...).
 struct Branches {
-    /// One entry per open group: whether its current branch is the first.
-    stack: Vec<bool>,
+    stack: Vec<Group>,
+}
+
+struct Group {
+    /// Whether the current branch is read.
+    reading: bool,
+    /// Whether a branch of the group was read already.
+    taken: bool,
+    /// `#ifndef __cplusplus`: the `#else` is foreign.
+    foreign_else: bool,
 }
 
 impl Branches {
     fn reading(&self) -> bool {
-        self.stack.iter().all(|&first| first)
+        self.stack.iter().all(|g| g.reading)
     }
 
     fn directive(&mut self, line: &[u8]) {
+        let text = std::str::from_utf8(line).unwrap_or("");
         match directive_word(line).as_str() {
-            "if" | "ifdef" | "ifndef" => self.stack.push(true),
-            "elif" | "else" | "elifdef" | "elifndef" => {
-                if let Some(first) = self.stack.last_mut() {
-                    *first = false;
+            "if" | "ifdef" | "ifndef" => {
+                let reading = !is_if_zero(text);
+                self.stack.push(Group {
+                    reading,
+                    taken: reading,
+                    foreign_else: negates_foreign(text),
+                });
+            }
+            "elif" | "elifdef" | "elifndef" => {
+                if let Some(g) = self.stack.last_mut() {
+                    g.reading = !g.taken && !is_if_zero(text);
+                    g.taken |= g.reading;
+                }
+            }
+            "else" => {
+                if let Some(g) = self.stack.last_mut() {
+                    g.reading = !g.taken && !g.foreign_else;
+                    g.taken = true;
                 }
             }
             "endif" => {
@@ -80,7 +109,9 @@ pub(crate) fn braced_items(src: &str) -> Vec<Item> {
     let mut branches = Branches { stack: Vec::new() };
     let (mut braces, mut parens) = (0usize, 0usize);
     let mut start: Option<usize> = None;
-    let mut open: Option<usize> = None;
+    let mut open: Option<(usize, bool)> = None;
+    // The last code byte at the top level before the current token.
+    let mut last: u8 = b';';
     // A declarator's `)` followed by a name: K&R declarations follow.
     let mut knr = false;
     for (i, (t, r)) in toks.iter().enumerate() {
@@ -95,6 +126,10 @@ pub(crate) fn braced_items(src: &str) -> Vec<Item> {
         }
         if braces == 0 && start.is_none() {
             start = Some(r.start);
+        }
+        let before = last;
+        if braces == 0 {
+            last = bytes[r.end - 1];
         }
         if *t != Tok::Punct {
             continue;
@@ -116,8 +151,8 @@ pub(crate) fn braced_items(src: &str) -> Vec<Item> {
                 }
             }
             b'{' => {
-                if braces == 0 {
-                    open = Some(r.start);
+                if braces == 0 && open.is_none() {
+                    open = Some((r.start, matches!(before, b')' | b';')));
                 }
                 braces += 1;
             }
@@ -130,7 +165,8 @@ pub(crate) fn braced_items(src: &str) -> Vec<Item> {
                     if let (Some(s), Some(o)) = (start, open) {
                         items.push(Item {
                             range: s..r.end,
-                            open: o,
+                            open: o.0,
+                            after_head: o.1,
                         });
                     }
                     (start, open, knr) = (None, None, false);
@@ -185,12 +221,13 @@ fn directive_word(line: &[u8]) -> String {
         .collect()
 }
 
-/// The item of `items` (sorted) whose braced part holds `at`.
-pub(crate) fn around(items: &[Item], at: usize) -> Option<&Item> {
+/// The function-like item of `items` (sorted) whose braced part holds
+/// `at`.
+pub(crate) fn function_around(items: &[Item], at: usize) -> Option<&Item> {
     let i = items.partition_point(|it| it.range.start <= at);
     i.checked_sub(1)
         .map(|i| &items[i])
-        .filter(|it| it.open < at && at < it.range.end)
+        .filter(|it| it.after_head && it.open < at && at < it.range.end)
 }
 
 #[cfg(test)]
@@ -216,9 +253,9 @@ mod tests {
             ]
         );
         let at = src.find("return a").unwrap();
-        assert_eq!(around(&items, at), Some(&items[0]));
-        assert_eq!(around(&items, src.find("int x").unwrap()), None);
-        assert_eq!(around(&items, src.find("main").unwrap()), None);
+        assert_eq!(function_around(&items, at), Some(&items[0]));
+        assert_eq!(function_around(&items, src.find("int x").unwrap()), None);
+        assert_eq!(function_around(&items, src.find("main").unwrap()), None);
     }
 
     #[test]
@@ -231,6 +268,19 @@ mod tests {
         assert_eq!(items.len(), 1);
         assert!(src[items[0].range.clone()].starts_with("double n(x)"));
         assert!(src[items[0].range.clone()].ends_with("return 0;\n}"));
+    }
+
+    #[test]
+    fn branches_for_other_compilers_are_not_counted() {
+        // The `{` of `extern "C"` would make the whole header one item.
+        let src = "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(a) int a; { return a; }\n\
+                   #ifdef __cplusplus\n}\n#endif\n#ifndef _MSC_VER\nint g(void) { return 0; }\n#else\n}\n#endif\n";
+        let items = braced_items(src);
+        assert_eq!(
+            shown(src, &items),
+            ["int f(a) int a; { return a; }", "int g(void) { return 0; }"]
+        );
+        assert!(items.iter().all(|it| it.after_head));
     }
 
     #[test]

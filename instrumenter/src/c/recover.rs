@@ -980,7 +980,7 @@ fn find_back(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// A branch the GNU C compilers Regio serves never compile, often not C
 /// at all: `#if 0`, and conditions on MSVC, Windows or C++ (`#ifdef
 /// _MSC_VER`, `#if defined(_WIN32)`, `#ifdef __cplusplus`), unless negated.
-fn is_if_zero(line: &str) -> bool {
+pub(super) fn is_if_zero(line: &str) -> bool {
     let rest = line.trim_start().trim_start_matches('#').trim_start();
     let (word, cond) = match rest.find(|c: char| !c.is_ascii_alphabetic()) {
         Some(at) => rest.split_at(at),
@@ -1014,7 +1014,7 @@ fn is_if_zero(line: &str) -> bool {
 
 /// Whether `#ifndef X` / `#if !defined(X)` tests a foreign `X`: its
 /// `#else` branch is for other compilers.
-fn negates_foreign(line: &str) -> bool {
+pub(super) fn negates_foreign(line: &str) -> bool {
     let rest = line.trim_start().trim_start_matches('#').trim_start();
     if let Some(c) = rest.strip_prefix("ifndef") {
         return is_if_zero(&format!("#ifdef {c}"));

@@ -97,7 +97,7 @@ impl Unreadable {
         if all.iter().any(|u| u.loose) {
             let items = super::items::braced_items(src);
             for u in all.iter_mut().filter(|u| u.loose) {
-                if let Some(item) = super::items::around(&items, u.range.start) {
+                if let Some(item) = super::items::function_around(&items, u.range.start) {
                     u.range = item.range.start.min(u.range.start)..item.range.end.max(u.range.end);
                 }
             }
