@@ -395,6 +395,18 @@ fn shape_knr_functions_read_as_pieces_and_alternative_heads() {
 }
 
 #[test]
+fn shape_omp_directive_in_ifdef_read_the_second_time() {
+    // Without OpenMP the repeated `#ifdef _OPENMP` drops both halves of
+    // the construct; with it, the program runs the construct measured.
+    let files: &[&str] = &["omp_read_again.c"];
+    let dir = "shapes/omp_read_again";
+    let loops: &[(&str, u64)] = &[("work_sum", 1)];
+    check_program(&shape(dir, files, &[], 1, loops));
+    check_program(&shape(dir, files, &["-DWIDE"], 2, loops));
+    check_program(&shape(dir, files, &["-fopenmp"], 1, loops));
+}
+
+#[test]
 fn shape_gnu_and_c11_syntax() {
     check_program(&shape("shapes/gnu", &["gnu.c"], &[], 5, NONE));
 }

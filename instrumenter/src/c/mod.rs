@@ -21,6 +21,7 @@ mod calls;
 mod directives;
 mod items;
 mod jumps;
+mod lone_directives;
 mod mask;
 mod mpi_capture;
 mod omp;

@@ -487,6 +487,19 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
     if inside.is_empty() {
         return true;
     }
+    // A group of OpenMP directives alone, read as written: the walk
+    // rendered each directive line as its construct with the condition
+    // repeated around the closing half (plan/openmp/ifdef.rs). Only
+    // then: a directive hidden from the parser (the unbraced body of a
+    // statement) is rendered without the repeated condition.
+    if super::lone_directives::is_lone_omp_group(src, group.clone())
+        && inside
+            .iter()
+            .all(|e| e.replace_len > 0 && is_omp_pragma(&src[e.offset..e.offset + e.replace_len]))
+        && repeats_condition(src, group, edits)
+    {
+        return true;
+    }
     let branches = branches(src, group);
     if branches.is_empty() {
         return false;
@@ -514,6 +527,16 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
             .iter()
             .flatten()
             .all(|g| whole_in_branches(src, g, edits))
+}
+
+/// Whether an edit after `group` repeats its `#if` line (the closing
+/// half of a construct whose directive the group holds, ifdef.rs).
+fn repeats_condition(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
+    let first = src[group.clone()].lines().next().unwrap_or("").trim();
+    !first.is_empty()
+        && edits
+            .iter()
+            .any(|e| e.offset >= group.end && e.text.lines().any(|l| l.trim() == first))
 }
 
 /// Whether probe text `t` opens and closes alike (see
@@ -825,11 +848,24 @@ pub(crate) fn mask(
     for unit in units {
         let lines = logical_lines(src, unit.clone());
         let kept = kept_branches(src, &lines, branch);
+        // Groups of OpenMP directives alone stay as written (see
+        // lone_directives.rs), unless they split a statement.
+        let lone = super::lone_directives::lone_omp_groups(src, unit.clone());
+        let mut as_written_until = 0;
         // Per open group: whether the branch being read is kept.
         let mut stack: Vec<bool> = Vec::new();
         for (k, line) in lines.into_iter().enumerate() {
             let text = &src[line.clone()];
             let live = stack.iter().all(|&keep| keep);
+            if line.start < as_written_until {
+                continue;
+            }
+            if let Some(g) = lone.iter().find(|g| g.start == line.start) {
+                if live && !splits_statement(&bytes, line.start) {
+                    as_written_until = g.end;
+                    continue;
+                }
+            }
             match directive_word(text) {
                 Some("if" | "ifdef" | "ifndef") => {
                     stack.push(kept.contains(&k));
