@@ -496,7 +496,9 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
         && inside
             .iter()
             .all(|e| e.replace_len > 0 && is_omp_pragma(&src[e.offset..e.offset + e.replace_len]))
-        && repeats_condition(src, group, edits)
+        && inside
+            .iter()
+            .all(|open| repeats_condition(src, group, open, edits))
     {
         return true;
     }
@@ -529,14 +531,32 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
             .all(|g| whole_in_branches(src, g, edits))
 }
 
-/// Whether an edit after `group` repeats its `#if` line (the closing
-/// half of a construct whose directive the group holds, ifdef.rs).
-fn repeats_condition(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
+/// Whether the construct `open` begins (a directive line of `group`
+/// rendered) is closed after the group by an edit that repeats the
+/// group's `#if` line (ifdef.rs): an edit after the group holding that
+/// line and a probe id or team variable of `open`.
+fn repeats_condition(src: &str, group: &Range<usize>, open: &Edit, edits: &[Edit]) -> bool {
     let first = src[group.clone()].lines().next().unwrap_or("").trim();
+    // `4298u`, `regio__team4298`: what the closing half names again.
+    let ids = |t: &str| -> HashSet<String> {
+        t.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .filter(|w| {
+                w.starts_with("regio__team")
+                    || (w.len() > 1
+                        && w.ends_with('u')
+                        && w[..w.len() - 1].bytes().all(|b| b.is_ascii_digit()))
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    let opened = ids(&open.text);
     !first.is_empty()
-        && edits
-            .iter()
-            .any(|e| e.offset >= group.end && e.text.lines().any(|l| l.trim() == first))
+        && !opened.is_empty()
+        && edits.iter().any(|e| {
+            e.offset >= group.end
+                && e.text.lines().any(|l| l.trim() == first)
+                && !ids(&e.text).is_disjoint(&opened)
+        })
 }
 
 /// Whether probe text `t` opens and closes alike (see
@@ -860,7 +880,7 @@ pub(crate) fn mask(
             if line.start < as_written_until {
                 continue;
             }
-            if let Some(g) = lone.iter().find(|g| g.start == line.start) {
+            if let Some(g) = lone.iter().find(|g| line.contains(&g.start)) {
                 if live && !splits_statement(&bytes, line.start) {
                     as_written_until = g.end;
                     continue;

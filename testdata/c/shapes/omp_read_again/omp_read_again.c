@@ -9,6 +9,15 @@
 static int work(int n, double *a)
 {
   int i, s = 0;
+  /* Indented, a block, and the same condition again below: the
+   * closing half of each construct repeats its own group. */
+  #ifdef _OPENMP
+  #pragma omp parallel
+  #endif
+  {
+    int t = n;
+    (void)t;
+  }
 #ifdef _OPENMP
 #pragma omp parallel for private(i)
 #endif
