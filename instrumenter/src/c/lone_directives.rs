@@ -12,9 +12,18 @@ use std::ops::Range;
 /// lines of that one group (no nested group), OpenMP directives (at least
 /// one) or blank.
 pub(crate) fn lone_omp_groups(src: &str, range: Range<usize>) -> Vec<Range<usize>> {
-    super::items::all_groups(&src[..range.end.min(src.len())])
+    // Only the unit's text is scanned (once per unit: an amalgamation has
+    // thousands), and none without a `#pragma omp`-like word.
+    let Some(text) = src.get(range.clone()) else {
+        return Vec::new();
+    };
+    if !text.contains("omp") {
+        return Vec::new();
+    }
+    super::items::all_groups(text)
         .into_iter()
-        .filter(|g| range.start <= g.start && g.end <= range.end)
+        .map(|g| g.start + range.start..g.end + range.start)
+        .filter(|g| g.end <= range.end)
         .filter(|g| is_lone_omp_group(src, g.clone()))
         .collect()
 }
