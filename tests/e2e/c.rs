@@ -376,6 +376,36 @@ fn shape_conditional_groups_nested_in_branches() {
     check_program(&shape(dir, files, flags, 3, NESTED_NO_SYNC));
 }
 
+const OLD_HEADS: &[(&str, u64)] = &[("scan", 1), ("scan_fold", 1), ("row_sum", 1), ("last", 1)];
+
+#[test]
+fn shape_knr_functions_read_as_pieces_and_alternative_heads() {
+    // Every configuration the heads' conditionals select, in C89 and C11
+    // (`register n;` needs -Wno-implicit-int under -Werror).
+    let files: &[&str] = &["old_heads.c"];
+    let dir = "shapes/old_heads";
+    check_program(&shape(dir, files, &["-Wno-implicit-int"], 1, OLD_HEADS));
+    let c89: &[&str] = &["-std=gnu89", "-Wno-implicit-int"];
+    check_program(&shape(dir, files, c89, 1, OLD_HEADS));
+    let ansi: &[&str] = &["-std=gnu89", "-Wno-implicit-int", "-DANSI_C", "-DWIDE"];
+    check_program(&shape(dir, files, ansi, 1, OLD_HEADS));
+    let mex: &[&str] = &["-Wno-implicit-int", "-DMEX", "-DUSE_LIBIO"];
+    let no_row_sum: &[(&str, u64)] = &[("scan", 1), ("scan_fold", 1), ("row_sum", 0), ("last", 1)];
+    check_program(&shape(dir, files, mex, 0, no_row_sum));
+}
+
+#[test]
+fn shape_omp_directive_in_ifdef_read_the_second_time() {
+    // Without OpenMP the repeated `#ifdef _OPENMP` drops both halves of
+    // the construct; with it, the program runs the construct measured.
+    let files: &[&str] = &["omp_read_again.c"];
+    let dir = "shapes/omp_read_again";
+    let loops: &[(&str, u64)] = &[("work_sum", 1)];
+    check_program(&shape(dir, files, &[], 1, loops));
+    check_program(&shape(dir, files, &["-DWIDE"], 2, loops));
+    check_program(&shape(dir, files, &["-fopenmp"], 1, loops));
+}
+
 #[test]
 fn shape_statement_macros_after_a_head_and_declaring_macros() {
     // `if (...) ERR_EXIT(x)`: the macro use is the head's body; the

@@ -17,7 +17,7 @@ use std::ops::Range;
 
 /// One token of C text as far as these rewrites need to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tok {
+pub(super) enum Tok {
     Ident,
     Number,
     /// String or character literal.
@@ -32,11 +32,11 @@ enum Tok {
     },
 }
 
-struct Lexed {
-    toks: Vec<(Tok, Range<usize>)>,
+pub(super) struct Lexed {
+    pub(super) toks: Vec<(Tok, Range<usize>)>,
 }
 
-fn lex(src: &[u8], range: Range<usize>) -> Lexed {
+pub(super) fn lex(src: &[u8], range: Range<usize>) -> Lexed {
     let mut toks = Vec::new();
     let mut i = range.start;
     let end = range.end.min(src.len());
@@ -78,7 +78,12 @@ fn lex(src: &[u8], range: Range<usize>) -> Lexed {
             i += 1;
             while i < end && src[i] != c && src[i] != b'\n' {
                 if src[i] == b'\\' {
-                    i += 1;
+                    // `\\` + CR LF is one splice.
+                    i += if src.get(i + 1..i + 3) == Some(b"\r\n") {
+                        2
+                    } else {
+                        1
+                    };
                 }
                 i += 1;
             }
@@ -113,7 +118,7 @@ fn lex(src: &[u8], range: Range<usize>) -> Lexed {
 impl Lexed {
     /// Index of the next token after `i` that is code (no blank, comment or
     /// directive).
-    fn next_code(&self, i: usize) -> Option<usize> {
+    pub(super) fn next_code(&self, i: usize) -> Option<usize> {
         (i + 1..self.toks.len()).find(|&j| is_code(self.toks[j].0))
     }
 
@@ -318,12 +323,30 @@ pub(crate) fn rewrite_units(
         .collect()
 }
 
+/// `\\` + CR LF, a line splice in a file with DOS line ends (inside a
+/// string literal: Rodinia's `getopt.c` messages): the grammar follows a
+/// splice only before a bare LF, so the parser reads ` \\` + LF (one line
+/// end, as before).
+fn crlf_splices(bytes: &mut [u8], src: &[u8], range: Range<usize>) {
+    let end = range.end.min(src.len());
+    let mut i = range.start;
+    while i + 2 < end {
+        if &src[i..i + 3] == b"\\\r\n" {
+            bytes[i..i + 3].copy_from_slice(b" \\\n");
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+}
+
 fn rewrite(
     bytes: &mut [u8],
     src: &[u8],
     range: Range<usize>,
     macros: &HashSet<String>,
 ) -> Vec<Range<usize>> {
+    crlf_splices(bytes, src, range.clone());
     let mut hidden = Vec::new();
     let range_start = range.start;
     let lexed = lex(src, range);
@@ -476,6 +499,11 @@ fn rewrite(
                                 blank(bytes, toks[close].1.clone());
                             }
                         }
+                    }
+                    // `register n;` (a K&R parameter or a local): implicit
+                    // int, which the grammar does not follow.
+                    "register" if register_without_type(&lexed, src, i) => {
+                        bytes[r.clone()].copy_from_slice(b"int     ");
                     }
                     "goto"
                         if lexed
@@ -888,6 +916,22 @@ fn write_implicit_int(bytes: &mut [u8], place: usize, at: usize) {
     }
 }
 
+/// Whether the `register` at token `i` declares names without a type:
+/// a name (no keyword) follows, then `;`, `,` or `=` (`register n;`,
+/// `register i, j;`); `register T x;` with a typedef name has a type.
+fn register_without_type(lexed: &Lexed, src: &[u8], i: usize) -> bool {
+    let toks = &lexed.toks;
+    let Some(name) = lexed.next_code(i).filter(|&n| toks[n].0 == Tok::Ident) else {
+        return false;
+    };
+    let word = std::str::from_utf8(&src[toks[name].1.clone()]).unwrap_or("");
+    !KEYWORDS.contains(&word)
+        && !DECL_START.contains(&word)
+        && lexed
+            .next_code(name)
+            .is_some_and(|n| matches!(src[toks[n].1.start], b';' | b',' | b'='))
+}
+
 /// Whether `name ( a, b, ... )` follows token `i`: the head of a K&R
 /// definition (names only between the parentheses, none empty).
 fn knr_head_after(lexed: &Lexed, src: &[u8], i: usize) -> bool {
@@ -1281,6 +1325,23 @@ mod tests {
     fn spliced_strings_are_one_line() {
         let s = rewritten("int f(void) { return printf(\"a \\\nb\"); }");
         assert!(s.contains("\"a   b\""), "{s}");
+    }
+
+    #[test]
+    fn knr_parameters_without_a_type_and_dos_splices() {
+        // `register n;` is an int; `register T x;` and `register int k;`
+        // have their type.
+        let s = rewritten("f(n, k, x)\n register n; register int k;\n register T x;\n{ register i, j = 0; return n; }\n");
+        assert!(s.contains(" int      n; register int k;"), "{s}");
+        assert!(s.contains(" register T x;"), "{s}");
+        assert!(s.contains("{ int      i, j = 0;"), "{s}");
+        // A splice before CR LF, in a literal and between tokens: the
+        // lexer keeps the literal whole, the parser sees a plain splice.
+        let src = "int f(void) { return printf(\"a \\\r\nb\", 1 \\\r\n+ 2); }";
+        let s = rewritten(src);
+        assert_eq!(s.len(), src.len());
+        assert!(!s.contains("\\\r"), "{s:?}");
+        assert!(s.contains("1  \\\n+ 2"), "{s:?}");
     }
 
     #[test]

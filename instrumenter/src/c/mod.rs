@@ -19,7 +19,9 @@
 
 mod calls;
 mod directives;
+mod items;
 mod jumps;
+mod lone_directives;
 mod macro_uses;
 mod mask;
 mod mpi_capture;

@@ -521,6 +521,21 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
     if inside.is_empty() {
         return true;
     }
+    // A group of OpenMP directives alone, read as written: the walk
+    // rendered each directive line as its construct with the condition
+    // repeated around the closing half (plan/openmp/ifdef.rs). Only
+    // then: a directive hidden from the parser (the unbraced body of a
+    // statement) is rendered without the repeated condition.
+    if super::lone_directives::is_lone_omp_group(src, group.clone())
+        && inside
+            .iter()
+            .all(|e| e.replace_len > 0 && is_omp_pragma(&src[e.offset..e.offset + e.replace_len]))
+        && inside
+            .iter()
+            .all(|open| repeats_condition(src, group, open, edits))
+    {
+        return true;
+    }
     let branches = branches(src, group);
     if branches.is_empty() {
         return false;
@@ -548,6 +563,34 @@ fn whole_in_branches(src: &str, group: &Range<usize>, edits: &[Edit]) -> bool {
             .iter()
             .flatten()
             .all(|g| whole_in_branches(src, g, edits))
+}
+
+/// Whether the construct `open` begins (a directive line of `group`
+/// rendered) is closed after the group by an edit that repeats the
+/// group's `#if` line (ifdef.rs): an edit after the group holding that
+/// line and a probe id or team variable of `open`.
+fn repeats_condition(src: &str, group: &Range<usize>, open: &Edit, edits: &[Edit]) -> bool {
+    let first = src[group.clone()].lines().next().unwrap_or("").trim();
+    // `4298u`, `regio__team4298`: what the closing half names again.
+    let ids = |t: &str| -> HashSet<String> {
+        t.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .filter(|w| {
+                w.starts_with("regio__team")
+                    || (w.len() > 1
+                        && w.ends_with('u')
+                        && w[..w.len() - 1].bytes().all(|b| b.is_ascii_digit()))
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    let opened = ids(&open.text);
+    !first.is_empty()
+        && !opened.is_empty()
+        && edits.iter().any(|e| {
+            e.offset >= group.end
+                && e.text.lines().any(|l| l.trim() == first)
+                && !ids(&e.text).is_disjoint(&opened)
+        })
 }
 
 /// Whether probe text `t` opens and closes alike (see
@@ -859,11 +902,24 @@ pub(crate) fn mask(
     for unit in units {
         let lines = logical_lines(src, unit.clone());
         let kept = kept_branches(src, &lines, branch);
+        // Groups of OpenMP directives alone stay as written (see
+        // lone_directives.rs), unless they split a statement.
+        let lone = super::lone_directives::lone_omp_groups(src, unit.clone());
+        let mut as_written_until = 0;
         // Per open group: whether the branch being read is kept.
         let mut stack: Vec<bool> = Vec::new();
         for (k, line) in lines.into_iter().enumerate() {
             let text = &src[line.clone()];
             let live = stack.iter().all(|&keep| keep);
+            if line.start < as_written_until {
+                continue;
+            }
+            if let Some(g) = lone.iter().find(|g| line.contains(&g.start)) {
+                if live && !splits_statement(&bytes, line.start) {
+                    as_written_until = g.end;
+                    continue;
+                }
+            }
             match directive_word(text) {
                 Some("if" | "ifdef" | "ifndef") => {
                     stack.push(kept.contains(&k));
@@ -1014,7 +1070,7 @@ fn find_back(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// A branch the GNU C compilers Regio serves never compile, often not C
 /// at all: `#if 0`, and conditions on MSVC, Windows or C++ (`#ifdef
 /// _MSC_VER`, `#if defined(_WIN32)`, `#ifdef __cplusplus`), unless negated.
-fn is_if_zero(line: &str) -> bool {
+pub(super) fn is_if_zero(line: &str) -> bool {
     let rest = line.trim_start().trim_start_matches('#').trim_start();
     let (word, cond) = match rest.find(|c: char| !c.is_ascii_alphabetic()) {
         Some(at) => rest.split_at(at),
@@ -1048,7 +1104,7 @@ fn is_if_zero(line: &str) -> bool {
 
 /// Whether `#ifndef X` / `#if !defined(X)` tests a foreign `X`: its
 /// `#else` branch is for other compilers.
-fn negates_foreign(line: &str) -> bool {
+pub(super) fn negates_foreign(line: &str) -> bool {
     let rest = line.trim_start().trim_start_matches('#').trim_start();
     if let Some(c) = rest.strip_prefix("ifndef") {
         return is_if_zero(&format!("#ifdef {c}"));

@@ -112,10 +112,23 @@ impl Unreadable {
                 defines_code: false,
             })
             .collect();
+        // A loose piece inside a function's braces (its recovery gave up
+        // the definition): the unit is the whole function, head and K&R
+        // declarations included, so a second reading can read it.
+        if all.iter().any(|u| u.loose) {
+            let items = super::items::braced_items(src);
+            for u in all.iter_mut().filter(|u| u.loose) {
+                if let Some(item) = super::items::function_around(&items, u.range.start) {
+                    u.range = item.range.start.min(u.range.start)..item.range.end.max(u.range.end);
+                }
+            }
+        }
         // A unit that a top-level `#if` group cuts (alternative function
         // headers: the group opens before the function and closes inside
-        // it) takes the whole group, so a second reading sees both ends.
-        let groups = super::recover::groups(src, 0..src.len());
+        // it) takes the whole group, so a second reading sees both ends;
+        // a group nested in another (`#ifndef MEX` around `#ifndef
+        // ANSI_C` heads) as well.
+        let groups = super::items::all_groups(src);
         for u in &mut all {
             loop {
                 let r = u.range.clone();
