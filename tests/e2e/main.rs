@@ -8,6 +8,29 @@
 //!
 //! Filter by module: `cargo test -p instrument --test e2e omp5_fortran::`.
 
+// Before the modules: a `macro_rules!` is visible only after its text.
+/// The two tests of one MPI check (`mpi`, `trace_mpi`): `$open` with
+/// Open MPI, `$mpich` with MPICH, each run only where `$has_open` /
+/// `$has_mpich` find that MPI's tools (else a `SKIPPED: needs <package>`
+/// line).
+macro_rules! on_both_mpis {
+    ($open:ident, $mpich:ident, $check:ident, $has_open:ident, $has_mpich:ident) => {
+        #[test]
+        fn $open() {
+            if $has_open() {
+                $check(&OPEN_MPI);
+            }
+        }
+
+        #[test]
+        fn $mpich() {
+            if $has_mpich() {
+                $check(&MPICH);
+            }
+        }
+    };
+}
+
 mod common;
 
 mod c;

@@ -348,19 +348,13 @@ fn mpich_runs_the_fortran_programs_too() {
     }
 }
 
-#[test]
-fn an_aborting_run_leaves_every_ranks_profile() {
-    if open_mpi() {
-        aborting_run_leaves_every_ranks_profile(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn an_aborting_run_leaves_every_ranks_profile_with_mpich() {
-    if mpich() {
-        aborting_run_leaves_every_ranks_profile(&MPICH);
-    }
-}
+on_both_mpis!(
+    an_aborting_run_leaves_every_ranks_profile,
+    an_aborting_run_leaves_every_ranks_profile_with_mpich,
+    aborting_run_leaves_every_ranks_profile,
+    open_mpi,
+    mpich
+);
 
 fn aborting_run_leaves_every_ranks_profile(mpi: &Mpi) {
     let _machine = machine::hold();
@@ -493,19 +487,13 @@ fn check_matrix(mpi: &Mpi) {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-#[test]
-fn the_communication_matrix_is_what_the_program_sends() {
-    if open_mpi() {
-        check_matrix(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn the_communication_matrix_is_what_the_program_sends_with_mpich() {
-    if mpich() {
-        check_matrix(&MPICH);
-    }
-}
+on_both_mpis!(
+    the_communication_matrix_is_what_the_program_sends,
+    the_communication_matrix_is_what_the_program_sends_with_mpich,
+    check_matrix,
+    open_mpi,
+    mpich
+);
 
 /// Rank 1's clock runs `OFFSET_NS` ahead of rank 0's and gains
 /// `DRIFT_PPM` (REGIO_TEST_CLOCK_SKEW); the measurements at MPI_Init and
@@ -589,19 +577,13 @@ fn check_clock_skew(mpi: &Mpi) {
     );
 }
 
-#[test]
-fn clock_sync_recovers_an_injected_skew() {
-    if open_mpi() {
-        check_clock_skew(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn clock_sync_recovers_an_injected_skew_with_mpich() {
-    if mpich() {
-        check_clock_skew(&MPICH);
-    }
-}
+on_both_mpis!(
+    clock_sync_recovers_an_injected_skew,
+    clock_sync_recovers_an_injected_skew_with_mpich,
+    check_clock_skew,
+    open_mpi,
+    mpich
+);
 
 /// Fortran capture: `comm.f90` (`use mpi`) and `comm_f08.f90` send to the
 /// right neighbour only, 8 bytes x (5 Sendrecv + 5 Isend) and 4 bytes x 5
@@ -628,16 +610,10 @@ fn check_fortran_matrix(mpi: &Mpi) {
     }
 }
 
-#[test]
-fn fortran_messages_make_the_matrix() {
-    if open_mpi_fortran() {
-        check_fortran_matrix(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn fortran_messages_make_the_matrix_with_mpich() {
-    if mpich_fortran() {
-        check_fortran_matrix(&MPICH);
-    }
-}
+on_both_mpis!(
+    fortran_messages_make_the_matrix,
+    fortran_messages_make_the_matrix_with_mpich,
+    check_fortran_matrix,
+    open_mpi_fortran,
+    mpich_fortran
+);

@@ -699,19 +699,13 @@ fn check_c_program(mpi: &Mpi) {
     }
 }
 
-#[test]
-fn mpi_messages_in_traces_match_after_clock_correction() {
-    if open_mpi() {
-        check_c_program(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn mpi_messages_in_traces_match_after_clock_correction_with_mpich() {
-    if mpich() {
-        check_c_program(&MPICH);
-    }
-}
+on_both_mpis!(
+    mpi_messages_in_traces_match_after_clock_correction,
+    mpi_messages_in_traces_match_after_clock_correction_with_mpich,
+    check_c_program,
+    open_mpi,
+    mpich
+);
 
 /// How long even ranks of `mpi_persistent.c` wait between start and wait.
 const PERSISTENT_SLEEP_MS: u64 = 40;
@@ -783,19 +777,13 @@ fn check_persistent_program(mpi: &Mpi) {
     check_warnings(&stderr, within);
 }
 
-#[test]
-fn persistent_requests_are_posted_at_their_start() {
-    if open_mpi() {
-        check_persistent_program(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn persistent_requests_are_posted_at_their_start_with_mpich() {
-    if mpich() {
-        check_persistent_program(&MPICH);
-    }
-}
+on_both_mpis!(
+    persistent_requests_are_posted_at_their_start,
+    persistent_requests_are_posted_at_their_start_with_mpich,
+    check_persistent_program,
+    open_mpi,
+    mpich
+);
 
 fn check_fortran_program(mpi: &Mpi) {
     let _machine = machine::hold();
@@ -850,19 +838,13 @@ fn check_fortran_program(mpi: &Mpi) {
     check_warnings(&stderr, within);
 }
 
-#[test]
-fn fortran_mpi_messages_in_traces_match() {
-    if open_mpi_fortran() {
-        check_fortran_program(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn fortran_mpi_messages_in_traces_match_with_mpich() {
-    if mpich_fortran() {
-        check_fortran_program(&MPICH);
-    }
-}
+on_both_mpis!(
+    fortran_mpi_messages_in_traces_match,
+    fortran_mpi_messages_in_traces_match_with_mpich,
+    check_fortran_program,
+    open_mpi_fortran,
+    mpich_fortran
+);
 
 /// Bit 31 of a trace's communicator id: the same id on every member.
 const RUN_WIDE: u32 = 1 << 31;
@@ -915,19 +897,13 @@ fn check_comms_program(mpi: &Mpi) {
     check_warnings(&stderr, within);
 }
 
-#[test]
-fn communicators_keep_their_identity_across_ranks() {
-    if open_mpi() {
-        check_comms_program(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn communicators_keep_their_identity_across_ranks_with_mpich() {
-    if mpich() {
-        check_comms_program(&MPICH);
-    }
-}
+on_both_mpis!(
+    communicators_keep_their_identity_across_ranks,
+    communicators_keep_their_identity_across_ranks_with_mpich,
+    check_comms_program,
+    open_mpi,
+    mpich
+);
 
 /// What `mpi_coll_bytes.c`'s collectives move on rank `r` of `n`, in call
 /// order: with `MPI_IN_PLACE` a process's own block is not counted
@@ -997,19 +973,13 @@ fn check_coll_bytes_program(mpi: &Mpi) {
     check_collective_bytes(&run_dir, in_place_collectives);
 }
 
-#[test]
-fn collective_bytes_in_place_alltoallw_and_neighbourhood() {
-    if open_mpi() {
-        check_coll_bytes_program(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn collective_bytes_in_place_alltoallw_and_neighbourhood_with_mpich() {
-    if mpich() {
-        check_coll_bytes_program(&MPICH);
-    }
-}
+on_both_mpis!(
+    collective_bytes_in_place_alltoallw_and_neighbourhood,
+    collective_bytes_in_place_alltoallw_and_neighbourhood_with_mpich,
+    check_coll_bytes_program,
+    open_mpi,
+    mpich
+);
 
 /// What `mpi_intercomm.c`'s collectives move on world rank `r` (group A:
 /// 0 and 1, group B: 2 and 3), in call order, by Score-P's rules for
@@ -1096,19 +1066,13 @@ fn check_intercomm_program(mpi: &Mpi) {
     check_warnings(&stderr, within);
 }
 
-#[test]
-fn intercommunicator_messages_and_collectives() {
-    if open_mpi() {
-        check_intercomm_program(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn intercommunicator_messages_and_collectives_with_mpich() {
-    if mpich() {
-        check_intercomm_program(&MPICH);
-    }
-}
+on_both_mpis!(
+    intercommunicator_messages_and_collectives,
+    intercommunicator_messages_and_collectives_with_mpich,
+    check_intercomm_program,
+    open_mpi,
+    mpich
+);
 
 /// `testdata/trace/mpi_test_calls.f90`: non-blocking messages completed
 /// by Fortran `MPI_Test` (with a status and with `MPI_STATUS_IGNORE`),
@@ -1137,19 +1101,13 @@ fn check_fortran_test_calls(mpi: &Mpi) {
     check_warnings(&stderr, within);
 }
 
-#[test]
-fn fortran_test_calls_complete_their_messages() {
-    if open_mpi_fortran() {
-        check_fortran_test_calls(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn fortran_test_calls_complete_their_messages_with_mpich() {
-    if mpich_fortran() {
-        check_fortran_test_calls(&MPICH);
-    }
-}
+on_both_mpis!(
+    fortran_test_calls_complete_their_messages,
+    fortran_test_calls_complete_their_messages_with_mpich,
+    check_fortran_test_calls,
+    open_mpi_fortran,
+    mpich_fortran
+);
 
 /// What `mpi_coll_bytes.f90`'s collectives move on rank `r` of `n`, in
 /// call order (Score-P's convention, as for the C program).
@@ -1207,19 +1165,13 @@ fn check_fortran_coll_bytes(mpi: &Mpi) {
     check_collective_bytes(&run_dir, fortran_coll_bytes);
 }
 
-#[test]
-fn fortran_collective_bytes_in_place_scans_alltoallw_and_neighbourhood() {
-    if open_mpi_fortran() {
-        check_fortran_coll_bytes(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn fortran_collective_bytes_in_place_scans_alltoallw_and_neighbourhood_with_mpich() {
-    if mpich_fortran() {
-        check_fortran_coll_bytes(&MPICH);
-    }
-}
+on_both_mpis!(
+    fortran_collective_bytes_in_place_scans_alltoallw_and_neighbourhood,
+    fortran_collective_bytes_in_place_scans_alltoallw_and_neighbourhood_with_mpich,
+    check_fortran_coll_bytes,
+    open_mpi_fortran,
+    mpich_fortran
+);
 
 /// `testdata/trace/mpi_comm_kinds.c`: communicators from `MPI_Comm_idup`
 /// (two duplicates first used in opposite orders by senders and
@@ -1285,16 +1237,10 @@ fn check_comm_kinds_program(mpi: &Mpi) {
     check_warnings(&stderr, within);
 }
 
-#[test]
-fn idup_and_create_group_communicators_keep_their_identity() {
-    if open_mpi() {
-        check_comm_kinds_program(&OPEN_MPI);
-    }
-}
-
-#[test]
-fn idup_and_create_group_communicators_keep_their_identity_with_mpich() {
-    if mpich() {
-        check_comm_kinds_program(&MPICH);
-    }
-}
+on_both_mpis!(
+    idup_and_create_group_communicators_keep_their_identity,
+    idup_and_create_group_communicators_keep_their_identity_with_mpich,
+    check_comm_kinds_program,
+    open_mpi,
+    mpich
+);
