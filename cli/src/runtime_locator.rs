@@ -173,6 +173,16 @@ impl Runtime {
     /// Linker flags. The shared library is preferred, with an rpath so the
     /// program runs without LD_LIBRARY_PATH; a static-only install links the
     /// archive and the system libraries a Rust staticlib needs.
+    ///
+    /// `-lregio` is wrapped in `--push-state,--no-as-needed` ...
+    /// `--pop-state`: many Makefiles put LDFLAGS (or the one user variable
+    /// they have) before the objects, and with `--as-needed` (the default
+    /// of Debian's and Ubuntu's gcc) a shared library named before the
+    /// objects that use it is dropped, so the link failed with undefined
+    /// `regio_*` symbols. Kept needed, it links wherever it stands; the
+    /// pop restores the Makefile's own `--as-needed` setting for the
+    /// libraries after it. GCC links its sanitizer runtimes the same way;
+    /// GNU ld (2.26+), gold and lld know these options.
     pub fn libs(&self) -> String {
         self.link_args().join(" ")
     }
@@ -185,7 +195,9 @@ impl Runtime {
             vec![
                 format!("-L{dir}"),
                 format!("-Wl,-rpath,{dir}"),
+                "-Wl,--push-state,--no-as-needed".into(),
                 "-lregio".into(),
+                "-Wl,--pop-state".into(),
             ]
         } else {
             let mut args = vec![format!("{dir}/libregio.a")];

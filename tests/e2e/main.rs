@@ -34,6 +34,7 @@ macro_rules! on_both_mpis {
 mod common;
 
 mod c;
+mod flags;
 mod fortran;
 mod install;
 mod mpi;

@@ -76,7 +76,7 @@ fn runs_program(cmd: &str) -> bool {
 }
 
 /// PATH with the directory of this build's `instrument` first.
-fn path_with_instrument() -> std::ffi::OsString {
+pub(crate) fn path_with_instrument() -> std::ffi::OsString {
     let bin = instrument_bin();
     let dir = bin.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut dirs = vec![dir];
