@@ -55,16 +55,47 @@ fn commands(block: &str) -> Vec<String> {
     out
 }
 
+/// The words of a command as written (quotes kept), split at blanks
+/// outside double quotes: `-DX="$(instrument flags --libs)"` is one word.
+fn words(cmd: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    let mut quoted = false;
+    for (i, c) in cmd.char_indices() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                start.get_or_insert(i);
+            }
+            c if c.is_whitespace() && !quoted => {
+                if let Some(s) = start.take() {
+                    out.push(&cmd[s..i]);
+                }
+            }
+            _ => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(s) = start {
+        out.push(&cmd[s..]);
+    }
+    out
+}
+
 /// The block's command as the plain build runs it, or None for a command
-/// only the wrapped build has (`instrument report`).
+/// only the wrapped build has (`instrument report`): `instrument wrap `
+/// taken out, and the CMake definitions that name `instrument` (the
+/// launchers, `...STANDARD_LIBRARIES="$(instrument flags --libs)"`) left
+/// out.
 fn plain(cmd: &str) -> Option<String> {
     if cmd.trim_start().starts_with("instrument ") {
         return None;
     }
     let text = cmd.replace("instrument wrap ", "");
-    let kept: Vec<&str> = text
-        .split_whitespace()
-        .filter(|t| !t.contains("instrument;wrap"))
+    let kept: Vec<&str> = words(&text)
+        .into_iter()
+        .filter(|t| !(t.starts_with("-D") && t.contains("instrument")))
         .collect();
     Some(kept.join(" "))
 }
@@ -312,4 +343,63 @@ fn the_readme_mpi_block_runs_as_written_and_matches_the_plain_build() {
         alt.join("regio.idf.json").is_file(),
         "not built by the wrapper"
     );
+}
+
+/// README's "Fortran builds" block on a Fortran-only project
+/// (`testdata/wrap/fortran`: a module and a program; Make puts the module
+/// in an archive, CMake in a shared library, and both link with the
+/// Fortran compiler): the Make build and the CMake build of the block, as
+/// written, each run and compared with the plain build; both profiles name
+/// the module's procedures and the program at their lines.
+#[test]
+fn the_readme_fortran_block_runs_as_written_and_matches_the_plain_build() {
+    if !(require_tool("make", "make")
+        && require_tool("cmake", "cmake")
+        && require_tool("gfortran", "gfortran"))
+    {
+        return;
+    }
+    let cmds = commands(&readme_block("### Fortran builds\n"));
+    assert!(
+        cmds.iter()
+            .any(|c| c.contains("FC=\"instrument wrap gfortran\""))
+            && cmds
+                .iter()
+                .any(|c| c.contains("CMAKE_Fortran_COMPILER_LAUNCHER")),
+        "the Fortran block no longer builds with Make and CMake: {cmds:?}"
+    );
+    let tmp = TestDir::new("readme-fortran");
+    let plain_run = run_block(&tmp, "plain", "wrap/fortran", &cmds, false);
+    let ours = run_block(&tmp, "wrapped", "wrap/fortran", &cmds, true);
+    assert!(!plain_run.dir.join("regio.idf.json").exists());
+    assert!(!plain_run.dir.join("build/regio.idf.json").exists());
+    let heat = |exe: &Path| {
+        run_ok(
+            Command::new(exe)
+                .current_dir(exe.parent().expect("dir"))
+                .env_remove("LD_LIBRARY_PATH")
+                .env_remove("REGIO_DIR"),
+        )
+        .stdout
+    };
+    let src = testdata().join("wrap/fortran");
+    for exe in ["heat", "build/heat"] {
+        let out = heat(&ours.dir.join(exe));
+        assert!(out.starts_with("total"), "{exe}: {out}");
+        assert_eq!(out, heat(&plain_run.dir.join(exe)), "{exe}");
+        let run_dir = run_dir_in(ours.dir.join(exe).parent().expect("dir"));
+        let got = nodes(&run_dir);
+        for (name, kind, file, text) in [
+            ("heat", "program", "heat.f90", "program heat"),
+            ("relax", "function", "heat_mod.f90", "subroutine relax"),
+            ("total", "function", "heat_mod.f90", "function total"),
+        ] {
+            let line = crate::wrap::line_of(&src, file, text);
+            assert!(
+                got.iter()
+                    .any(|(n, k, f, l)| n == name && k == kind && f.ends_with(file) && *l == line),
+                "{exe}: no {kind} {name} at {file}:{line}: {got:#?}"
+            );
+        }
+    }
 }
