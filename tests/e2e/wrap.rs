@@ -138,7 +138,20 @@ fn a_make_project_builds_in_place_with_the_wrapper_and_matches_the_plain_build()
     make(&src, &["-s", &cc, &fc]);
     let r = run_ok(Command::new(src.join("prog")).current_dir(&src));
     assert_eq!(r.stdout, plain_out, "output differs from the plain build");
-    check_make_regions(&src, &run_dir_in(&src));
+    let run_dir = run_dir_in(&src);
+    check_make_regions(&src, &run_dir);
+
+    // The build's IDF reached the run directory by itself (the user copied
+    // nothing): the report reads the copy there, even with the build's IDF
+    // gone.
+    let build_idf = src.join("regio.idf.json");
+    let copy =
+        std::fs::read(run_dir.join("regio.idf.json")).expect("IDF copy in the run directory");
+    assert_eq!(copy, std::fs::read(&build_idf).expect("build IDF"));
+    let moved = src.join("moved.idf.json");
+    std::fs::rename(&build_idf, &moved).expect("move the build IDF away");
+    check_make_regions(&src, &run_dir);
+    std::fs::rename(&moved, &build_idf).expect("put the build IDF back");
 
     // Dependency files are the plain build's, byte for byte: the original
     // sources and headers, no temporary copy.
@@ -237,6 +250,9 @@ fn commands_that_do_not_compile_run_as_the_plain_compiler() {
         &["-M", "p.c"],
         &["-MM", "p.c"],
         &["-c", "missing.c"],
+        &["-fsyntax-only", "p.c"],
+        &["-x", "c", "-c", "p.c", "-o", "x.o"],
+        &["-xc", "-c", "p.c", "-o", "x.o"],
     ] {
         let (p, o) = (plain(args), ours(args));
         assert_eq!(
@@ -248,6 +264,16 @@ fn commands_that_do_not_compile_run_as_the_plain_compiler() {
     // Nothing was written: no IDF, no object.
     assert!(!tmp.join("regio.idf.json").exists());
     assert!(!tmp.join("p.o").exists());
+    // A command the wrapper does not read (`-x LANG`: the language is not
+    // the suffix's) runs as written: the object is the plain compiler's.
+    let object = |run: &dyn Fn(&[&str]) -> crate::common::Run| {
+        let _ = std::fs::remove_file(tmp.join("x.o"));
+        let r = run(&["-x", "c", "-c", "p.c", "-o", "x.o"]);
+        assert_eq!(r.code(), Some(0), "{}", r.describe());
+        std::fs::read(tmp.join("x.o")).expect("x.o")
+    };
+    assert_eq!(object(&ours), object(&plain), "-x c: the object differs");
+    assert!(!tmp.join("regio.idf.json").exists());
 }
 
 #[test]
