@@ -12,15 +12,20 @@ use crate::common::{
     copy_tree, instrument_bin, require_tool, run_ok, testdata, workspace_root, TestDir,
 };
 
-/// Installs this build's binaries into `prefix`.
+/// Installs this build's binaries into `prefix` the way README.md says,
+/// `make install PREFIX=...` (REGIO_BUILT: this build, not a new release
+/// build).
 fn install(prefix: &Path) {
     let built = instrument_bin()
         .parent()
         .map(Path::to_path_buf)
         .expect("target dir");
     run_ok(
-        Command::new(workspace_root().join("scripts/install.sh"))
-            .arg(prefix)
+        Command::new("make")
+            .arg("-C")
+            .arg(workspace_root())
+            .arg("install")
+            .arg(format!("PREFIX={}", prefix.display()))
             .env("REGIO_BUILT", &built),
     );
 }
@@ -38,7 +43,7 @@ fn region_names(run_dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_moved_install_builds_programs_with_pkg_config_and_cmake() {
-    if !require_tool("pkg-config", "pkg-config") {
+    if !(require_tool("pkg-config", "pkg-config") && require_tool("make", "make")) {
         return;
     }
     let tmp = TestDir::new("install");
@@ -67,9 +72,40 @@ fn a_moved_install_builds_programs_with_pkg_config_and_cmake() {
     )
     .stdout;
     let lib = prefix.join("lib").canonicalize().expect("lib");
+    let include = prefix.join("include").canonicalize().expect("include");
     assert!(
-        flags.contains(&format!("-L{}", lib.display())),
+        flags.contains(&format!("-L{}", lib.display()))
+            && flags.contains(&format!("-I{}", include.display())),
         "flags do not name the moved prefix: {flags}"
+    );
+
+    // `instrument wrap` of the moved install compiles, links its runtime
+    // and the program runs without LD_LIBRARY_PATH (rpath to the new place).
+    let wrapped = tmp.join("wrapped");
+    std::fs::create_dir_all(&wrapped).expect("mkdir");
+    std::fs::copy(testdata().join("install/hello.c"), wrapped.join("hello.c")).expect("copy");
+    run_ok(
+        Command::new(&instrument)
+            .current_dir(&wrapped)
+            .args(["wrap", "cc", "-O2", "hello.c", "-o", "hello"])
+            .env("REGIO_WRAP_SMALL_FUNCTIONS", "1")
+            .env_remove("REGIO_HOME")
+            .env_remove("REGIO_LIB_DIR")
+            .env_remove("REGIO_INCLUDE_DIR"),
+    );
+    let run_dir = tmp.join("run-wrap");
+    let out = run_ok(
+        Command::new(wrapped.join("hello"))
+            .env("REGIO_DIR", &run_dir)
+            .env_remove("LD_LIBRARY_PATH"),
+    );
+    assert_eq!(out.stdout, "49\n");
+    let names = region_names(&run_dir);
+    assert!(names.iter().any(|n| n == "square"), "{names:?}");
+    let needed = run_ok(Command::new("readelf").arg("-d").arg(wrapped.join("hello"))).stdout;
+    assert!(
+        needed.contains(&lib.display().to_string()),
+        "the wrapped program's rpath is not the moved prefix: {needed}"
     );
 
     // pkg-config: instrument a copy, compile it with the .pc flags.
