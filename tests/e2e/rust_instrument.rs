@@ -110,3 +110,77 @@ fn an_instrumented_crate_builds_runs_the_same_and_reports_its_regions() {
     }
     assert!(problems.is_empty(), "{}\n{calls:?}", problems.join("\n"));
 }
+
+/// `--rust-regio VERSION` points the copy at the published runtime: the
+/// dependency is `regio = { package = "regio-rt", version = VERSION }`
+/// (user code keeps `regio::...`), and that requirement resolves to this
+/// workspace's runtime package, by name and version. Checked offline:
+/// crates.io is patched with the runtime's path, which cargo applies only
+/// to a dependency whose package name and version requirement match it.
+#[test]
+fn rust_regio_version_names_the_runtime_package_under_the_name_regio() {
+    let tmp = TestDir::new("rust-regio-version");
+    let src = tmp.join("smallcrate");
+    copy_tree(&testdata().join("rust").join("smallcrate"), &src);
+    let out = tmp.join("inst");
+    let version = env!("CARGO_PKG_VERSION");
+    run_ok(
+        Command::new(instrument_bin())
+            .arg(&src)
+            .arg("--out")
+            .arg(&out)
+            .args(["--rust-regio", version]),
+    );
+    let manifest_path = out.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap_or_else(|e| panic!("{e}"));
+    let line = format!("regio = {{ package = \"regio-rt\", version = \"{version}\" }}");
+    assert!(manifest.contains(&line), "no `{line}` in:\n{manifest}");
+
+    let runtime = workspace_root().join("runtime");
+    std::fs::write(
+        &manifest_path,
+        format!(
+            "{manifest}\n[patch.crates-io]\nregio-rt = {{ path = \"{}\" }}\n",
+            runtime.display()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Versions of the runtime's own dependencies as this workspace has them.
+    std::fs::copy(workspace_root().join("Cargo.lock"), out.join("Cargo.lock"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let meta = run_ok(Command::new(env!("CARGO")).current_dir(&out).args([
+        "metadata",
+        "--offline",
+        "--format-version",
+        "1",
+    ]));
+    let meta: serde_json::Value =
+        serde_json::from_str(&meta.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let node = meta["resolve"]["nodes"]
+        .as_array()
+        .and_then(|nodes| {
+            nodes
+                .iter()
+                .find(|n| n["id"].as_str().is_some_and(|id| id.contains("smallcrate")))
+        })
+        .unwrap_or_else(|| panic!("smallcrate not resolved: {meta}"));
+    let deps: Vec<(String, String)> = node["deps"]
+        .as_array()
+        .map(|d| {
+            d.iter()
+                .map(|d| {
+                    (
+                        d["name"].as_str().unwrap_or("").to_string(),
+                        d["pkg"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let want_pkg = format!("regio-rt@{version}");
+    assert!(
+        deps.iter()
+            .any(|(name, pkg)| name == "regio" && pkg.ends_with(&want_pkg)),
+        "`regio` does not resolve to {want_pkg}: {deps:?}"
+    );
+}
