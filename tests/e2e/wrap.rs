@@ -718,3 +718,72 @@ fn functions_using_system_macros_inside_statements_are_measured() {
         );
     }
 }
+
+/// A compile-and-link with `-MD` and `-o` (`gcc -MD m.c -o sub/prog.x`):
+/// GCC names the dependency file after `-o` (`sub/prog.d`, rule target
+/// `sub/prog.x`); the wrapped command writes the same file, byte for byte,
+/// naming the original source and header, for C (the separate `-M` run)
+/// and Fortran (the copy's file rewritten). It wrote `m.d` (target
+/// `m.o`) before, and left Fortran's file naming the temporary copy.
+#[test]
+fn a_compile_and_link_dependency_file_is_the_plain_compilers() {
+    if !require_tool("gfortran", "gfortran") {
+        return;
+    }
+    let tmp = TestDir::new("wrap-link-deps");
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
+    std::fs::write(dir.join("m.h"), "#define ANSWER 42\n").expect("m.h");
+    std::fs::write(
+        dir.join("m.c"),
+        "#include <stdio.h>\n#include \"m.h\"\n\nint main(void)\n{\n    for (int i = 0; i < 2; i++)\n        printf(\"%d\\n\", ANSWER + i);\n    return 0;\n}\n",
+    )
+    .expect("m.c");
+    std::fs::write(dir.join("k.h"), "#define K 2\n").expect("k.h");
+    std::fs::write(
+        dir.join("f.F90"),
+        "program f\n  integer :: i\n#include \"k.h\"\n  do i = 1, K\n    print '(i0)', i\n  end do\nend program f\n",
+    )
+    .expect("f.F90");
+    for (compiler, args, dep, exe) in [
+        (
+            "gcc",
+            &["-MD", "m.c", "-o", "sub/prog.x"][..],
+            "sub/prog.d",
+            "sub/prog.x",
+        ),
+        (
+            "gfortran",
+            &["-cpp", "-MD", "f.F90", "-o", "fprog"][..],
+            "fprog.d",
+            "fprog",
+        ),
+    ] {
+        run_ok(Command::new(compiler).current_dir(dir).args(args));
+        let plain = std::fs::read_to_string(dir.join(dep)).unwrap_or_else(|e| panic!("{dep}: {e}"));
+        let plain_out = run_ok(&mut Command::new(dir.join(exe))).stdout;
+        std::fs::remove_file(dir.join(dep)).expect("remove the plain dependency file");
+        let r = run_ok(
+            Command::new(instrument_bin())
+                .current_dir(dir)
+                .arg("wrap")
+                .arg(compiler)
+                .args(args),
+        );
+        let ours = std::fs::read_to_string(dir.join(dep)).unwrap_or_else(|e| {
+            panic!(
+                "{dep} not written by the wrapped build: {e}; {}",
+                r.describe()
+            )
+        });
+        assert_eq!(ours, plain, "{compiler}: {dep}");
+        let header = if compiler == "gcc" { "m.h" } else { "k.h" };
+        assert!(ours.contains(header), "{dep}: {ours}");
+        let out = run_ok(Command::new(dir.join(exe)).current_dir(dir)).stdout;
+        assert_eq!(out, plain_out, "{compiler}: output");
+    }
+    // Both were built by the wrapper: their sources are in the build's IDF.
+    let idf = regio_idf::Idf::read(&dir.join("regio.idf.json")).unwrap_or_else(|e| panic!("{e}"));
+    let files: BTreeSet<&str> = idf.header.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(files, BTreeSet::from(["f.F90", "m.c"]));
+}

@@ -259,9 +259,11 @@ fn source_language(path: &Path) -> Option<Language> {
 }
 
 impl Parsed {
-    /// The object file of `source` (what `-MD` names as its target).
+    /// What `-MD` names as the target of `source`'s rule: the `-o` file
+    /// (the object of a compile; the program of a compile-and-link, as
+    /// GCC 12 writes it), else the source's object name.
     pub fn object_of(&self, source: &Source) -> OsString {
-        if let (Some(o), false) = (&self.output, self.links) {
+        if let Some(o) = &self.output {
             return o.clone();
         }
         let stem = source.path.file_stem().unwrap_or_default();
@@ -293,10 +295,13 @@ impl Parsed {
         flags
     }
 
-    /// The dependency file `-MD` writes for `source` without `-MF`: the
-    /// object's name with `.d` (GCC's rule).
+    /// The dependency file `-MD` writes for `source` without `-MF`: with
+    /// `-o`, its file with `.d` for its suffix, also when the command links
+    /// (GCC's documented rule: `gcc -MD m.c -o sub/prog` writes
+    /// `sub/prog.d`); else the source's name with `.d` (GCC 11+ writes
+    /// `a-<name>.d` for a compile-and-link without `-o`: not reproduced).
     pub fn default_dep_file(&self, source: &Source) -> PathBuf {
-        if let (Some(o), false) = (&self.output, self.links) {
+        if let Some(o) = &self.output {
             return Path::new(o).with_extension("d");
         }
         let stem = source.path.file_stem().unwrap_or_default();
@@ -378,7 +383,12 @@ mod tests {
         assert!(p.links);
         assert_eq!(p.sources.len(), 2);
         assert!(matches!(p.sources[1].lang, Language::Fortran(_)));
+        // A compile-and-link's dependency rule is named after `-o`.
+        assert_eq!(p.object_of(&p.sources[0]), OsString::from("prog"));
+        assert_eq!(p.default_dep_file(&p.sources[0]), PathBuf::from("prog.d"));
+        let p = parsed(&format!("-MD {}", a.display()));
         assert_eq!(p.object_of(&p.sources[0]), OsString::from("a.o"));
+        assert_eq!(p.default_dep_file(&p.sources[0]), PathBuf::from("a.d"));
         // A missing source: the compiler says so, not us.
         assert!(matches!(read(&args("-c nothere.c")), Reading::Unchanged(_)));
     }
