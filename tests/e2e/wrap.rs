@@ -542,23 +542,38 @@ fn a_fortran_dependency_file_is_the_plain_compilers() {
 /// Builds that cannot pass options to the wrapper set
 /// `REGIO_WRAP_REGIONS` and `REGIO_WRAP_FILTER`: the build's IDF holds
 /// the regions they select, here without the filter's excluded function.
+/// The options `--regions` and `--filter` (before the compiler) select
+/// the same.
 #[test]
 fn regio_wrap_regions_and_filter_select_the_regions_of_a_build() {
     let tmp = TestDir::new("wrap-filter");
     copy_tree(&testdata().join("wrap/make/lib"), tmp.path());
     std::fs::write(tmp.join("filter.txt"), "exclude region vec_scaled\n").expect("filter");
-    let functions = |filter: Option<&str>, build: &str| -> BTreeSet<String> {
-        let dir = tmp.join(build);
-        std::fs::create_dir_all(&dir).expect("build dir");
-        let mut c = Command::new(instrument_bin());
-        c.current_dir(tmp.path())
-            .env("REGIO_WRAP_DIR", &dir)
-            .env("REGIO_WRAP_REGIONS", "functions");
+    let by_env = |filter: Option<&str>, c: &mut Command| {
+        c.env("REGIO_WRAP_REGIONS", "functions").arg("wrap");
         if let Some(f) = filter {
             c.env("REGIO_WRAP_FILTER", tmp.join(f));
         }
+    };
+    let by_options = |filter: Option<&str>, c: &mut Command| {
+        c.env_remove("REGIO_WRAP_REGIONS")
+            .env_remove("REGIO_WRAP_FILTER")
+            .args(["wrap", "--regions", "functions"]);
+        if let Some(f) = filter {
+            c.arg("--filter").arg(tmp.join(f));
+        }
+    };
+    let functions_with = |how: &dyn Fn(Option<&str>, &mut Command),
+                          filter: Option<&str>,
+                          build: &str|
+     -> BTreeSet<String> {
+        let dir = tmp.join(build);
+        std::fs::create_dir_all(&dir).expect("build dir");
+        let mut c = Command::new(instrument_bin());
+        c.current_dir(tmp.path()).env("REGIO_WRAP_DIR", &dir);
+        how(filter, &mut c);
         run_ok(
-            c.args(["wrap", "gcc", "-O2", "-fopenmp", "-DSCALE=3", "-c", "vec.c"])
+            c.args(["gcc", "-O2", "-fopenmp", "-DSCALE=3", "-c", "vec.c"])
                 .args(["-o", &format!("{build}/vec.o")]),
         );
         let idf =
@@ -568,7 +583,7 @@ fn regio_wrap_regions_and_filter_select_the_regions_of_a_build() {
             .map(|r| format!("{} {}", r.kind, r.name))
             .collect()
     };
-    let all = functions(None, "all");
+    let all = functions_with(&by_env, None, "all");
     assert_eq!(
         all,
         BTreeSet::from([
@@ -577,8 +592,13 @@ fn regio_wrap_regions_and_filter_select_the_regions_of_a_build() {
         ]),
         "REGIO_WRAP_REGIONS=functions: the two functions, no loop or OpenMP region"
     );
-    let filtered = functions(Some("filter.txt"), "filtered");
+    let filtered = functions_with(&by_env, Some("filter.txt"), "filtered");
     assert_eq!(filtered, BTreeSet::from(["function vec_sum".to_string()]));
+    assert_eq!(functions_with(&by_options, None, "opt-all"), all);
+    assert_eq!(
+        functions_with(&by_options, Some("filter.txt"), "opt-filtered"),
+        filtered
+    );
 }
 
 /// `instrument wrap mpicxx`: a C++ MPI program whose C part is compiled
