@@ -1,21 +1,22 @@
-//! README.md "Building with Make or CMake": the Make, CMake and MPI command
-//! blocks, taken from README.md and run as written (each command through
-//! `sh -c`, with this build's `instrument` first on PATH) on small projects
-//! of testdata/wrap, and compared with the plain build: the same commands
-//! with the wrapper taken out (`instrument wrap gcc` becomes `gcc`, the
-//! `...LAUNCHER="instrument;wrap"` definitions go, `instrument report` is
-//! not run). A change of a block that would break a user's build breaks
-//! this test.
+//! README.md "Building with Make or CMake" and "Install": the Make, CMake,
+//! MPI and Fortran command blocks, taken from README.md and run as written
+//! (each command through `sh -c`, with this build's `instrument` first on
+//! PATH) on small projects of testdata/wrap, and compared with the plain
+//! build: the same commands with the wrapper taken out (`instrument wrap
+//! gcc` becomes `gcc`, `-D...` definitions that name `instrument` go,
+//! `instrument report` is not run). A change of a block that would break a
+//! user's build breaks this test. The Install blocks are run as one script
+//! from the checkout into a temporary HOME.
 //!
 //! The projects: `testdata/wrap/make` (C + Fortran + OpenMP, a static
-//! library and a program; also the Fortran of "Fortran builds", whose
-//! `FC="instrument wrap gfortran"` is part of the Make block),
-//! `testdata/wrap/cmake` (C and Fortran, a shared library and an
-//! executable), `testdata/wrap/mpimake` (a C MPI program built with mpicc
-//! and a Fortran one built with mpif90, by Make).
+//! library and a program), `testdata/wrap/cmake` (C and Fortran, a shared
+//! library and an executable), `testdata/wrap/mpimake` (a C MPI program
+//! built with mpicc and a Fortran one built with mpif90, by Make),
+//! `testdata/wrap/fortran` (Fortran only: a module and a program, by Make
+//! with an archive and by CMake with a shared library).
 //!
-//! make, gfortran, cmake, mpicc, mpif90 and mpirun are required under
-//! REGIO_REQUIRE_TOOLCHAINS=1.
+//! make, gfortran, cmake, pkg-config, mpicc, mpif90 and mpirun are
+//! required under REGIO_REQUIRE_TOOLCHAINS=1.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -402,4 +403,109 @@ fn the_readme_fortran_block_runs_as_written_and_matches_the_plain_build() {
             );
         }
     }
+}
+
+/// README "Install": the `sh` block run as written, as one shell script
+/// from the checkout (its `export PATH=...` holds for the commands after
+/// it), with HOME a temporary directory, REGIO_BUILT this build (so
+/// `make install` installs it instead of a new release build) and
+/// PKG_CONFIG_PATH as the block's comment says; then the `cmake` block's
+/// two lines in the CMakeLists.txt of a small C program (after its
+/// `add_executable(app ...)`), configured with CMAKE_PREFIX_PATH as its
+/// comment says and the installed wrapper as compiler launcher. The
+/// program runs without LD_LIBRARY_PATH and its profile names its function.
+#[test]
+fn the_readme_install_blocks_run_as_written() {
+    if !(require_tool("make", "make")
+        && require_tool("pkg-config", "pkg-config")
+        && require_tool("cmake", "cmake"))
+    {
+        return;
+    }
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("README.md");
+    let sh_block = block_after(&readme, "## Install\n", "sh");
+    let cmake_block = block_after(&readme, "## Install\n", "cmake");
+    assert!(
+        sh_block.contains("make install PREFIX=$HOME/opt/regio")
+            && sh_block.contains("PKG_CONFIG_PATH=PREFIX/lib/pkgconfig")
+            && cmake_block.contains("CMAKE_PREFIX_PATH=PREFIX"),
+        "the Install blocks changed; adapt this test:\n{sh_block}\n{cmake_block}"
+    );
+    let tmp = TestDir::new("readme-install");
+    let home = tmp.join("home");
+    std::fs::create_dir_all(&home).expect("mkdir home");
+    let prefix = home.join("opt/regio");
+    let built = instrument_bin()
+        .parent()
+        .map(Path::to_path_buf)
+        .expect("target dir");
+    let script = format!(
+        "set -e\n{}\necho \"instrument is $(command -v instrument)\"\n",
+        commands(&sh_block).join("\n")
+    );
+    let r = run_ok(
+        Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(workspace_root())
+            .env("HOME", &home)
+            .env("REGIO_BUILT", &built)
+            .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+            .env_remove("REGIO_HOME")
+            .env_remove("REGIO_LIB_DIR")
+            .env_remove("REGIO_INCLUDE_DIR"),
+    );
+    let include = prefix.join("include").canonicalize().expect("include");
+    assert!(
+        r.stdout.contains("-lregio") && r.stdout.contains("include"),
+        "pkg-config did not answer for the install: {}",
+        r.describe()
+    );
+    assert!(
+        r.stdout.contains(&format!(
+            "instrument is {}",
+            prefix.join("bin/instrument").display()
+        )),
+        "the block's PATH does not find the installed instrument: {}",
+        r.describe()
+    );
+    assert!(include.join("regio.h").is_file());
+
+    let project = tmp.join("app");
+    std::fs::create_dir_all(&project).expect("mkdir app");
+    std::fs::copy(testdata().join("install/hello.c"), project.join("hello.c")).expect("hello.c");
+    std::fs::write(
+        project.join("CMakeLists.txt"),
+        format!(
+            "cmake_minimum_required(VERSION 3.21)\nproject(app C)\nadd_executable(app hello.c)\n{cmake_block}"
+        ),
+    )
+    .expect("CMakeLists.txt");
+    let build = tmp.join("app-build");
+    run_ok(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(&project)
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+            .arg(format!(
+                "-DCMAKE_C_COMPILER_LAUNCHER={};wrap",
+                prefix.join("bin/instrument").display()
+            )),
+    );
+    run_ok(Command::new("cmake").arg("--build").arg(&build));
+    let out = run_ok(
+        Command::new(build.join("app"))
+            .current_dir(&build)
+            .env_remove("LD_LIBRARY_PATH")
+            .env_remove("REGIO_DIR"),
+    );
+    assert_eq!(out.stdout, "49\n");
+    let got = nodes(&run_dir_in(&build));
+    assert!(
+        got.iter()
+            .any(|(n, k, f, _)| n == "square" && k == "function" && f.ends_with("hello.c")),
+        "{got:#?}"
+    );
 }
