@@ -333,12 +333,24 @@ fn a_cmake_project_builds_with_the_compiler_and_linker_launchers() {
 
 /// Builds `args` in `dir` twice with the MPI compiler wrapper `mpi_cc`,
 /// plainly and through `instrument wrap` with `REGIO_WRAP_REGIONS=regions`,
-/// runs both on 2 ranks and returns their outputs (plain, wrapped).
+/// runs both on 2 ranks (Open MPI's mpirun) and returns their outputs
+/// (plain, wrapped).
 fn plain_and_wrapped_mpi_runs(
     dir: &Path,
     mpi_cc: &str,
     regions: &str,
     args: &[&str],
+) -> (String, String) {
+    plain_and_wrapped_mpi_runs_with(dir, mpi_cc, regions, args, mpirun_on_2)
+}
+
+/// [`plain_and_wrapped_mpi_runs`] with the launcher `run(dir, exe)`.
+fn plain_and_wrapped_mpi_runs_with(
+    dir: &Path,
+    mpi_cc: &str,
+    regions: &str,
+    args: &[&str],
+    mpirun: fn(&Path, &Path) -> String,
 ) -> (String, String) {
     let build = |out: &str, wrap: bool| {
         let mut c = match wrap {
@@ -354,8 +366,8 @@ fn plain_and_wrapped_mpi_runs(
     build("plain", false);
     build("wrapped", true);
     (
-        mpirun_on_2(dir, &dir.join("plain")),
-        mpirun_on_2(dir, &dir.join("wrapped")),
+        mpirun(dir, &dir.join("plain")),
+        mpirun(dir, &dir.join("wrapped")),
     )
 }
 
@@ -398,6 +410,49 @@ fn an_mpi_program_builds_with_wrapped_mpicc() {
         got.iter()
             .all(|(_, k, f, _)| !k.starts_with("mpi_") || f == "comm.c"),
         "{got:#?}"
+    );
+}
+
+/// `instrument wrap mpicc.mpich`: the same program with MPICH's compiler
+/// wrapper and launcher (optional, as in `mpi::`: SKIPPED without MPICH).
+#[test]
+fn an_mpi_program_builds_with_wrapped_mpich_mpicc() {
+    if crate::common::find_on_path("mpicc.mpich").is_none()
+        || crate::common::find_on_path("mpirun.mpich").is_none()
+    {
+        println!("SKIPPED: needs mpich (mpicc.mpich, mpirun.mpich)");
+        return;
+    }
+    let tmp = TestDir::new("wrap-mpich");
+    std::fs::copy(testdata().join("mpi/comm.c"), tmp.join("comm.c")).expect("copy comm.c");
+    let mpich_on_2 = |dir: &Path, exe: &Path| -> String {
+        run_ok(
+            Command::new("mpirun.mpich")
+                .current_dir(dir)
+                .env_remove("LD_LIBRARY_PATH")
+                .args(["-np", "2"])
+                .arg(exe),
+        )
+        .stdout
+    };
+    let (plain, wrapped) = plain_and_wrapped_mpi_runs_with(
+        tmp.path(),
+        "mpicc.mpich",
+        "mpi,functions",
+        &["-O1", "-DSPIN_MS=5", "comm.c"],
+        mpich_on_2,
+    );
+    assert!(!plain.trim().is_empty(), "the plain build printed nothing");
+    assert_eq!(wrapped, plain);
+    let got = nodes(&run_dir_in(tmp.path()));
+    let kinds: BTreeSet<&str> = got.iter().map(|(_, k, _, _)| k.as_str()).collect();
+    for k in ["mpi_barrier", "mpi_send", "mpi_recv", "mpi_allreduce"] {
+        assert!(kinds.contains(k), "no {k} in {kinds:?}");
+    }
+    assert!(
+        got.iter()
+            .any(|(n, k, f, _)| n == "main" && k == "program" && f == "comm.c"),
+        "no main at comm.c: {got:#?}"
     );
 }
 
