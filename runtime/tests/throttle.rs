@@ -74,6 +74,13 @@ fn hot_threads() {
     regio::exit(1);
 }
 
+/// Settings for the tests about *when* a region is throttled by its call
+/// count: a 1 s mean-time limit, so every call is brief however loaded the
+/// machine is (with 10 µs, a fib(16) descheduled under load passed the
+/// limit and was decided 1500 calls late).
+const COUNT_ONLY: &str = "1000,1000000000";
+const SPREAD_COUNT_ONLY: &str = "3000,1000000000";
+
 fn profile(throttle: &str, scenario: &str) -> Profile {
     let r = run(ENTRY, scenario, &[("REGIO_THROTTLE", throttle)]);
     assert!(r.status.success(), "{}", r.stderr);
@@ -149,7 +156,7 @@ fn recursive() {
 
 #[test]
 fn a_recursive_region_is_throttled_at_its_outermost_exit() {
-    let p = profile("1000,10000", "recursive");
+    let p = profile(COUNT_ONLY, "recursive");
     assert!(p.complete);
     let t = &p.threads[0];
     let f = node(t, &[1, FIB]);
@@ -197,7 +204,7 @@ fn recursive_guarded() {
 
 #[test]
 fn a_guarded_recursive_region_stops_in_the_middle_of_its_recursion() {
-    let p = profile("1000,10000", "recursive_guarded");
+    let p = profile(COUNT_ONLY, "recursive_guarded");
     assert!(p.complete, "every frame closed");
     let t = &p.threads[0];
     let f = node(t, &[1, CFIB]);
@@ -244,7 +251,7 @@ fn a_region_spread_over_parents_is_throttled_per_region() {
     // 3000 calls: no node of SPREAD_TINY gets there (1500 each), the
     // region does (after 750 rounds); decided at the first node's 1024th
     // call, when the four nodes hold 4093-4096 calls.
-    let p = profile("3000,10000", "spread");
+    let p = profile(SPREAD_COUNT_ONLY, "spread");
     assert!(p.complete);
     let t = &p.threads[0];
     let mut total = 0;
