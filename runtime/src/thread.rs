@@ -72,6 +72,8 @@ pub struct ThreadState {
     /// Written with the fields it summarises, before the thread's first
     /// probe; `SLOW_CLOCK` from the clock chosen at start-up, which comes
     /// before any thread state is made for the runtime's clock.
+    /// `SLOW_TRACE` is set only with `trace` (after it): the traced paths
+    /// rely on it and do not test the pointer.
     slow: AtomicU8,
     /// The thread's trace buffer (`REGIO_MODE=trace`), null without. Set
     /// (`set_trace`) by the owner right after registration, before its
@@ -451,6 +453,10 @@ impl ThreadState {
                 self.end_probe();
                 start
             }
+            // A call (not a poll): its counts are constants here, so the
+            // choice costs nothing and the traced path gets them as
+            // constants too (two registers fewer there).
+            None if calls == 1 && polls == 0 => self.enter_slow_call(region, clock),
             None => self.enter_slow(region, clock, calls, polls),
         }
     }
@@ -468,8 +474,14 @@ impl ThreadState {
         calls: u64,
         polls: u64,
     ) -> Option<u64> {
+        // The slow byte first: a thread that records a trace (or counters)
+        // leaves before anything else is loaded, so its own path
+        // (`enter_slow_call`) repeats none of this one's work.
+        if self.slow.load(Relaxed) != 0 || !clock.inline() {
+            return None;
+        }
         let d = self.depth();
-        if d == *self.capacity.get() || self.slow.load(Relaxed) != 0 || !clock.inline() {
+        if d == *self.capacity.get() {
             return None;
         }
         let stack = self.stack.load(Relaxed);
@@ -527,17 +539,24 @@ impl ThreadState {
     #[cold]
     #[inline(never)]
     unsafe fn enter_slow<C: Clock>(&self, region: u32, clock: &C, calls: u64, polls: u64) -> u64 {
-        // A call (not a poll) has its counts as constants in the traced
-        // path: two registers fewer there.
-        if calls == 1 && polls == 0 {
-            self.enter_traced(region, clock)
-        } else {
-            self.enter_slowest(region, clock, calls, polls)
-        }
+        self.enter_slowest(region, clock, calls, polls)
     }
 
+    /// [`Self::enter_slow`] for a call (one call, no poll): trace mode's
+    /// common entry ([`Self::enter_traced`]), else [`Self::enter_slowest`].
+    /// `extern "C"` so that it cannot unwind: the C entry points, which
+    /// may not unwind either, then reach it by a jump rather than a call
+    /// (a call into a function that may unwind needs a landing pad after
+    /// it), and it returns straight to the probe's caller.
     #[inline(never)]
-    unsafe fn enter_slowest<C: Clock>(
+    unsafe extern "C" fn enter_slow_call<C: Clock>(&self, region: u32, clock: &C) -> u64 {
+        self.enter_traced(region, clock)
+    }
+
+    /// `extern "C"` (cannot unwind): the traced paths, which are, reach it
+    /// by a jump.
+    #[inline(never)]
+    unsafe extern "C" fn enter_slowest<C: Clock>(
         &self,
         region: u32,
         clock: &C,
@@ -561,13 +580,8 @@ impl ThreadState {
     #[inline(always)]
     unsafe fn enter_traced<C: Clock>(&self, region: u32, clock: &C) -> u64 {
         let (calls, polls) = (1, 0);
-        let tb = self.trace.load(Relaxed);
         let d = self.depth();
-        if self.slow.load(Relaxed) != SLOW_TRACE
-            || tb.is_null()
-            || !clock.inline()
-            || d == *self.capacity.get()
-        {
+        if self.slow.load(Relaxed) != SLOW_TRACE || !clock.inline() || d == *self.capacity.get() {
             return self.enter_slowest(region, clock, calls, polls);
         }
         let stack = self.stack.load(Relaxed);
@@ -576,7 +590,9 @@ impl ThreadState {
         if child.is_null() {
             return self.enter_slowest(region, clock, calls, polls);
         }
-        let tb = &*tb;
+        // `SLOW_TRACE` is set only after the buffer (`set_trace`): no
+        // null test on this path.
+        let tb = &*self.trace.load(Relaxed);
         let Some(record) = tb.prepare_enter(region) else {
             return self.enter_slowest(region, clock, calls, polls);
         };
@@ -601,13 +617,23 @@ impl ThreadState {
     /// region); ends the probe.
     #[cold]
     #[inline(never)]
-    unsafe fn enter_traced_long(&self, tb: &TraceBuf, region: u32, d: usize, start: u64) -> u64 {
+    unsafe extern "C" fn enter_traced_long(
+        &self,
+        tb: &TraceBuf,
+        region: u32,
+        d: usize,
+        start: u64,
+    ) -> u64 {
         // The room was checked: this writes the same record in its long
         // form (the arguments are scalars, so the caller's call is a jump).
         tb.enter(start, region);
         self.depth.store(d as u32 + 1, Release);
         self.end_probe();
-        start
+        // The start as the frame holds it rather than the argument: a
+        // function that returns its argument is known to, and its caller
+        // then keeps the value in a saved register across a call instead
+        // of jumping to it.
+        self.frame(d).start.load(Relaxed)
     }
 
     #[inline(always)]
@@ -706,13 +732,18 @@ impl ThreadState {
         if !self.begin_probe() {
             return;
         }
+        // The slow byte first, as in `enter_fast`: a trace thread goes to
+        // its own path before this one loads the stack.
+        if self.slow.load(Relaxed) != 0 || !clock.inline() {
+            return self.exit_slow::<C, PAIRED>(region, clock);
+        }
         let d = self.depth();
         // One read of the stack pointer for the test and the pop (two
         // relaxed atomic loads are not merged by the compiler).
         let stack = self.stack.load(Relaxed);
         let key = (*stack.add(d - 1)).key.load(Relaxed);
-        if self.slow.load(Relaxed) != 0 || !clock.inline() || key >> 1 != region as u64 {
-            return self.exit_slow::<C, PAIRED>(region, clock);
+        if key >> 1 != region as u64 {
+            return self.exit_slowest::<C, PAIRED>(region, clock);
         }
         let now = clock.now_inline();
         let throttle_node = self.pop_plain::<PAIRED>(stack, d, key, now);
@@ -725,12 +756,13 @@ impl ThreadState {
         }
     }
 
-    /// Every other exit, out of line; ends the probe. Trace mode's common
-    /// exit runs here first ([`Self::exit_traced`]); the rest is
-    /// [`Self::exit_slowest`].
-    #[cold]
+    /// The exit of a thread with a reason for the slow path (`slow`), out
+    /// of line; ends the probe. Trace mode's common exit runs here first
+    /// ([`Self::exit_traced`]); the rest is [`Self::exit_slowest`].
+    /// `extern "C"` (cannot unwind) for the reason given at
+    /// [`Self::enter_slow_call`]: the entry points jump to it.
     #[inline(never)]
-    unsafe fn exit_slow<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
+    unsafe extern "C" fn exit_slow<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
         self.exit_traced::<C, PAIRED>(region, clock)
     }
 
@@ -744,12 +776,10 @@ impl ThreadState {
     /// Ends the probe.
     #[inline(always)]
     unsafe fn exit_traced<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
-        let tb = self.trace.load(Relaxed);
         let d = self.depth();
         let stack = self.stack.load(Relaxed);
         let key = (*stack.add(d - 1)).key.load(Relaxed);
         if self.slow.load(Relaxed) != SLOW_TRACE
-            || tb.is_null()
             || !clock.inline()
             || key >> 1 != region as u64
             // Not a virtual frame (VIRTUAL_KEY >> 1 is u32::MAX): one
@@ -758,20 +788,34 @@ impl ThreadState {
         {
             return self.exit_slowest::<C, PAIRED>(region, clock);
         }
-        let tb = &*tb;
         let now = clock.now_inline();
         let throttle_node = self.pop_plain::<PAIRED>(stack, d, key, now);
-        // The record is prepared only now: fewer registers live across the
-        // clock read and the pop, so this path needs no stack frame. A full
+        // The buffer (set before `SLOW_TRACE`: not null) is loaded and the
+        // record prepared only now: fewer registers live across the clock
+        // read and the pop, so this path needs fewer saved registers. A full
         // buffer is written out by `exit_traced_rest`, after the frame is
         // closed as `pop` does it.
+        let tb = &*self.trace.load(Relaxed);
         let short = match tb.prepare_exit(region) {
-            Some(record) => throttle_node.is_none() && tb.exit_prepared_short(record, now),
+            Some(record) => tb.exit_prepared_short(record, now),
             None => false,
         };
         if !short {
             return self.exit_traced_rest(tb, region, now, throttle_node);
         }
+        // As in `pop`, the throttled mark follows the exit record.
+        if let Some(node) = throttle_node {
+            return self.exit_traced_throttle(node, now);
+        }
+        self.end_probe();
+    }
+
+    /// The end of [`Self::exit_traced`] when the node is to be considered
+    /// for throttling (its exit record written); ends the probe.
+    #[cold]
+    #[inline(never)]
+    unsafe extern "C" fn exit_traced_throttle(&self, node: &Node, now: u64) {
+        self.consider_throttling(node, now);
         self.end_probe();
     }
 
@@ -781,7 +825,7 @@ impl ThreadState {
     /// mark follows the exit record); ends the probe.
     #[cold]
     #[inline(never)]
-    unsafe fn exit_traced_rest(
+    unsafe extern "C" fn exit_traced_rest(
         &self,
         tb: &TraceBuf,
         region: u32,
@@ -795,8 +839,9 @@ impl ThreadState {
         self.end_probe();
     }
 
+    /// `extern "C"` (cannot unwind), as [`Self::enter_slowest`].
     #[inline(never)]
-    unsafe fn exit_slowest<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
+    unsafe extern "C" fn exit_slowest<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
         let d = self.depth();
         if self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64 {
             self.pop(d, clock.now(), PAIRED);
@@ -1222,14 +1267,115 @@ mod tests {
         // read the clock inline.
         let fast = ThreadState::for_fake_clock(1);
         assert_eq!(reads_for_pairs(&fast, 4), (7, 1));
-        // The runtime's clock not being the TSC, counters or a trace: no
-        // probe reads the clock inline (it would not be the clock in use).
-        for bit in [SLOW_CLOCK, SLOW_COUNTERS, SLOW_TRACE] {
+        // The runtime's clock not being the TSC, or counters (with or
+        // without a trace): no probe reads the clock inline (it would not
+        // be the clock in use). `SLOW_TRACE` alone comes with a buffer
+        // (`set_trace`): see
+        // `a_trace_thread_takes_the_traced_path_and_records_every_probe`.
+        for bit in [SLOW_CLOCK, SLOW_COUNTERS, SLOW_COUNTERS | SLOW_TRACE] {
             let slow = ThreadState::for_fake_clock(1);
             slow.slow.store(bit, Relaxed);
             let (inline_reads, call_reads) = reads_for_pairs(&slow, 4);
             assert_eq!((inline_reads, call_reads), (0, 8), "bit {bit}");
         }
+    }
+
+    /// The records of `tb` as (ticks, enter?, region).
+    fn records(tb: &TraceBuf) -> Vec<(u64, bool, u32)> {
+        use regio_trace_format::Event;
+        tb.decoded_for_test()
+            .into_iter()
+            .map(|r| match r.event {
+                Event::Enter { region } => (r.ticks, true, region),
+                Event::Exit { region } => (r.ticks, false, region),
+                e => panic!("unexpected event {e:?}"),
+            })
+            .collect()
+    }
+
+    /// The pairs of `reads_for_pairs`, as records: region 5 entered and
+    /// left every 10 ticks from 10 on.
+    fn pair_records(pairs: u64) -> Vec<(u64, bool, u32)> {
+        (0..2 * pairs)
+            .map(|i| (10 * (i + 1), i % 2 == 0, 5))
+            .collect()
+    }
+
+    #[test]
+    fn a_trace_thread_takes_the_traced_path_and_records_every_probe() {
+        // A profile thread: the inline fast path (the first entry, which
+        // makes the node, goes out of line). Were it sent to the trace's
+        // path, every read would be a call (`enter_traced` finds no
+        // buffer and goes to `*_slowest`).
+        let profile = ThreadState::for_fake_clock(1);
+        assert_eq!(reads_for_pairs(&profile, 4), (7, 1));
+        // A trace thread with a real buffer: its own path, which reads the
+        // clock inline as the profile's does and writes every record. On
+        // the profile's fast path the records would be missing; on the
+        // general slow path (`*_slowest`) the reads would be calls.
+        let tb = TraceBuf::for_test(1 << 16, 0, 0);
+        let traced = ThreadState::for_fake_clock(2);
+        traced.set_trace(tb);
+        assert_eq!(reads_for_pairs(&traced, 4), (7, 1));
+        assert_eq!(records(tb), pair_records(4));
+        // The profile built at the same time is the same (reads_for_pairs
+        // checked the node's figures on both).
+        assert_eq!(nodes(&traced, 80), nodes(&profile, 80));
+        // Counters or a clock read by a call besides the trace: the
+        // general slow path, which records the same events.
+        for extra in [SLOW_COUNTERS, SLOW_CLOCK] {
+            let tb = TraceBuf::for_test(1 << 16, 0, 0);
+            let t = ThreadState::for_fake_clock(3);
+            t.set_trace(tb);
+            t.slow.fetch_or(extra, Relaxed);
+            assert_eq!(reads_for_pairs(&t, 4), (0, 8), "bit {extra}");
+            assert_eq!(records(tb), pair_records(4), "bit {extra}");
+        }
+    }
+
+    #[test]
+    fn the_traced_path_writes_long_records_and_nested_regions_exactly() {
+        // Gaps beyond the short record's 2^14 ticks and region fields
+        // beyond 127 (regions far apart) take the long forms
+        // (`enter_traced_long`, `exit_traced_rest`); short ones come
+        // between them. Every probe after the first entry of each node is
+        // on the traced path.
+        let tb = TraceBuf::for_test(1 << 16, 0, 0);
+        let t = ThreadState::for_fake_clock(1);
+        t.set_trace(tb);
+        let c = Fake(Cell::new(0));
+        let mut want = Vec::new();
+        let mut now = 0;
+        for round in 0..3u64 {
+            for (gap, enter, region) in [
+                (5, true, 1),
+                (20_000, true, 1000),
+                (3, true, 1001),
+                (1 << 20, false, 1001),
+                (7, false, 1000),
+                (100, true, 2),
+                (16_383 + round, false, 2),
+                (16_384, false, 1),
+            ] {
+                now += gap;
+                unsafe {
+                    if enter {
+                        t.enter(region, c.at(now));
+                    } else {
+                        t.exit(region, c.at(now));
+                    }
+                }
+                want.push((now, enter, region));
+            }
+        }
+        assert_eq!(t.depth(), 1);
+        assert_eq!(records(tb), want);
+        // The profile: 3 calls of each node, times from the same readings.
+        let n = nodes(&t, now);
+        assert_eq!(n.len(), 4);
+        assert!(n.iter().all(|x| x.2.calls == 3), "{n:?}");
+        let r1001 = n.iter().find(|x| x.1 == 1001).expect("node of 1001");
+        assert_eq!(r1001.2.inclusive, 3 << 20);
     }
 
     #[test]
