@@ -448,24 +448,37 @@ impl ThreadState {
             bump(&self.dropped, calls);
             return 0;
         }
+        // The slow byte first: a thread that records a trace (or counters)
+        // leaves before anything else is loaded, so its own path repeats
+        // none of the fast path's work. A trace alone (the byte is
+        // exactly `SLOW_TRACE`) on a call (not a poll: the counts are
+        // constants here, so the choice costs nothing) goes straight to
+        // the traced entry, which then tests nothing of this again.
+        let slow = self.slow.load(Relaxed);
+        if slow != 0 || !clock.inline() {
+            // Keeps the profile's path to one test of the byte (see
+            // `exit_recorded`).
+            std::hint::cold_path();
+            return if slow == SLOW_TRACE && clock.inline() && calls == 1 && polls == 0 {
+                self.enter_traced(region, clock)
+            } else {
+                self.enter_slow(region, clock, calls, polls)
+            };
+        }
         match self.enter_fast(region, clock, calls, polls) {
             Some(start) => {
                 self.end_probe();
                 start
             }
-            // A call (not a poll): its counts are constants here, so the
-            // choice costs nothing and the traced path gets them as
-            // constants too (two registers fewer there).
-            None if calls == 1 && polls == 0 => self.enter_slow_call(region, clock),
             None => self.enter_slow(region, clock, calls, polls),
         }
     }
 
-    /// The common entry, inline: an existing node found through the
-    /// parent's cache, room on the stack, no counters, no trace, a clock
-    /// read without a call. Makes no call at all, so the entry point needs
-    /// no stack frame; anything else is `None` (nothing changed yet) and
-    /// goes to [`Self::enter_slow`].
+    /// The common entry, inline, for a thread whose slow byte is 0 (the
+    /// caller tested it): an existing node found through the parent's
+    /// cache, room on the stack, a clock read without a call. Makes no
+    /// call at all, so the entry point needs no stack frame; anything else
+    /// is `None` (nothing changed yet) and goes to [`Self::enter_slow`].
     #[inline(always)]
     unsafe fn enter_fast<C: Clock>(
         &self,
@@ -474,12 +487,6 @@ impl ThreadState {
         calls: u64,
         polls: u64,
     ) -> Option<u64> {
-        // The slow byte first: a thread that records a trace (or counters)
-        // leaves before anything else is loaded, so its own path
-        // (`enter_slow_call`) repeats none of this one's work.
-        if self.slow.load(Relaxed) != 0 || !clock.inline() {
-            return None;
-        }
         let d = self.depth();
         if d == *self.capacity.get() {
             return None;
@@ -532,25 +539,13 @@ impl ThreadState {
         (node, recursive, f)
     }
 
-    /// Every other entry (new node, stack growth, counters, trace, a clock
-    /// read through a call), out of line; ends the probe. Trace mode's
-    /// common entry runs here first ([`Self::enter_traced`]); the rest is
-    /// [`Self::enter_slowest`].
+    /// Every other entry (new node, stack growth, counters, a trace with
+    /// counters or a clock read through a call, a poll), out of line; ends
+    /// the probe. Trace mode's common entry is [`Self::enter_traced`].
     #[cold]
     #[inline(never)]
     unsafe fn enter_slow<C: Clock>(&self, region: u32, clock: &C, calls: u64, polls: u64) -> u64 {
         self.enter_slowest(region, clock, calls, polls)
-    }
-
-    /// [`Self::enter_slow`] for a call (one call, no poll): trace mode's
-    /// common entry ([`Self::enter_traced`]), else [`Self::enter_slowest`].
-    /// `extern "C"` so that it cannot unwind: the C entry points, which
-    /// may not unwind either, then reach it by a jump rather than a call
-    /// (a call into a function that may unwind needs a landing pad after
-    /// it), and it returns straight to the probe's caller.
-    #[inline(never)]
-    unsafe extern "C" fn enter_slow_call<C: Clock>(&self, region: u32, clock: &C) -> u64 {
-        self.enter_traced(region, clock)
     }
 
     /// `extern "C"` (cannot unwind): the traced paths, which are, reach it
@@ -568,20 +563,25 @@ impl ThreadState {
         start
     }
 
-    /// [`Self::enter_fast`] with the trace's enter record, for a thread
-    /// whose only reason for the slow path is its trace (`slow` is
-    /// `SLOW_TRACE`): an existing node, room on the stack and in the trace
-    /// buffer. The record is prepared before the clock is read, so only
-    /// its last stores fall inside the region. Written so that its common
-    /// path needs no callee-saved register (no stack frame): every other
-    /// case leaves by a tail call, [`Self::enter_slowest`] before anything
-    /// changed, [`Self::enter_traced_long`] for a record longer than the
-    /// short form. Ends the probe.
-    #[inline(always)]
-    unsafe fn enter_traced<C: Clock>(&self, region: u32, clock: &C) -> u64 {
+    /// [`Self::enter_fast`] with the trace's enter record, for a call on a
+    /// thread whose only reason for the slow path is its trace (the caller
+    /// found `slow` to be exactly `SLOW_TRACE` and the clock inline): an
+    /// existing node, room on the stack and in the trace buffer. The
+    /// record is prepared before the clock is read, so only its last
+    /// stores fall inside the region. Written so that its common path
+    /// needs few saved registers: every other case leaves by a jump,
+    /// [`Self::enter_slowest`] before anything changed,
+    /// [`Self::enter_traced_long`] for a record longer than the short
+    /// form. Ends the probe. `extern "C"` so that it cannot unwind: the C
+    /// entry points, which may not unwind either, then reach it by a jump
+    /// rather than a call (a call into a function that may unwind needs a
+    /// landing pad after it), and it returns straight to the probe's
+    /// caller.
+    #[inline(never)]
+    unsafe extern "C" fn enter_traced<C: Clock>(&self, region: u32, clock: &C) -> u64 {
         let (calls, polls) = (1, 0);
         let d = self.depth();
-        if self.slow.load(Relaxed) != SLOW_TRACE || !clock.inline() || d == *self.capacity.get() {
+        if d == *self.capacity.get() {
             return self.enter_slowest(region, clock, calls, polls);
         }
         let stack = self.stack.load(Relaxed);
@@ -732,10 +732,19 @@ impl ThreadState {
         if !self.begin_probe() {
             return;
         }
-        // The slow byte first, as in `enter_fast`: a trace thread goes to
-        // its own path before this one loads the stack.
-        if self.slow.load(Relaxed) != 0 || !clock.inline() {
-            return self.exit_slow::<C, PAIRED>(region, clock);
+        // The slow byte first, as in `enter_counting`: a trace thread goes
+        // to its own path before this one loads the stack, and that path
+        // does not test the byte again.
+        let slow = self.slow.load(Relaxed);
+        if slow != 0 || !clock.inline() {
+            // Else the compiler tests `SLOW_TRACE` first, on the profile's
+            // path too (three instructions more there).
+            std::hint::cold_path();
+            return if slow == SLOW_TRACE && clock.inline() {
+                self.exit_traced::<C, PAIRED>(region, clock)
+            } else {
+                self.exit_slowest::<C, PAIRED>(region, clock)
+            };
         }
         let d = self.depth();
         // One read of the stack pointer for the test and the pop (two
@@ -756,32 +765,22 @@ impl ThreadState {
         }
     }
 
-    /// The exit of a thread with a reason for the slow path (`slow`), out
-    /// of line; ends the probe. Trace mode's common exit runs here first
-    /// ([`Self::exit_traced`]); the rest is [`Self::exit_slowest`].
-    /// `extern "C"` (cannot unwind) for the reason given at
-    /// [`Self::enter_slow_call`]: the entry points jump to it.
-    #[inline(never)]
-    unsafe extern "C" fn exit_slow<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
-        self.exit_traced::<C, PAIRED>(region, clock)
-    }
-
     /// [`Self::exit_recorded`]'s common case with the trace's exit record,
-    /// for a thread whose only reason for the slow path is its trace: the
-    /// innermost frame is `region`'s. The clock is read first, the record
-    /// written after the frame is closed. As [`Self::enter_traced`], its
-    /// common path needs no stack frame: any other exit goes to
-    /// [`Self::exit_slowest`] before anything changed; a long record, a
-    /// full buffer or a throttling decision to [`Self::exit_traced_rest`].
-    /// Ends the probe.
-    #[inline(always)]
-    unsafe fn exit_traced<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
+    /// for a thread whose only reason for the slow path is its trace (the
+    /// caller found `slow` to be exactly `SLOW_TRACE` and the clock
+    /// inline): the innermost frame is `region`'s. The clock is read
+    /// first, the record written after the frame is closed. As
+    /// [`Self::enter_traced`], out of line, `extern "C"` (reached by a
+    /// jump), and every other case leaves by a jump: any other exit to
+    /// [`Self::exit_slowest`] before anything changed; a long record or a
+    /// full buffer to [`Self::exit_traced_rest`], a throttling decision to
+    /// [`Self::exit_traced_throttle`]. Ends the probe.
+    #[inline(never)]
+    unsafe extern "C" fn exit_traced<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
         let d = self.depth();
         let stack = self.stack.load(Relaxed);
         let key = (*stack.add(d - 1)).key.load(Relaxed);
-        if self.slow.load(Relaxed) != SLOW_TRACE
-            || !clock.inline()
-            || key >> 1 != region as u64
+        if key >> 1 != region as u64
             // Not a virtual frame (VIRTUAL_KEY >> 1 is u32::MAX): one
             // compare of the region instead of the 64-bit key.
             || region == u32::MAX
