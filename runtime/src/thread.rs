@@ -19,9 +19,6 @@ use crate::throttle;
 use crate::ticks::Clock;
 use crate::trace::TraceBuf;
 
-// `exit_traced` tells a virtual frame by its region (u32::MAX).
-const _: () = assert!(VIRTUAL_KEY >> 1 == u32::MAX as u64);
-
 /// Initial frame-stack capacity; deeper stacks double it.
 const INITIAL_FRAMES: usize = 256;
 
@@ -780,11 +777,8 @@ impl ThreadState {
         let d = self.depth();
         let stack = self.stack.load(Relaxed);
         let key = (*stack.add(d - 1)).key.load(Relaxed);
-        if key >> 1 != region as u64
-            // Not a virtual frame (VIRTUAL_KEY >> 1 is u32::MAX): one
-            // compare of the region instead of the 64-bit key.
-            || region == u32::MAX
-        {
+        // A virtual frame never matches (`VIRTUAL_KEY`).
+        if key >> 1 != region as u64 {
             return self.exit_slowest::<C, PAIRED>(region, clock);
         }
         let now = clock.now_inline();
@@ -1375,6 +1369,33 @@ mod tests {
         assert!(n.iter().all(|x| x.2.calls == 3), "{n:?}");
         let r1001 = n.iter().find(|x| x.1 == 1001).expect("node of 1001");
         assert_eq!(r1001.2.inclusive, 3 << 20);
+    }
+
+    #[test]
+    fn no_exit_closes_a_virtual_frame() {
+        // Region u32::MAX included: no region's exit matches a virtual
+        // frame's key, on the profile's path or on the trace's.
+        for traced in [false, true] {
+            let t = ThreadState::for_fake_clock(1);
+            if traced {
+                t.set_trace(TraceBuf::for_test(1 << 16, 0, 0));
+            }
+            let c = Fake(Cell::new(0));
+            unsafe {
+                t.enter(1, c.at(10));
+                t.push_virtual(t.top_node(), 20);
+                t.exit(u32::MAX, c.at(30));
+                t.exit_paired(u32::MAX, c.at(31));
+                assert_eq!(t.depth(), 3, "traced: {traced}");
+                assert!(t.pop_virtual());
+                t.exit(1, c.at(40));
+            }
+            assert_eq!(t.depth(), 1);
+            assert_eq!(nodes(&t, 40)[0].2, tot(1, 0, 30, 30, 30, 30));
+            if let Some(tb) = t.trace() {
+                assert_eq!(records(tb), vec![(10, true, 1), (40, false, 1)]);
+            }
+        }
     }
 
     #[test]
