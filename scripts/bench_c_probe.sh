@@ -169,7 +169,10 @@ if [ "${MODEL:-0}" = 1 ]; then
     done
 fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
-    if nm -D "$BASE_LIB_DIR/libregio.so" | grep -q ' T regio_gates$'; then
+    # Not `nm | grep -q`: grep stops at the first match, nm dies of
+    # SIGPIPE, and under pipefail a runtime with gates looked like one
+    # without (its rows then measured the old probe text).
+    if nm -D "$BASE_LIB_DIR/libregio.so" | grep -c ' T regio_gates$' > /dev/null; then
         # A runtime with the probe gates: the same probes as regio_*.
         cp "$inst" "$tmp/old_probe_cost.c"
     else

@@ -20,9 +20,14 @@ pub fn frame_key(region: u32, recursive: bool) -> u64 {
 
 pub const ROOT_KEY: u64 = u64::MAX;
 
-/// Key of a virtual frame: region u32::MAX (no probe uses it) with the
-/// recursion bit set, so even a forced pop adds no inclusive time.
-pub const VIRTUAL_KEY: u64 = (u32::MAX as u64) << 1 | 1;
+/// Key of a virtual frame: like the root's, it shifts to a value no u32
+/// id can equal, so no exit's region compare matches it (the exits need
+/// no test of their own for it), and it has the recursion bit set, so
+/// even a forced pop adds no inclusive time.
+pub const VIRTUAL_KEY: u64 = u64::MAX - 2;
+
+const _: () = assert!(VIRTUAL_KEY >> 1 > u32::MAX as u64);
+const _: () = assert!(VIRTUAL_KEY & 1 == 1 && VIRTUAL_KEY != ROOT_KEY);
 
 /// One open region instance.
 #[repr(C)]

@@ -19,9 +19,6 @@ use crate::throttle;
 use crate::ticks::Clock;
 use crate::trace::TraceBuf;
 
-// `exit_traced` tells a virtual frame by its region (u32::MAX).
-const _: () = assert!(VIRTUAL_KEY >> 1 == u32::MAX as u64);
-
 /// Initial frame-stack capacity; deeper stacks double it.
 const INITIAL_FRAMES: usize = 256;
 
@@ -72,6 +69,8 @@ pub struct ThreadState {
     /// Written with the fields it summarises, before the thread's first
     /// probe; `SLOW_CLOCK` from the clock chosen at start-up, which comes
     /// before any thread state is made for the runtime's clock.
+    /// `SLOW_TRACE` is set only with `trace` (after it): the traced paths
+    /// rely on it and do not test the pointer.
     slow: AtomicU8,
     /// The thread's trace buffer (`REGIO_MODE=trace`), null without. Set
     /// (`set_trace`) by the owner right after registration, before its
@@ -446,6 +445,23 @@ impl ThreadState {
             bump(&self.dropped, calls);
             return 0;
         }
+        // The slow byte first: a thread that records a trace (or counters)
+        // leaves before anything else is loaded, so its own path repeats
+        // none of the fast path's work. A trace alone (the byte is
+        // exactly `SLOW_TRACE`) on a call (not a poll: the counts are
+        // constants here, so the choice costs nothing) goes straight to
+        // the traced entry, which then tests nothing of this again.
+        let slow = self.slow.load(Relaxed);
+        if slow != 0 || !clock.inline() {
+            // Keeps the profile's path to one test of the byte (see
+            // `exit_recorded`).
+            std::hint::cold_path();
+            return if slow == SLOW_TRACE && clock.inline() && calls == 1 && polls == 0 {
+                self.enter_traced(region, clock)
+            } else {
+                self.enter_slow(region, clock, calls, polls)
+            };
+        }
         match self.enter_fast(region, clock, calls, polls) {
             Some(start) => {
                 self.end_probe();
@@ -455,11 +471,11 @@ impl ThreadState {
         }
     }
 
-    /// The common entry, inline: an existing node found through the
-    /// parent's cache, room on the stack, no counters, no trace, a clock
-    /// read without a call. Makes no call at all, so the entry point needs
-    /// no stack frame; anything else is `None` (nothing changed yet) and
-    /// goes to [`Self::enter_slow`].
+    /// The common entry, inline, for a thread whose slow byte is 0 (the
+    /// caller tested it): an existing node found through the parent's
+    /// cache, room on the stack, a clock read without a call. Makes no
+    /// call at all, so the entry point needs no stack frame; anything else
+    /// is `None` (nothing changed yet) and goes to [`Self::enter_slow`].
     #[inline(always)]
     unsafe fn enter_fast<C: Clock>(
         &self,
@@ -469,7 +485,7 @@ impl ThreadState {
         polls: u64,
     ) -> Option<u64> {
         let d = self.depth();
-        if d == *self.capacity.get() || self.slow.load(Relaxed) != 0 || !clock.inline() {
+        if d == *self.capacity.get() {
             return None;
         }
         let stack = self.stack.load(Relaxed);
@@ -520,24 +536,19 @@ impl ThreadState {
         (node, recursive, f)
     }
 
-    /// Every other entry (new node, stack growth, counters, trace, a clock
-    /// read through a call), out of line; ends the probe. Trace mode's
-    /// common entry runs here first ([`Self::enter_traced`]); the rest is
-    /// [`Self::enter_slowest`].
+    /// Every other entry (new node, stack growth, counters, a trace with
+    /// counters or a clock read through a call, a poll), out of line; ends
+    /// the probe. Trace mode's common entry is [`Self::enter_traced`].
     #[cold]
     #[inline(never)]
     unsafe fn enter_slow<C: Clock>(&self, region: u32, clock: &C, calls: u64, polls: u64) -> u64 {
-        // A call (not a poll) has its counts as constants in the traced
-        // path: two registers fewer there.
-        if calls == 1 && polls == 0 {
-            self.enter_traced(region, clock)
-        } else {
-            self.enter_slowest(region, clock, calls, polls)
-        }
+        self.enter_slowest(region, clock, calls, polls)
     }
 
+    /// `extern "C"` (cannot unwind): the traced paths, which are, reach it
+    /// by a jump.
     #[inline(never)]
-    unsafe fn enter_slowest<C: Clock>(
+    unsafe extern "C" fn enter_slowest<C: Clock>(
         &self,
         region: u32,
         clock: &C,
@@ -549,25 +560,25 @@ impl ThreadState {
         start
     }
 
-    /// [`Self::enter_fast`] with the trace's enter record, for a thread
-    /// whose only reason for the slow path is its trace (`slow` is
-    /// `SLOW_TRACE`): an existing node, room on the stack and in the trace
-    /// buffer. The record is prepared before the clock is read, so only
-    /// its last stores fall inside the region. Written so that its common
-    /// path needs no callee-saved register (no stack frame): every other
-    /// case leaves by a tail call, [`Self::enter_slowest`] before anything
-    /// changed, [`Self::enter_traced_long`] for a record longer than the
-    /// short form. Ends the probe.
-    #[inline(always)]
-    unsafe fn enter_traced<C: Clock>(&self, region: u32, clock: &C) -> u64 {
+    /// [`Self::enter_fast`] with the trace's enter record, for a call on a
+    /// thread whose only reason for the slow path is its trace (the caller
+    /// found `slow` to be exactly `SLOW_TRACE` and the clock inline): an
+    /// existing node, room on the stack and in the trace buffer. The
+    /// record is prepared before the clock is read, so only its last
+    /// stores fall inside the region. Written so that its common path
+    /// needs few saved registers: every other case leaves by a jump,
+    /// [`Self::enter_slowest`] before anything changed,
+    /// [`Self::enter_traced_long`] for a record longer than the short
+    /// form. Ends the probe. `extern "C"` so that it cannot unwind: the C
+    /// entry points, which may not unwind either, then reach it by a jump
+    /// rather than a call (a call into a function that may unwind needs a
+    /// landing pad after it), and it returns straight to the probe's
+    /// caller.
+    #[inline(never)]
+    unsafe extern "C" fn enter_traced<C: Clock>(&self, region: u32, clock: &C) -> u64 {
         let (calls, polls) = (1, 0);
-        let tb = self.trace.load(Relaxed);
         let d = self.depth();
-        if self.slow.load(Relaxed) != SLOW_TRACE
-            || tb.is_null()
-            || !clock.inline()
-            || d == *self.capacity.get()
-        {
+        if d == *self.capacity.get() {
             return self.enter_slowest(region, clock, calls, polls);
         }
         let stack = self.stack.load(Relaxed);
@@ -576,7 +587,9 @@ impl ThreadState {
         if child.is_null() {
             return self.enter_slowest(region, clock, calls, polls);
         }
-        let tb = &*tb;
+        // `SLOW_TRACE` is set only after the buffer (`set_trace`): no
+        // null test on this path.
+        let tb = &*self.trace.load(Relaxed);
         let Some(record) = tb.prepare_enter(region) else {
             return self.enter_slowest(region, clock, calls, polls);
         };
@@ -601,13 +614,23 @@ impl ThreadState {
     /// region); ends the probe.
     #[cold]
     #[inline(never)]
-    unsafe fn enter_traced_long(&self, tb: &TraceBuf, region: u32, d: usize, start: u64) -> u64 {
+    unsafe extern "C" fn enter_traced_long(
+        &self,
+        tb: &TraceBuf,
+        region: u32,
+        d: usize,
+        start: u64,
+    ) -> u64 {
         // The room was checked: this writes the same record in its long
         // form (the arguments are scalars, so the caller's call is a jump).
         tb.enter(start, region);
         self.depth.store(d as u32 + 1, Release);
         self.end_probe();
-        start
+        // The start as the frame holds it rather than the argument: a
+        // function that returns its argument is known to, and its caller
+        // then keeps the value in a saved register across a call instead
+        // of jumping to it.
+        self.frame(d).start.load(Relaxed)
     }
 
     #[inline(always)]
@@ -706,13 +729,27 @@ impl ThreadState {
         if !self.begin_probe() {
             return;
         }
+        // The slow byte first, as in `enter_counting`: a trace thread goes
+        // to its own path before this one loads the stack, and that path
+        // does not test the byte again.
+        let slow = self.slow.load(Relaxed);
+        if slow != 0 || !clock.inline() {
+            // Else the compiler tests `SLOW_TRACE` first, on the profile's
+            // path too (three instructions more there).
+            std::hint::cold_path();
+            return if slow == SLOW_TRACE && clock.inline() {
+                self.exit_traced::<C, PAIRED>(region, clock)
+            } else {
+                self.exit_slowest::<C, PAIRED>(region, clock)
+            };
+        }
         let d = self.depth();
         // One read of the stack pointer for the test and the pop (two
         // relaxed atomic loads are not merged by the compiler).
         let stack = self.stack.load(Relaxed);
         let key = (*stack.add(d - 1)).key.load(Relaxed);
-        if self.slow.load(Relaxed) != 0 || !clock.inline() || key >> 1 != region as u64 {
-            return self.exit_slow::<C, PAIRED>(region, clock);
+        if key >> 1 != region as u64 {
+            return self.exit_slowest::<C, PAIRED>(region, clock);
         }
         let now = clock.now_inline();
         let throttle_node = self.pop_plain::<PAIRED>(stack, d, key, now);
@@ -725,53 +762,53 @@ impl ThreadState {
         }
     }
 
-    /// Every other exit, out of line; ends the probe. Trace mode's common
-    /// exit runs here first ([`Self::exit_traced`]); the rest is
-    /// [`Self::exit_slowest`].
-    #[cold]
-    #[inline(never)]
-    unsafe fn exit_slow<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
-        self.exit_traced::<C, PAIRED>(region, clock)
-    }
-
     /// [`Self::exit_recorded`]'s common case with the trace's exit record,
-    /// for a thread whose only reason for the slow path is its trace: the
-    /// innermost frame is `region`'s. The clock is read first, the record
-    /// written after the frame is closed. As [`Self::enter_traced`], its
-    /// common path needs no stack frame: any other exit goes to
-    /// [`Self::exit_slowest`] before anything changed; a long record, a
-    /// full buffer or a throttling decision to [`Self::exit_traced_rest`].
-    /// Ends the probe.
-    #[inline(always)]
-    unsafe fn exit_traced<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
-        let tb = self.trace.load(Relaxed);
+    /// for a thread whose only reason for the slow path is its trace (the
+    /// caller found `slow` to be exactly `SLOW_TRACE` and the clock
+    /// inline): the innermost frame is `region`'s. The clock is read
+    /// first, the record written after the frame is closed. As
+    /// [`Self::enter_traced`], out of line, `extern "C"` (reached by a
+    /// jump), and every other case leaves by a jump: any other exit to
+    /// [`Self::exit_slowest`] before anything changed; a long record or a
+    /// full buffer to [`Self::exit_traced_rest`], a throttling decision to
+    /// [`Self::exit_traced_throttle`]. Ends the probe.
+    #[inline(never)]
+    unsafe extern "C" fn exit_traced<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
         let d = self.depth();
         let stack = self.stack.load(Relaxed);
         let key = (*stack.add(d - 1)).key.load(Relaxed);
-        if self.slow.load(Relaxed) != SLOW_TRACE
-            || tb.is_null()
-            || !clock.inline()
-            || key >> 1 != region as u64
-            // Not a virtual frame (VIRTUAL_KEY >> 1 is u32::MAX): one
-            // compare of the region instead of the 64-bit key.
-            || region == u32::MAX
-        {
+        // A virtual frame never matches (`VIRTUAL_KEY`).
+        if key >> 1 != region as u64 {
             return self.exit_slowest::<C, PAIRED>(region, clock);
         }
-        let tb = &*tb;
         let now = clock.now_inline();
         let throttle_node = self.pop_plain::<PAIRED>(stack, d, key, now);
-        // The record is prepared only now: fewer registers live across the
-        // clock read and the pop, so this path needs no stack frame. A full
+        // The buffer (set before `SLOW_TRACE`: not null) is loaded and the
+        // record prepared only now: fewer registers live across the clock
+        // read and the pop, so this path needs fewer saved registers. A full
         // buffer is written out by `exit_traced_rest`, after the frame is
         // closed as `pop` does it.
+        let tb = &*self.trace.load(Relaxed);
         let short = match tb.prepare_exit(region) {
-            Some(record) => throttle_node.is_none() && tb.exit_prepared_short(record, now),
+            Some(record) => tb.exit_prepared_short(record, now),
             None => false,
         };
         if !short {
             return self.exit_traced_rest(tb, region, now, throttle_node);
         }
+        // As in `pop`, the throttled mark follows the exit record.
+        if let Some(node) = throttle_node {
+            return self.exit_traced_throttle(node, now);
+        }
+        self.end_probe();
+    }
+
+    /// The end of [`Self::exit_traced`] when the node is to be considered
+    /// for throttling (its exit record written); ends the probe.
+    #[cold]
+    #[inline(never)]
+    unsafe extern "C" fn exit_traced_throttle(&self, node: &Node, now: u64) {
+        self.consider_throttling(node, now);
         self.end_probe();
     }
 
@@ -781,7 +818,7 @@ impl ThreadState {
     /// mark follows the exit record); ends the probe.
     #[cold]
     #[inline(never)]
-    unsafe fn exit_traced_rest(
+    unsafe extern "C" fn exit_traced_rest(
         &self,
         tb: &TraceBuf,
         region: u32,
@@ -795,8 +832,9 @@ impl ThreadState {
         self.end_probe();
     }
 
+    /// `extern "C"` (cannot unwind), as [`Self::enter_slowest`].
     #[inline(never)]
-    unsafe fn exit_slowest<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
+    unsafe extern "C" fn exit_slowest<C: Clock, const PAIRED: bool>(&self, region: u32, clock: &C) {
         let d = self.depth();
         if self.frame(d - 1).key.load(Relaxed) >> 1 == region as u64 {
             self.pop(d, clock.now(), PAIRED);
@@ -1222,13 +1260,141 @@ mod tests {
         // read the clock inline.
         let fast = ThreadState::for_fake_clock(1);
         assert_eq!(reads_for_pairs(&fast, 4), (7, 1));
-        // The runtime's clock not being the TSC, counters or a trace: no
-        // probe reads the clock inline (it would not be the clock in use).
-        for bit in [SLOW_CLOCK, SLOW_COUNTERS, SLOW_TRACE] {
+        // The runtime's clock not being the TSC, or counters (with or
+        // without a trace): no probe reads the clock inline (it would not
+        // be the clock in use). `SLOW_TRACE` alone comes with a buffer
+        // (`set_trace`): see
+        // `a_trace_thread_takes_the_traced_path_and_records_every_probe`.
+        for bit in [SLOW_CLOCK, SLOW_COUNTERS, SLOW_COUNTERS | SLOW_TRACE] {
             let slow = ThreadState::for_fake_clock(1);
             slow.slow.store(bit, Relaxed);
             let (inline_reads, call_reads) = reads_for_pairs(&slow, 4);
             assert_eq!((inline_reads, call_reads), (0, 8), "bit {bit}");
+        }
+    }
+
+    /// The records of `tb` as (ticks, enter?, region).
+    fn records(tb: &TraceBuf) -> Vec<(u64, bool, u32)> {
+        use regio_trace_format::Event;
+        tb.decoded_for_test()
+            .into_iter()
+            .map(|r| match r.event {
+                Event::Enter { region } => (r.ticks, true, region),
+                Event::Exit { region } => (r.ticks, false, region),
+                e => panic!("unexpected event {e:?}"),
+            })
+            .collect()
+    }
+
+    /// The pairs of `reads_for_pairs`, as records: region 5 entered and
+    /// left every 10 ticks from 10 on.
+    fn pair_records(pairs: u64) -> Vec<(u64, bool, u32)> {
+        (0..2 * pairs)
+            .map(|i| (10 * (i + 1), i % 2 == 0, 5))
+            .collect()
+    }
+
+    #[test]
+    fn a_trace_thread_takes_the_traced_path_and_records_every_probe() {
+        // A profile thread: the inline fast path (the first entry, which
+        // makes the node, goes out of line). Were it sent to the trace's
+        // path, every read would be a call (`enter_traced` finds no
+        // buffer and goes to `*_slowest`).
+        let profile = ThreadState::for_fake_clock(1);
+        assert_eq!(reads_for_pairs(&profile, 4), (7, 1));
+        // A trace thread with a real buffer: its own path, which reads the
+        // clock inline as the profile's does and writes every record. On
+        // the profile's fast path the records would be missing; on the
+        // general slow path (`*_slowest`) the reads would be calls.
+        let tb = TraceBuf::for_test(1 << 16, 0, 0);
+        let traced = ThreadState::for_fake_clock(2);
+        traced.set_trace(tb);
+        assert_eq!(reads_for_pairs(&traced, 4), (7, 1));
+        assert_eq!(records(tb), pair_records(4));
+        // The profile built at the same time is the same (reads_for_pairs
+        // checked the node's figures on both).
+        assert_eq!(nodes(&traced, 80), nodes(&profile, 80));
+        // Counters or a clock read by a call besides the trace: the
+        // general slow path, which records the same events.
+        for extra in [SLOW_COUNTERS, SLOW_CLOCK] {
+            let tb = TraceBuf::for_test(1 << 16, 0, 0);
+            let t = ThreadState::for_fake_clock(3);
+            t.set_trace(tb);
+            t.slow.fetch_or(extra, Relaxed);
+            assert_eq!(reads_for_pairs(&t, 4), (0, 8), "bit {extra}");
+            assert_eq!(records(tb), pair_records(4), "bit {extra}");
+        }
+    }
+
+    #[test]
+    fn the_traced_path_writes_long_records_and_nested_regions_exactly() {
+        // Gaps beyond the short record's 2^14 ticks and region fields
+        // beyond 127 (regions far apart) take the long forms
+        // (`enter_traced_long`, `exit_traced_rest`); short ones come
+        // between them. Every probe after the first entry of each node is
+        // on the traced path.
+        let tb = TraceBuf::for_test(1 << 16, 0, 0);
+        let t = ThreadState::for_fake_clock(1);
+        t.set_trace(tb);
+        let c = Fake(Cell::new(0));
+        let mut want = Vec::new();
+        let mut now = 0;
+        for round in 0..3u64 {
+            for (gap, enter, region) in [
+                (5, true, 1),
+                (20_000, true, 1000),
+                (3, true, 1001),
+                (1 << 20, false, 1001),
+                (7, false, 1000),
+                (100, true, 2),
+                (16_383 + round, false, 2),
+                (16_384, false, 1),
+            ] {
+                now += gap;
+                unsafe {
+                    if enter {
+                        t.enter(region, c.at(now));
+                    } else {
+                        t.exit(region, c.at(now));
+                    }
+                }
+                want.push((now, enter, region));
+            }
+        }
+        assert_eq!(t.depth(), 1);
+        assert_eq!(records(tb), want);
+        // The profile: 3 calls of each node, times from the same readings.
+        let n = nodes(&t, now);
+        assert_eq!(n.len(), 4);
+        assert!(n.iter().all(|x| x.2.calls == 3), "{n:?}");
+        let r1001 = n.iter().find(|x| x.1 == 1001).expect("node of 1001");
+        assert_eq!(r1001.2.inclusive, 3 << 20);
+    }
+
+    #[test]
+    fn no_exit_closes_a_virtual_frame() {
+        // Region u32::MAX included: no region's exit matches a virtual
+        // frame's key, on the profile's path or on the trace's.
+        for traced in [false, true] {
+            let t = ThreadState::for_fake_clock(1);
+            if traced {
+                t.set_trace(TraceBuf::for_test(1 << 16, 0, 0));
+            }
+            let c = Fake(Cell::new(0));
+            unsafe {
+                t.enter(1, c.at(10));
+                t.push_virtual(t.top_node(), 20);
+                t.exit(u32::MAX, c.at(30));
+                t.exit_paired(u32::MAX, c.at(31));
+                assert_eq!(t.depth(), 3, "traced: {traced}");
+                assert!(t.pop_virtual());
+                t.exit(1, c.at(40));
+            }
+            assert_eq!(t.depth(), 1);
+            assert_eq!(nodes(&t, 40)[0].2, tot(1, 0, 30, 30, 30, 30));
+            if let Some(tb) = t.trace() {
+                assert_eq!(records(tb), vec![(10, true, 1), (40, false, 1)]);
+            }
         }
     }
 

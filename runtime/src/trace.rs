@@ -623,6 +623,64 @@ fn bump(a: &AtomicU64) {
 }
 
 #[cfg(test)]
+impl TraceBuf {
+    /// A buffer of `bytes` for unit tests, on the heap instead of a
+    /// mapping and without [`init`]'s settings (so a flush has no file and
+    /// counts its events as dropped): for driving the probes' traced paths
+    /// with a real buffer.
+    pub(crate) fn for_test(bytes: usize, location: u32, now: u64) -> &'static TraceBuf {
+        let buf = Box::leak(vec![0u8; bytes].into_boxed_slice());
+        Box::leak(Box::new(TraceBuf {
+            buf: buf.as_mut_ptr(),
+            cap: bytes,
+            block: UnsafeCell::new(Block::new(location, now)),
+            base: AtomicU64::new(now),
+            committed: AtomicUsize::new(BLOCK_HEADER_LEN),
+            fd: AtomicI32::new(-1),
+            writing: AtomicBool::new(false),
+            location,
+            os_tid: 0,
+            dropped: AtomicU64::new(0),
+            names: UnsafeCell::new([0; NAME_WORDS]),
+            join_region: AtomicU64::new(0),
+            join_enter: AtomicU64::new(0),
+            join_tick: AtomicU64::new(0),
+        }))
+    }
+
+    /// The records written so far (up to `committed`, as the end-of-run
+    /// writer sees them), through the format's own decoder.
+    pub(crate) fn decoded_for_test(&self) -> Vec<regio_trace_format::Record> {
+        let committed = self.committed.load(Acquire);
+        // SAFETY: the test's own thread wrote these bytes and is done.
+        let payload = unsafe {
+            std::slice::from_raw_parts(self.buf.add(BLOCK_HEADER_LEN), committed - BLOCK_HEADER_LEN)
+        };
+        let meta = FileMeta {
+            rank: 0,
+            size: 1,
+            pid: 1,
+            thread: self.location,
+            os_tid: 0,
+            ticks_per_second: 1e9,
+            start_ticks: 0,
+            start_unix_ns: 0,
+            clock_source: "test",
+            host: "test",
+        };
+        let mut file = vec![0u8; 8192];
+        let n = write_file_header(&mut file, &meta).expect("header fits");
+        file.truncate(n);
+        let base = self.base.load(Relaxed);
+        file.extend_from_slice(&block_header(self.location, base, None, payload).expect("block"));
+        file.extend_from_slice(payload);
+        let decoded = regio_trace_format::decode(&file).expect("the buffer decodes");
+        assert!(decoded.truncated.is_none());
+        decoded.records
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -25,6 +25,7 @@ fn child_entry() {
         ("idf", idf),
         ("c_abi", c_abi),
         ("nothing", || regio::enter(1)),
+        ("traced_pairs", traced_pairs),
         ("fork", fork),
     ]);
 }
@@ -551,6 +552,69 @@ fn trace_mode_records_a_profile_and_a_trace_file() {
         .filter(|n| n.starts_with("trace-") && n.ends_with(".rtrace"))
         .collect();
     assert_eq!(traces.len(), 1, "one thread, one trace file: {traces:?}");
+}
+
+/// Rust probes (`enter`/`exit`, `Guard`) on the trace's own paths: many
+/// pairs, nested, enough to flush a small buffer.
+fn traced_pairs() {
+    regio::enter(1);
+    for i in 0..TRACED_PAIRS {
+        let _g = regio::Guard::new(2);
+        if i % 2 == 0 {
+            regio::enter(3);
+            black_box(work(10));
+            regio::exit(3);
+        }
+    }
+    regio::exit(1);
+}
+
+const TRACED_PAIRS: u64 = 12_000;
+
+#[test]
+fn rust_probes_in_trace_mode_record_every_pair_their_profile_counts() {
+    use regio_trace_format::Event;
+    let r = run(
+        ENTRY,
+        "traced_pairs",
+        &[
+            ("REGIO_MODE", "trace"),
+            ("REGIO_THROTTLE", "off"),
+            // The smallest buffer: ~50 000 records of 4 bytes flush it.
+            ("REGIO_TRACE_BUFFER", "64K"),
+        ],
+    );
+    assert!(r.status.success(), "{}", r.stderr);
+    let p = r.profile();
+    let t = &p.threads[0];
+    assert_eq!(node(t, &[1, 2]).calls, TRACED_PAIRS);
+    assert_eq!(node(t, &[1, 2, 3]).calls, TRACED_PAIRS / 2);
+    let mut enters = std::collections::BTreeMap::<u32, u64>::new();
+    let mut stack = Vec::new();
+    let mut flushes = 0;
+    for name in common::list(&r.dir) {
+        if !(name.starts_with("trace-") && name.ends_with(".rtrace")) {
+            continue;
+        }
+        let data = std::fs::read(r.dir.join(&name)).unwrap();
+        let file = regio_trace_format::decode(&data).unwrap();
+        assert!(file.truncated.is_none(), "{name}");
+        for rec in &file.records {
+            match rec.event {
+                Event::Enter { region } => {
+                    *enters.entry(region).or_default() += 1;
+                    stack.push(region);
+                }
+                Event::Exit { region } => assert_eq!(stack.pop(), Some(region), "{name}"),
+                Event::BufferFlush { .. } => flushes += 1,
+                _ => {}
+            }
+        }
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+    assert!(flushes > 0, "the buffer was meant to be flushed");
+    let want = [(1, 1), (2, TRACED_PAIRS), (3, TRACED_PAIRS / 2)];
+    assert_eq!(enters.into_iter().collect::<Vec<_>>(), want.to_vec());
 }
 
 #[test]
