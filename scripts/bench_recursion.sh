@@ -29,7 +29,9 @@ $cc -O2 "$src" -o "$tmp/plain"
 "$instrument" "$src" --out "$tmp/inst" > /dev/null
 # shellcheck disable=SC2086
 $cc -O2 $cflags "$tmp/inst/fib.c" $libs -o "$tmp/regio"
-if readelf -d "$tmp/regio" | grep -q RPATH; then
+# grep reads all of readelf's output (no -q): under pipefail an early exit
+# would kill readelf with SIGPIPE and read as "no RPATH".
+if readelf -d "$tmp/regio" | grep RPATH > /dev/null; then
     echo "the binary has an RPATH, LD_LIBRARY_PATH cannot pick the base runtime" >&2
     exit 1
 fi
