@@ -412,6 +412,23 @@ impl Fields<'_> {
         let v = self.u64(name)?;
         u32::try_from(v).map_err(|_| format!("field `{name}`: {v} does not fit 32 bits"))
     }
+    fn ranks(&self, name: &str) -> Result<Vec<u32>, String> {
+        match self.get(name)? {
+            Value::UList(v) => v
+                .iter()
+                .map(|m| u32::try_from(*m).map_err(|_| format!("rank {m} too large")))
+                .collect(),
+            other => Err(format!("field `{name}`: expected a list, found {other:?}")),
+        }
+    }
+    /// An appended list field: empty when the file's type table lacks it.
+    fn ranks_if_any(&self, name: &str) -> Result<Vec<u32>, String> {
+        if self.t.fields.iter().any(|(n, _)| n == name) {
+            self.ranks(name)
+        } else {
+            Ok(Vec::new())
+        }
+    }
     fn i64(&self, name: &str) -> Result<i64, String> {
         match self.get(name)? {
             Value::I(v) => Ok(*v),
@@ -533,15 +550,10 @@ fn typed(t: &TypeDesc, values: &[Value]) -> Option<Result<Event, String>> {
             "comm" => Event::Comm {
                 comm: f.u32("comm")?,
                 name: f.u32("name")?,
-                members: match f.get("members")? {
-                    Value::UList(v) => v
-                        .iter()
-                        .map(|m| u32::try_from(*m).map_err(|_| format!("member {m} too large")))
-                        .collect::<Result<_, _>>()?,
-                    other => {
-                        return Err(format!("field `members`: expected a list, found {other:?}"))
-                    }
-                },
+                members: f.ranks("members")?,
+                // Appended fields: absent in older files.
+                local: f.ranks_if_any("local")?,
+                remote: f.ranks_if_any("remote")?,
             },
             "buffer_flush" => Event::BufferFlush {
                 duration: f.u64("duration")?,

@@ -620,11 +620,19 @@ impl Block {
                 comm,
                 name,
                 ref members,
+                ref local,
+                ref remote,
             } => self.record(
                 buf,
                 code::COMM,
                 ticks,
-                &[U(u64::from(comm)), U(u64::from(name)), L(members)],
+                &[
+                    U(u64::from(comm)),
+                    U(u64::from(name)),
+                    L(members),
+                    L(local),
+                    L(remote),
+                ],
             ),
             Event::BufferFlush { duration, bytes } => {
                 self.record(buf, code::BUFFER_FLUSH, ticks, &[U(duration), U(bytes)])
@@ -676,7 +684,9 @@ impl Block {
         )
     }
 
-    /// Defines communicator `comm` with its members' world ranks.
+    /// Defines communicator `comm` with its members' world ranks (and an
+    /// intercommunicator's local and remote groups; empty otherwise).
+    #[allow(clippy::too_many_arguments)]
     pub fn comm(
         &mut self,
         buf: &mut [u8],
@@ -684,6 +694,8 @@ impl Block {
         comm: u32,
         name: u32,
         members: &[u32],
+        local: &[u32],
+        remote: &[u32],
     ) -> Result<(), Full> {
         self.record(
             buf,
@@ -693,6 +705,8 @@ impl Block {
                 Arg::U(u64::from(comm)),
                 Arg::U(u64::from(name)),
                 Arg::L(members),
+                Arg::L(local),
+                Arg::L(remote),
             ],
         )
     }

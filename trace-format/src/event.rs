@@ -88,10 +88,16 @@ pub enum Event {
         text: String,
     },
     /// Defines communicator `comm`: its name (string id) and members.
+    /// An intercommunicator also lists its two groups, `local` (the one
+    /// the recording process is in) and `remote`, as world ranks in group
+    /// rank order; both are empty for other communicators and in files
+    /// written before the fields were appended.
     Comm {
         comm: u32,
         name: u32,
         members: Vec<u32>,
+        local: Vec<u32>,
+        remote: Vec<u32>,
     },
     /// The buffer was written to the file: from this event's time for
     /// `duration` ticks, `bytes` bytes.

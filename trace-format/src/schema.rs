@@ -194,7 +194,14 @@ pub const EVENTS: &[EventDef] = &[
     EventDef {
         code: code::COMM,
         name: "comm",
-        fields: &[f("comm", U), f("name", U), f("members", UList)],
+        // `local` and `remote` appended (an intercommunicator's groups).
+        fields: &[
+            f("comm", U),
+            f("name", U),
+            f("members", UList),
+            f("local", UList),
+            f("remote", UList),
+        ],
     },
     EventDef {
         code: code::BUFFER_FLUSH,

@@ -51,6 +51,8 @@ fn every_event() -> Vec<Event> {
             comm: 1,
             name: 1,
             members: vec![0, 2, u32::MAX],
+            local: vec![],
+            remote: vec![],
         },
         Event::MpiSend {
             peer: 1,
@@ -189,9 +191,39 @@ fn every_event_type_round_trips() {
 }
 
 #[test]
+fn an_intercommunicator_definition_keeps_its_two_groups() {
+    let inter = Event::Comm {
+        comm: 0x8000_0001,
+        name: 3,
+        members: vec![0, 1, 2, 3],
+        local: vec![3, 1],
+        remote: vec![0, 2, 4],
+    };
+    let (file, expected) = file_of(std::slice::from_ref(&inter), 4096);
+    let t = decode(&file).unwrap();
+    assert_eq!(t.records, expected);
+    // The block-level writer (the runtime's) writes the same record.
+    let mut buf = vec![0u8; 4096];
+    let mut block = Block::new(1, 1_000);
+    block
+        .comm(&mut buf, 1_000, 0x8000_0001, 3, &[0, 1, 2, 3], &[3, 1], &[0, 2, 4])
+        .unwrap();
+    let mut file2 = Vec::new();
+    let mut head = vec![0u8; 1024];
+    let n = write_file_header(&mut head, &meta()).unwrap();
+    file2.extend_from_slice(&head[..n]);
+    file2.extend_from_slice(block.finish(&mut buf).unwrap());
+    let t2 = decode(&file2).unwrap();
+    assert_eq!(t2.records.len(), 1);
+    assert_eq!(t2.records[0].event, inter);
+}
+
+#[test]
 fn small_buffers_split_the_stream_into_blocks_without_losing_events() {
     let events: Vec<Event> = every_event().into_iter().cycle().take(500).collect();
-    let (file, expected) = file_of(&events, 96);
+    // Small, yet big enough for every record by the encoder's worst-case
+    // sizes (the `comm` record's appended lists made 96 too small).
+    let (file, expected) = file_of(&events, 128);
     let t = decode(&file).unwrap();
     assert!(t.blocks > 50, "{} blocks", t.blocks);
     assert_eq!(t.records, expected);

@@ -167,7 +167,7 @@ pub fn message(owner: *const ThreadState, m: &Message, now: u64) {
                     // the operation from the call's region.
                     op: collective::OF_REGION,
                     comm,
-                    root: u32::try_from(if inter { m.peer } else { m.comm_peer }).ok(),
+                    root: u32::try_from(if inter { inter_root(m) } else { m.comm_peer }).ok(),
                     sent: bytes,
                     received: m.received,
                 },
@@ -215,6 +215,19 @@ pub fn is_message(e: &Event) -> bool {
     )
 }
 
+/// An intercommunicator collective's root as the trace names it: a world
+/// rank. The root itself passes `MPI_ROOT` and is recorded as its own
+/// world rank (a member of its local group), so a reader tells it from
+/// the rest of its group (`MPI_PROC_NULL`, no root: -1).
+fn inter_root(m: &Message) -> i32 {
+    match pmpi::consts() {
+        Some(c) if m.comm_peer == c.root => {
+            pmpi::comm_size_rank(c.comm_world).map_or(-1, |(_, me)| me)
+        }
+        _ => m.peer,
+    }
+}
+
 /// A rank as the trace stores it: u32::MAX for none / unresolved.
 fn rank(r: i32) -> u32 {
     u32::try_from(r).unwrap_or(u32::MAX)
@@ -241,8 +254,9 @@ fn traced_comm(owner: *const ThreadState, comm: u64, at: u64) -> Option<(u32, bo
 /// Writes communicator `id`'s name and members (world ranks); returns
 /// whether it is an intercommunicator, which is defined with the world's
 /// members (its records name peers by world rank: its local and remote
-/// groups differ between its sides). Cold: once per communicator and
-/// process; allocates.
+/// groups differ between its sides) and, in the appended fields, its
+/// local and remote groups as world ranks (for OTF2's `InterComm`). Cold:
+/// once per communicator and process; allocates.
 #[cold]
 fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) -> bool {
     let inter = pmpi::is_inter(comm);
@@ -254,11 +268,24 @@ fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) -> bool {
     } else {
         comm
     };
-    let size = pmpi::comm_size_rank(of).map_or(0, |(s, _)| s.max(0));
-    let mut ranks: Vec<i32> = (0..size).collect();
-    if !pmpi::to_world(of, &mut ranks) {
-        ranks.clear();
-    }
+    let ranks = world_ranks(of, pmpi::comm_size_rank(of).map(|(s, _)| s));
+    // An intercommunicator's size and group are its local group's.
+    let (local, remote) = if inter {
+        let local = world_ranks(comm, pmpi::comm_size_rank(comm).map(|(s, _)| s));
+        let mut remote: Vec<i32> = (0..pmpi::remote_size(comm).unwrap_or(0).max(0)).collect();
+        if !pmpi::remote_to_world(comm, &mut remote) {
+            remote.clear();
+        }
+        // Both or neither: a reader takes one group without the other
+        // for an old file's definition.
+        if local.is_empty() || remote.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            (local, remote)
+        }
+    } else {
+        (Vec::new(), Vec::new())
+    };
     // One name per definition (a handle reused by a later communicator
     // is defined again), unique in the process and so in its files.
     static DEFINED: AtomicU32 = AtomicU32::new(0);
@@ -273,6 +300,7 @@ fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) -> bool {
     } else {
         format!("{kind} {id}")
     };
+    let ranks_of = |v: Vec<i32>| v.into_iter().map(rank).collect();
     record(owner, now, &Event::String { id: name, text });
     record(
         owner,
@@ -280,10 +308,22 @@ fn define(owner: *const ThreadState, comm: u64, id: u32, now: u64) -> bool {
         &Event::Comm {
             comm: id,
             name,
-            members: ranks.into_iter().map(rank).collect(),
+            members: ranks_of(ranks),
+            local: ranks_of(local),
+            remote: ranks_of(remote),
         },
     );
     inter
+}
+
+/// The world ranks of ranks 0..size of `comm` (its local group for an
+/// intercommunicator); empty when MPI cannot say.
+fn world_ranks(comm: u64, size: Option<i32>) -> Vec<i32> {
+    let mut ranks: Vec<i32> = (0..size.unwrap_or(0).max(0)).collect();
+    if !pmpi::to_world(comm, &mut ranks) {
+        ranks.clear();
+    }
+    ranks
 }
 
 fn record(owner: *const ThreadState, ticks: u64, e: &Event) {
