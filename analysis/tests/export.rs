@@ -95,8 +95,9 @@ fn write_trace(
     let mut file = vec![0u8; 4096];
     let n = write_file_header(&mut file, &meta).unwrap();
     file.truncate(n);
-    // Small blocks, so the stream spans many.
-    let mut buf = [0u8; 90];
+    // Small blocks, so the stream spans many (yet room for a `comm`
+    // record by the encoder's worst-case sizes).
+    let mut buf = [0u8; 128];
     let first = clock.ticks(us(script[0].0));
     let mut block = Block::new(thread, first);
     for (t, e) in script {
@@ -246,6 +247,8 @@ fn rank0_main() -> Script {
                 comm: 3,
                 name: 2,
                 members: vec![0, 1],
+                local: vec![],
+                remote: vec![],
             },
         ),
         (161.0, enter(SEND)),
@@ -344,6 +347,8 @@ fn rank1_main(with_sync: bool) -> Script {
                 comm: 5,
                 name: 1,
                 members: vec![0, 1],
+                local: vec![],
+                remote: vec![],
             },
         ),
         (162.0, enter(RECV)),

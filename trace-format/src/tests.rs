@@ -206,7 +206,15 @@ fn an_intercommunicator_definition_keeps_its_two_groups() {
     let mut buf = vec![0u8; 4096];
     let mut block = Block::new(1, 1_000);
     block
-        .comm(&mut buf, 1_000, 0x8000_0001, 3, &[0, 1, 2, 3], &[3, 1], &[0, 2, 4])
+        .comm(
+            &mut buf,
+            1_000,
+            0x8000_0001,
+            3,
+            &[0, 1, 2, 3],
+            &[3, 1],
+            &[0, 2, 4],
+        )
         .unwrap();
     let mut file2 = Vec::new();
     let mut head = vec![0u8; 1024];

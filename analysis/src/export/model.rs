@@ -64,11 +64,54 @@ pub struct TraceEvent {
 }
 
 /// A communicator: its name and its members as world ranks, in the order
-/// of their ranks within it.
+/// of their ranks within it. An intercommunicator's members are the
+/// world's (its events name peers by world rank) and, when the trace
+/// recorded them, `inter` holds its two groups.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comm {
     pub name: String,
     pub members: Vec<u32>,
+    pub inter: Option<InterGroups>,
+}
+
+/// An intercommunicator's two groups, world ranks in group rank order.
+/// Each side records (local, remote); `a` is the lesser of the two lists,
+/// so both sides' definitions give the same value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterGroups {
+    pub a: Vec<u32>,
+    pub b: Vec<u32>,
+}
+
+impl InterGroups {
+    /// None unless both groups are known (files before the fields were
+    /// appended have neither).
+    pub fn of(local: &[u32], remote: &[u32]) -> Option<InterGroups> {
+        if local.is_empty() || remote.is_empty() {
+            return None;
+        }
+        let (a, b) = if local <= remote {
+            (local, remote)
+        } else {
+            (remote, local)
+        };
+        Some(InterGroups {
+            a: a.to_vec(),
+            b: b.to_vec(),
+        })
+    }
+
+    /// The group that process `world_rank` is not in, whose ranks its
+    /// messages and roots name; None if it is in neither.
+    pub fn remote_of(&self, world_rank: u32) -> Option<&[u32]> {
+        if self.a.contains(&world_rank) {
+            Some(&self.b)
+        } else if self.b.contains(&world_rank) {
+            Some(&self.a)
+        } else {
+            None
+        }
+    }
 }
 
 impl Comm {

@@ -10,7 +10,7 @@ use regio_idf::{Idf, IDF_FILE_NAME};
 use regio_trace_format::{collective, decode, parse_trace_file_name, Event, TraceFile};
 
 use super::clock::{ClockCorrection, Sync};
-use super::model::{Comm, Location, RegionDef, Trace, TraceEvent};
+use super::model::{Comm, InterGroups, Location, RegionDef, Trace, TraceEvent};
 use super::ExportError;
 use crate::regions::RegionTable;
 use crate::{load_run, AnalysisError, RunDir};
@@ -207,6 +207,10 @@ struct Comms {
     by_key: HashMap<CommKey, u32>,
 }
 
+/// One process's communicator definition: its id in the process's
+/// files, name, members (world ranks) and an intercommunicator's groups.
+type CommDef = (u32, String, Vec<u32>, Option<InterGroups>);
+
 /// Bit 31 of a trace's communicator id: the runtime made it the same on
 /// every member.
 const RUN_WIDE: u32 = 1 << 31;
@@ -225,6 +229,7 @@ impl Comms {
             comms: vec![Comm {
                 name: "MPI_COMM_WORLD".into(),
                 members: (0..size).collect(),
+                inter: None,
             }],
             by_key: HashMap::new(),
         }
@@ -232,10 +237,10 @@ impl Comms {
 
     /// Global ids for one process's communicator definitions (in time
     /// order), keyed by the process's own ids.
-    fn of_process(&mut self, defs: &[(u32, String, Vec<u32>)]) -> HashMap<u32, u32> {
+    fn of_process(&mut self, defs: &[CommDef]) -> HashMap<u32, u32> {
         let mut map = HashMap::from([(0, 0)]);
         let mut seen: HashMap<&[u32], usize> = HashMap::new();
-        for (local, name, members) in defs {
+        for (local, name, members, inter) in defs {
             let key = if local & RUN_WIDE != 0 {
                 CommKey::RunWide(*local, members.clone())
             } else {
@@ -249,7 +254,14 @@ impl Comms {
                 self.comms.push(Comm {
                     name: name.clone(),
                     members: members.clone(),
+                    inter: inter.clone(),
                 });
+            } else if let Some(c) = self.comms.get_mut(id as usize) {
+                // Another side's definition may carry the groups the first
+                // one lacked.
+                if c.inter.is_none() {
+                    c.inter = inter.clone();
+                }
             }
             map.insert(*local, id);
         }
@@ -261,6 +273,7 @@ impl Comms {
         self.comms.push(Comm {
             name: format!("undefined communicator {local} of rank {rank}"),
             members: Vec::new(),
+            inter: None,
         });
         self.comms.len() as u32 - 1
     }
@@ -320,7 +333,7 @@ fn build(
     let mut comm_maps = HashMap::new();
     for (&(rank, pid), threads) in &by_process {
         let mut syncs = Vec::new();
-        let mut defs: Vec<(f64, u32, String, Vec<u32>)> = Vec::new();
+        let mut defs: Vec<(f64, CommDef)> = Vec::new();
         for f in threads {
             let strings = f.trace.strings();
             for r in &f.trace.records {
@@ -348,13 +361,18 @@ fn build(
                         comm,
                         name,
                         members,
+                        local,
+                        remote,
                     } => defs.push((
                         local_ns(f, r.ticks, t0),
-                        *comm,
-                        strings
-                            .get(name)
-                            .map_or_else(|| format!("comm {comm}"), |s| s.to_string()),
-                        members.clone(),
+                        (
+                            *comm,
+                            strings
+                                .get(name)
+                                .map_or_else(|| format!("comm {comm}"), |s| s.to_string()),
+                            members.clone(),
+                            InterGroups::of(local, remote),
+                        ),
                     )),
                     _ => {}
                 }
@@ -371,8 +389,7 @@ fn build(
         }
         clocks.insert((rank, pid), clock);
         defs.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let defs: Vec<(u32, String, Vec<u32>)> =
-            defs.into_iter().map(|(_, c, n, m)| (c, n, m)).collect();
+        let defs: Vec<CommDef> = defs.into_iter().map(|(_, d)| d).collect();
         comm_maps.insert((rank, pid), comms.of_process(&defs));
     }
 
@@ -709,7 +726,7 @@ mod tests {
         let mut comms = Comms::new(4);
         let world: Vec<u32> = (0..4).collect();
         let (a, b) = (RUN_WIDE | 7, RUN_WIDE | 9);
-        let def = |id: u32| (id, format!("c{id}"), world.clone());
+        let def = |id: u32| (id, format!("c{id}"), world.clone(), None);
         // Two duplicates of the world, defined in opposite orders.
         let p0 = comms.of_process(&[def(b), def(a), def(3)]);
         let p1 = comms.of_process(&[def(a), def(b), def(5)]);
@@ -719,6 +736,31 @@ mod tests {
         // Process-local ids pair by the n-th with those members.
         assert_eq!(p0[&3], p1[&5]);
         assert_eq!(comms.comms.len(), 4);
+    }
+
+    #[test]
+    fn an_intercommunicator_keeps_its_groups_whichever_side_defines_it_first() {
+        let mut comms = Comms::new(4);
+        let world: Vec<u32> = (0..4).collect();
+        let id = RUN_WIDE | 11;
+        let side = |local: &[u32], remote: &[u32]| {
+            (
+                id,
+                "intercommunicator".to_string(),
+                world.clone(),
+                InterGroups::of(local, remote),
+            )
+        };
+        // An old file's definition (no groups), then both groups' sides.
+        let p0 = comms.of_process(&[(id, "i".into(), world.clone(), None)]);
+        let p1 = comms.of_process(&[side(&[2, 3], &[0, 1])]);
+        let p2 = comms.of_process(&[side(&[0, 1], &[2, 3])]);
+        assert_eq!((p0[&id], p1[&id]), (p2[&id], p2[&id]));
+        let c = &comms.comms[p0[&id] as usize];
+        let g = c.inter.as_ref().unwrap();
+        assert_eq!((g.a.as_slice(), g.b.as_slice()), (&[0, 1][..], &[2, 3][..]));
+        assert_eq!(g.remote_of(3), Some(&[0, 1][..]));
+        assert_eq!(g.remote_of(7), None);
     }
 
     #[test]

@@ -54,6 +54,12 @@ pub const COMPRESSION_NONE: u8 = 1;
 pub const FLUSH: u8 = 1;
 pub const UNDEFINED_U32: u32 = u32::MAX;
 pub const UNDEFINED_TIMESTAMP: u64 = u64::MAX;
+/// `OTF2_COLLECTIVE_ROOT_SELF`: this process passed `MPI_ROOT` (an
+/// intercommunicator's rooted collective).
+pub const COLLECTIVE_ROOT_SELF: u32 = u32::MAX - 1;
+/// `OTF2_COLLECTIVE_ROOT_THIS_GROUP`: the root is in this process's group
+/// of the intercommunicator (it passed `MPI_PROC_NULL`).
+pub const COLLECTIVE_ROOT_THIS_GROUP: u32 = u32::MAX - 2;
 
 pub mod role {
     pub const UNKNOWN: u8 = 0;
@@ -101,11 +107,15 @@ const NAMES: &[&str] = &[
 ];
 
 macro_rules! otf2_api {
-    ($( $field:ident = $sym:literal : fn($($arg:ty),*) -> $ret:ty; )*) => {
-        /// Entry points of a loaded OTF2 library.
+    ($( $field:ident = $sym:literal : fn($($arg:ty),*) -> $ret:ty; )*
+     @optional { $( $ofield:ident = $osym:literal : fn($($oarg:ty),*) -> $oret:ty; )* }) => {
+        /// Entry points of a loaded OTF2 library; the optional ones are
+        /// those of OTF2 versions newer than the oldest the exporter takes
+        /// (None: the exporter falls back to what older versions have).
         pub struct Lib {
             _handle: *mut c_void,
             $( pub $field: unsafe extern "C" fn($($arg),*) -> $ret, )*
+            $( pub $ofield: Option<unsafe extern "C" fn($($oarg),*) -> $oret>, )*
         }
 
         impl Lib {
@@ -136,6 +146,10 @@ macro_rules! otf2_api {
                             // library's header.
                             unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($arg),*) -> $ret>(s) }
                         }, )*
+                        $( $ofield: sym(handle, $osym).ok().map(|s| {
+                            // SAFETY: as above, for a symbol the library has.
+                            unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($oarg),*) -> $oret>(s) }
+                        }), )*
                     });
                 }
                 Err(format!(
@@ -220,6 +234,10 @@ otf2_api! {
     thread_join = "OTF2_EvtWriter_ThreadJoin": fn(E, N, TimeStamp, u8) -> ErrorCode;
     thread_team_begin = "OTF2_EvtWriter_ThreadTeamBegin": fn(E, N, TimeStamp, Ref32) -> ErrorCode;
     thread_team_end = "OTF2_EvtWriter_ThreadTeamEnd": fn(E, N, TimeStamp, Ref32) -> ErrorCode;
+    @optional {
+        // Since OTF2 3.0: self, name, groupA, groupB, commonCommunicator, flags.
+        def_inter_comm = "OTF2_GlobalDefWriter_WriteInterComm": fn(G, Ref32, StringRef, Ref32, Ref32, Ref32, u32) -> ErrorCode;
+    }
 }
 
 impl Lib {

@@ -16,9 +16,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
-use regio_trace_format::Event;
+use regio_trace_format::{collective, Event};
 
-use super::model::Trace;
+use super::model::{InterGroups, Trace};
 use super::ExportError;
 use crate::overhead::MpiFamily;
 use ffi::{paradigm, role, Lib};
@@ -117,9 +117,13 @@ struct Defs {
     /// OpenMP teams: (rank, pid, team) -> (communicator id, member
     /// locations in thread_num order). Communicator ids follow MPI's.
     teams: BTreeMap<(u32, u32, u64), (u32, Vec<u64>)>,
+    /// Intercommunicators written as OTF2 `InterComm`s (the library has
+    /// it and the trace recorded their groups), by communicator id: their
+    /// events name peers and roots in the remote group, as OTF2 3.0 says.
+    inter: HashMap<u32, InterGroups>,
 }
 
-fn definitions(trace: &Trace) -> Result<Defs, String> {
+fn definitions(trace: &Trace, inter_comm: bool) -> Result<Defs, String> {
     let mut strings = Strings::default();
     strings.id("");
     let regions = trace
@@ -199,6 +203,16 @@ fn definitions(trace: &Trace) -> Result<Defs, String> {
             (key, (first_team_comm + i as u32, locs))
         })
         .collect();
+    let inter = if inter_comm && !rank_locations.is_empty() {
+        trace
+            .comms
+            .iter()
+            .enumerate()
+            .filter_map(|(ci, c)| Some((ci as u32, c.inter.clone()?)))
+            .collect()
+    } else {
+        HashMap::new()
+    };
     Ok(Defs {
         strings,
         regions,
@@ -206,11 +220,12 @@ fn definitions(trace: &Trace) -> Result<Defs, String> {
         processes,
         rank_locations,
         teams,
+        inter,
     })
 }
 
 fn write_with(lib: &Lib, trace: &Trace, out: &Path) -> Result<Otf2Summary, String> {
-    let mut defs = definitions(trace)?;
+    let mut defs = definitions(trace, lib.def_inter_comm.is_some())?;
     let path = CString::new(out.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
     let name = CString::new(ARCHIVE_NAME).map_err(|e| e.to_string())?;
     let start = u64::try_from(trace.start_unix_ns).unwrap_or(0);
@@ -287,6 +302,36 @@ fn write_with(lib: &Lib, trace: &Trace, out: &Path) -> Result<Otf2Summary, Strin
     })
 }
 
+/// A collective's root as OTF2 names it: a rank in `comm`; on an
+/// intercommunicator (OTF2 3.0) a rank of the remote group,
+/// `COLLECTIVE_ROOT_SELF` for the root itself (recorded with its own world
+/// rank) and `COLLECTIVE_ROOT_THIS_GROUP` for the rest of its group of a
+/// rooted operation (recorded without a root).
+fn collective_root(inter: Option<&InterGroups>, me: u32, op: u32, root: Option<u32>) -> u32 {
+    let Some(g) = inter else {
+        return root.unwrap_or(ffi::UNDEFINED_U32);
+    };
+    match root {
+        Some(r) if r == me => ffi::COLLECTIVE_ROOT_SELF,
+        Some(r) => g
+            .remote_of(me)
+            .and_then(|remote| remote.iter().position(|w| *w == r))
+            .map_or(ffi::UNDEFINED_U32, |p| p as u32),
+        None if ROOTED.contains(&op) => ffi::COLLECTIVE_ROOT_THIS_GROUP,
+        None => ffi::UNDEFINED_U32,
+    }
+}
+
+/// Collective operations with a root.
+const ROOTED: [u32; 6] = [
+    collective::BCAST,
+    collective::GATHER,
+    collective::GATHERV,
+    collective::SCATTER,
+    collective::SCATTERV,
+    collective::REDUCE,
+];
+
 fn write_events(
     lib: &Lib,
     w: *mut ffi::EvtWriter,
@@ -301,6 +346,15 @@ fn write_events(
             .get(id)
             .copied()
             .ok_or_else(|| format!("region {id} has no definition"))
+    };
+    // A peer on an intercommunicator: the trace's world rank as a rank of
+    // the remote group (unknown ranks, such as an unresolved wildcard, stay).
+    let peer_in = |comm: &u32, peer: &u32| -> u32 {
+        defs.inter
+            .get(comm)
+            .and_then(|g| g.remote_of(loc.rank))
+            .and_then(|remote| remote.iter().position(|w| w == peer))
+            .map_or(*peer, |p| p as u32)
     };
     for e in &loc.events {
         let t = start + e.ns;
@@ -328,20 +382,29 @@ fn write_events(
                     comm,
                     tag,
                     bytes,
-                } => (lib.mpi_send)(w, null, t, *peer, *comm, *tag, *bytes),
+                } => (lib.mpi_send)(w, null, t, peer_in(comm, peer), *comm, *tag, *bytes),
                 Event::MpiRecv {
                     peer,
                     comm,
                     tag,
                     bytes,
-                } => (lib.mpi_recv)(w, null, t, *peer, *comm, *tag, *bytes),
+                } => (lib.mpi_recv)(w, null, t, peer_in(comm, peer), *comm, *tag, *bytes),
                 Event::MpiIsend {
                     peer,
                     comm,
                     tag,
                     bytes,
                     request,
-                } => (lib.mpi_isend)(w, null, t, *peer, *comm, *tag, *bytes, *request),
+                } => (lib.mpi_isend)(
+                    w,
+                    null,
+                    t,
+                    peer_in(comm, peer),
+                    *comm,
+                    *tag,
+                    *bytes,
+                    *request,
+                ),
                 Event::MpiIsendComplete { request } => {
                     (lib.mpi_isend_complete)(w, null, t, *request)
                 }
@@ -352,7 +415,16 @@ fn write_events(
                     tag,
                     bytes,
                     request,
-                } => (lib.mpi_irecv)(w, null, t, *peer, *comm, *tag, *bytes, *request),
+                } => (lib.mpi_irecv)(
+                    w,
+                    null,
+                    t,
+                    peer_in(comm, peer),
+                    *comm,
+                    *tag,
+                    *bytes,
+                    *request,
+                ),
                 Event::MpiCollectiveBegin => (lib.mpi_collective_begin)(w, null, t),
                 Event::MpiCollectiveEnd {
                     op,
@@ -366,7 +438,7 @@ fn write_events(
                     t,
                     u8::try_from(*op).unwrap_or(u8::MAX),
                     *comm,
-                    root.unwrap_or(ffi::UNDEFINED_U32),
+                    collective_root(defs.inter.get(comm), loc.rank, *op, *root),
                     *sent,
                     *received,
                 ),
@@ -545,32 +617,68 @@ fn write_global_defs(
                     defs.rank_locations.as_ptr(),
                 ),
             )?;
+            // An intercommunicator's second group takes an id after every
+            // other group (MPI's, then OpenMP's below).
+            let mut next_group = trace.comms.len() as u32
+                + 1
+                + if defs.teams.is_empty() {
+                    0
+                } else {
+                    1 + defs.teams.len() as u32
+                };
             for (ci, c) in trace.comms.iter().enumerate() {
-                let members: Vec<u64> = c.members.iter().map(|m| u64::from(*m)).collect();
-                lib.check(
-                    "WriteGroup",
-                    (lib.def_group)(
-                        g,
-                        ci as u32 + 1,
-                        comm_names[ci],
-                        ffi::GROUP_COMM_GROUP,
-                        paradigm::MPI,
-                        0,
-                        members.len() as u32,
-                        members.as_ptr(),
-                    ),
-                )?;
-                lib.check(
-                    "WriteComm",
-                    (lib.def_comm)(
-                        g,
-                        ci as u32,
-                        comm_names[ci],
-                        ci as u32 + 1,
-                        ffi::UNDEFINED_U32,
-                        0,
-                    ),
-                )?;
+                let inter = defs.inter.get(&(ci as u32));
+                let group = |id: u32, ranks: &[u32]| {
+                    let members: Vec<u64> = ranks.iter().map(|m| u64::from(*m)).collect();
+                    lib.check(
+                        "WriteGroup",
+                        (lib.def_group)(
+                            g,
+                            id,
+                            comm_names[ci],
+                            ffi::GROUP_COMM_GROUP,
+                            paradigm::MPI,
+                            0,
+                            members.len() as u32,
+                            members.as_ptr(),
+                        ),
+                    )
+                };
+                match (inter, lib.def_inter_comm) {
+                    (Some(groups), Some(def_inter_comm)) => {
+                        group(ci as u32 + 1, &groups.a)?;
+                        group(next_group, &groups.b)?;
+                        // The communicator it was made over is not
+                        // recorded: OTF2_UNDEFINED_COMM.
+                        lib.check(
+                            "WriteInterComm",
+                            def_inter_comm(
+                                g,
+                                ci as u32,
+                                comm_names[ci],
+                                ci as u32 + 1,
+                                next_group,
+                                ffi::UNDEFINED_U32,
+                                0,
+                            ),
+                        )?;
+                        next_group += 1;
+                    }
+                    _ => {
+                        group(ci as u32 + 1, &c.members)?;
+                        lib.check(
+                            "WriteComm",
+                            (lib.def_comm)(
+                                g,
+                                ci as u32,
+                                comm_names[ci],
+                                ci as u32 + 1,
+                                ffi::UNDEFINED_U32,
+                                0,
+                            ),
+                        )?;
+                    }
+                }
             }
         }
         if !defs.teams.is_empty() {
@@ -646,4 +754,34 @@ fn write_global_defs(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intercommunicator_roots_name_the_remote_group_or_the_root_s_own_group() {
+        // Groups {0, 1} and {2, 3}; each side recorded (local, remote).
+        let g = InterGroups::of(&[2, 3], &[0, 1]).unwrap();
+        assert_eq!(Some(&g), InterGroups::of(&[0, 1], &[2, 3]).as_ref());
+        let bcast = collective::BCAST;
+        // Rank 0 passed MPI_ROOT (recorded as itself), rank 1 MPI_PROC_NULL.
+        assert_eq!(
+            collective_root(Some(&g), 0, bcast, Some(0)),
+            ffi::COLLECTIVE_ROOT_SELF
+        );
+        assert_eq!(
+            collective_root(Some(&g), 1, bcast, None),
+            ffi::COLLECTIVE_ROOT_THIS_GROUP
+        );
+        // The other group names the root by its rank in the remote group.
+        assert_eq!(collective_root(Some(&g), 3, bcast, Some(0)), 0);
+        assert_eq!(collective_root(Some(&g), 1, bcast, Some(3)), 1);
+        // No root: undefined, also on a plain communicator.
+        let all = collective::ALLREDUCE;
+        assert_eq!(collective_root(Some(&g), 2, all, None), ffi::UNDEFINED_U32);
+        assert_eq!(collective_root(None, 2, bcast, Some(3)), 3);
+        assert_eq!(collective_root(None, 2, all, None), ffi::UNDEFINED_U32);
+    }
 }
