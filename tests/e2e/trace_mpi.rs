@@ -392,6 +392,20 @@ fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<Otf2Collective>
     Some((total, ops))
 }
 
+/// Python prelude working around a bug of the OTF2 3.0.2 bindings (the
+/// Debian package): `otf2.definitions.InterComm` inherits `Comm`'s fields
+/// and appends its own (name, group, parent, flags, groupA, groupB,
+/// parent, flags), so reading any archive with an `InterComm` fails with
+/// a `KeyError` (its groupB taken for a parent communicator). The
+/// definition the C library passes is name, groupA, groupB,
+/// commonCommunicator, flags, which `otf2-print` shows.
+const PY_INTERCOMM_FIELDS: &str = r#"
+import otf2.definitions as _d
+_f = _d.InterComm._fields
+if [x.name for x in _f] == ['name', 'group', 'parent', 'flags', 'groupA', 'groupB', 'parent', 'flags']:
+    _d.InterComm._fields = (_f[0],) + _f[4:]
+"#;
+
 /// The archive read with the OTF2 Python bindings: every location's
 /// enters and leaves nest, and every send has its receive with the same
 /// sender, receiver (world ranks, through the communicator's group),
@@ -403,6 +417,13 @@ from otf2.events import Enter, Leave, MpiSend, MpiIsend, MpiRecv, MpiIrecv
 stacks = collections.defaultdict(list)
 sends, recvs = collections.Counter(), collections.Counter()
 enters = 0
+def where(comm, me, peer):
+    # An InterComm's ranks are those of the group `me` is not in (OTF2 3.0).
+    if isinstance(comm, otf2.definitions.InterComm):
+        a, b = comm.groupA, comm.groupB
+        remote = b if me in [m.group.name for m in a.members] else a
+        return remote.location(peer).group.name
+    return comm.location(peer).group.name
 with otf2.reader.open(sys.argv[1]) as trace:
     for loc, ev in trace.events:
         rank = loc.group.name
@@ -413,15 +434,16 @@ with otf2.reader.open(sys.argv[1]) as trace:
             assert stacks[loc] and stacks[loc].pop() == ev.region.name, (loc.name, ev.region.name)
         elif isinstance(ev, (MpiSend, MpiIsend)):
             # Peers are ranks in the communicator: name them by world rank.
-            peer = ev.communicator.location(ev.receiver).group.name
+            peer = where(ev.communicator, rank, ev.receiver)
             sends[(rank, peer, ev.communicator.name, ev.msg_tag)] += 1
         elif isinstance(ev, (MpiRecv, MpiIrecv)):
-            peer = ev.communicator.location(ev.sender).group.name
+            peer = where(ev.communicator, rank, ev.sender)
             recvs[(peer, rank, ev.communicator.name, ev.msg_tag)] += 1
 assert all(not s for s in stacks.values()), {l.name: s for l, s in stacks.items() if s}
 assert sends == recvs, (sends, recvs)
 print(enters, sum(sends.values()))
 "#;
+    let script = format!("{PY_INTERCOMM_FIELDS}{script}");
     let out = run_ok(Command::new(python).arg("-c").arg(script).arg(anchor));
     let mut numbers = out
         .stdout
@@ -1053,17 +1075,84 @@ fn check_intercomm_program(mpi: &Mpi) {
         .filter(|n| n.starts_with("intercommunicator"))
         .collect();
     assert_eq!(inter.len(), 1, "{:?}", trace.comms);
-    // OTF2 gets the intercommunicator as a communicator over the world's
-    // group with world-rank peers (no `InterComm` definition yet): the
-    // archive loads in `otf2-print` (and the Python bindings), and its
-    // sends and receives pair up, as many as the trace's.
-    if let Some((total, _)) = otf2_messages(&run_dir, &tmp.join("otf2")) {
+    // OTF2 gets an `InterComm` of groups {0, 1} and {2, 3}, peers and
+    // roots in the remote group: the archive loads in `otf2-print` (and
+    // the Python bindings, which pair every send with its receive by
+    // world rank through the InterComm's groups), as many messages as the
+    // trace's.
+    let archive = tmp.join("otf2");
+    if let Some((total, _)) = otf2_messages(&run_dir, &archive) {
         assert_eq!(total, matrix.values().map(|c| c.0).sum::<u64>());
+        check_otf2_intercomm(&archive);
     }
     check_collective_bytes(&run_dir, intercomm_collectives);
     let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
     assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
     check_warnings(&stderr, within);
+}
+
+/// The archive's `InterComm` (mpi_intercomm.c's two groups of two, made
+/// with leaders 0 and 2) as `otf2-print -G` and the Python bindings see
+/// it, and the roots of its Bcast (0 passes `MPI_ROOT`, 1
+/// `MPI_PROC_NULL`, 2 and 3 name rank 0 of the remote group) and Gather
+/// (to rank 0 of group B: world rank 2).
+fn check_otf2_intercomm(archive: &Path) {
+    let anchor = archive.join("traces.otf2");
+    let printed = run_ok(Command::new("otf2-print").arg("-G").arg(&anchor));
+    // otf2-print warns of groups or communicators defined out of order.
+    assert!(!printed.stderr.contains("warning"), "{}", printed.stderr);
+    let defs = printed.stdout;
+    let inter: Vec<&str> = defs
+        .lines()
+        .filter(|l| l.starts_with("INTER_COMM"))
+        .collect();
+    assert_eq!(inter.len(), 1, "{defs}");
+    // The merged communicator is an ordinary one.
+    assert!(defs.lines().any(|l| l.starts_with("COMM ")), "{defs}");
+    let Some(python) = python_with_otf2() else {
+        return;
+    };
+    let script = r#"
+import sys, otf2
+from otf2.events import MpiCollectiveEnd
+sizes, roots = [], []
+with otf2.reader.open(sys.argv[1]) as trace:
+    for c in trace.definitions.comms:
+        if isinstance(c, otf2.definitions.InterComm):
+            sizes.append(sorted([[m.group.name for m in c.groupA.members],
+                                 [m.group.name for m in c.groupB.members]]))
+    for loc, ev in trace.events:
+        if isinstance(ev, MpiCollectiveEnd) and isinstance(ev.communicator, otf2.definitions.InterComm):
+            root = {0xFFFFFFFF: 'UNDEFINED', 0xFFFFFFFE: 'SELF', 0xFFFFFFFD: 'THIS_GROUP'}.get(int(ev.root), ev.root)
+            roots.append((loc.group.name, str(ev.collective_op).split('.')[-1], str(root)))
+print(sizes)
+for r in sorted(roots):
+    print(*r)
+"#;
+    let script = format!("{PY_INTERCOMM_FIELDS}{script}");
+    let out = run_ok(Command::new(python).arg("-c").arg(script).arg(&anchor)).stdout;
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("[[['MPI Rank 0', 'MPI Rank 1'], ['MPI Rank 2', 'MPI Rank 3']]]"),
+        "{out}"
+    );
+    let roots: Vec<&str> = lines.collect();
+    let want = [
+        "MPI Rank 0 ALLREDUCE UNDEFINED",
+        "MPI Rank 0 BCAST SELF",
+        "MPI Rank 0 GATHER 0",
+        "MPI Rank 1 ALLREDUCE UNDEFINED",
+        "MPI Rank 1 BCAST THIS_GROUP",
+        "MPI Rank 1 GATHER 0",
+        "MPI Rank 2 ALLREDUCE UNDEFINED",
+        "MPI Rank 2 BCAST 0",
+        "MPI Rank 2 GATHER SELF",
+        "MPI Rank 3 ALLREDUCE UNDEFINED",
+        "MPI Rank 3 BCAST 0",
+        "MPI Rank 3 GATHER THIS_GROUP",
+    ];
+    assert_eq!(roots, want, "{out}");
 }
 
 on_both_mpis!(

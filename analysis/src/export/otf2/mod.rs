@@ -603,7 +603,11 @@ fn write_global_defs(
                 ),
             )?;
         }
+        // Group 0 and one per communicator (two per intercommunicator)
+        // with MPI, none without.
+        let mut next_group = 0;
         if !defs.rank_locations.is_empty() {
+            next_group = 1;
             lib.check(
                 "WriteGroup",
                 (lib.def_group)(
@@ -617,15 +621,9 @@ fn write_global_defs(
                     defs.rank_locations.as_ptr(),
                 ),
             )?;
-            // An intercommunicator's second group takes an id after every
-            // other group (MPI's, then OpenMP's below).
-            let mut next_group = trace.comms.len() as u32
-                + 1
-                + if defs.teams.is_empty() {
-                    0
-                } else {
-                    1 + defs.teams.len() as u32
-                };
+            // Readers (otf2-print, the Python bindings) want groups
+            // numbered in the order they are defined: each communicator's
+            // group (an intercommunicator's two) takes the next ids.
             for (ci, c) in trace.comms.iter().enumerate() {
                 let inter = defs.inter.get(&(ci as u32));
                 let group = |id: u32, ranks: &[u32]| {
@@ -644,10 +642,12 @@ fn write_global_defs(
                         ),
                     )
                 };
+                let first = next_group;
                 match (inter, lib.def_inter_comm) {
                     (Some(groups), Some(def_inter_comm)) => {
-                        group(ci as u32 + 1, &groups.a)?;
-                        group(next_group, &groups.b)?;
+                        group(first, &groups.a)?;
+                        group(first + 1, &groups.b)?;
+                        next_group += 2;
                         // The communicator it was made over is not
                         // recorded: OTF2_UNDEFINED_COMM.
                         lib.check(
@@ -656,23 +656,23 @@ fn write_global_defs(
                                 g,
                                 ci as u32,
                                 comm_names[ci],
-                                ci as u32 + 1,
-                                next_group,
+                                first,
+                                first + 1,
                                 ffi::UNDEFINED_U32,
                                 0,
                             ),
                         )?;
-                        next_group += 1;
                     }
                     _ => {
-                        group(ci as u32 + 1, &c.members)?;
+                        group(first, &c.members)?;
+                        next_group += 1;
                         lib.check(
                             "WriteComm",
                             (lib.def_comm)(
                                 g,
                                 ci as u32,
                                 comm_names[ci],
-                                ci as u32 + 1,
+                                first,
                                 ffi::UNDEFINED_U32,
                                 0,
                             ),
@@ -682,12 +682,8 @@ fn write_global_defs(
             }
         }
         if !defs.teams.is_empty() {
-            // Group ids after MPI's (0 and one per communicator).
-            let first_group = if defs.rank_locations.is_empty() {
-                0
-            } else {
-                trace.comms.len() as u32 + 1
-            };
+            // Group ids after MPI's.
+            let first_group = next_group;
             let every: Vec<u64> = (0..trace.locations.len() as u64).collect();
             lib.check(
                 "WriteGroup",
