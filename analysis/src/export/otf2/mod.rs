@@ -5,7 +5,9 @@
 //! (named by its rank), one location (CPU thread) per thread, a region per
 //! region the trace enters (name, source file and lines from the IDF, role
 //! and paradigm from its kind), with MPI a `COMM_LOCATIONS` group of every
-//! rank's first thread and a group and communicator per communicator, with
+//! rank's first thread and a group and communicator per communicator (an
+//! intercommunicator whose groups the trace recorded: two groups and an
+//! `InterComm`, OTF2 3.0, its events naming ranks of the remote group), with
 //! OpenMP a `COMM_LOCATIONS` group of every thread and a group and
 //! thread-team communicator per team, and a metric per user event name. Times are ns on rank 0's clock, offset by
 //! the run's start (Unix time).
