@@ -113,8 +113,9 @@ pub(crate) enum Branch {
 /// Reads the `unreadable` units of `input` again in one configuration
 /// and instruments those that now read cleanly and whose probes all stand
 /// outside their conditional groups; a unit whose loops, calls or
-/// constructs would need probes inside a group is tried once more with
-/// its function region alone (named in a warning). Regions are numbered
+/// constructs would need probes inside a group is tried again without
+/// the kinds whose probes crossed it ([`FEWER_KINDS`]), last with its
+/// function region alone (named in a warning). Regions are numbered
 /// from `first_id`. None when no unit could be taken.
 pub(crate) fn second_reading(
     input: &SourceInput<'_>,
@@ -175,7 +176,50 @@ pub(crate) fn second_reading(
     };
 
     let full = SourceInput { first_id, ..*input };
-    let (mut out, mut recovered, split) = reading.take(&full, candidates)?;
+    let (mut out, mut recovered, mut split) = reading.take(&full, candidates)?;
+    // A unit split by a group is walked again with fewer region kinds,
+    // those whose probes crossed a group left out: a loop head with `#if`
+    // alternatives (NPB LU `jacu`) costs its loops, not its OpenMP
+    // construct and calls; an OpenMP block opened in one `#ifdef _OPENMP`
+    // and closed in another (PolyBench `polybench_papi_init`) costs the
+    // construct, not the calls inside. The same acceptance rules judge
+    // every walk, so what is taken is exact; the last try is the function
+    // region alone.
+    for (without, what) in FEWER_KINDS {
+        if split.is_empty() {
+            break;
+        }
+        let reduced = without_kinds(input.selection, without);
+        if reduced == input.selection || !has_inner_kinds(reduced) {
+            continue;
+        }
+        let next_id = first_id + out.regions.len() as u32;
+        let fewer = SourceInput {
+            first_id: next_id,
+            selection: reduced,
+            ..*input
+        };
+        if let Some((more, taken, still_split)) = reading.take(&fewer, split.clone()) {
+            for r in &taken {
+                let at = lines.pos(r.start);
+                out.warnings.push(Diagnostic::warning(
+                    input.display_path,
+                    at.line,
+                    at.col,
+                    format!(
+                        "not measured: the {what} of this function (their probes would fall \
+                         between preprocessor lines and the code they govern; the rest of the \
+                         function is measured)"
+                    ),
+                ));
+            }
+            out.regions.extend(more.regions);
+            out.edits.extend(more.edits);
+            out.warnings.extend(more.warnings);
+            recovered.extend(taken);
+            split = still_split;
+        }
+    }
     let reduced = Selection {
         functions: input.selection.functions,
         loops: false,
@@ -296,6 +340,49 @@ pub(crate) fn second_reading(
         units: unreadable.without(&[]),
         macro_units,
     })
+}
+
+/// A region kind a unit's walk may do without.
+#[derive(Clone, Copy)]
+enum Kind {
+    Loops,
+    Omp,
+    /// Calls, I/O calls and MPI calls: all wrap a call expression.
+    Calls,
+}
+
+/// The walks tried, in order, for a unit whose probes crossed a
+/// conditional group, before its function region alone: one kind left
+/// out, then two. Each with the words its warning names.
+const FEWER_KINDS: &[(&[Kind], &str)] = &[
+    (&[Kind::Loops], "loops"),
+    (&[Kind::Omp], "OpenMP constructs"),
+    (&[Kind::Calls], "calls"),
+    (&[Kind::Loops, Kind::Omp], "loops and OpenMP constructs"),
+    (&[Kind::Loops, Kind::Calls], "loops and calls"),
+    (&[Kind::Omp, Kind::Calls], "calls and OpenMP constructs"),
+];
+
+fn without_kinds(s: Selection, without: &[Kind]) -> Selection {
+    let mut s = s;
+    for k in without {
+        match k {
+            Kind::Loops => s.loops = false,
+            Kind::Omp => s.omp = false,
+            Kind::Calls => {
+                s.calls = false;
+                s.io = false;
+                s.mpi = false;
+            }
+        }
+    }
+    s
+}
+
+/// Whether a selection still measures something inside a function body
+/// (else the last try, the function region alone, is the same walk).
+fn has_inner_kinds(s: Selection) -> bool {
+    s.loops || s.calls || s.io || s.omp || s.mpi
 }
 
 /// The units left as written for a file-scope macro use the reading hid
@@ -666,7 +753,19 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
     let first_end = branches
         .first()
         .map(|b| b.start + src[b.clone()].trim_end().len());
-    let body = head.ends_with(b")")
+    // The branch is the loop's body (`for (...)` then the group), or the
+    // tail of its one statement (`y[f(j)]` then `+= a[k];` / `#else` /
+    // `+= b[k];`, AMG's `hypre_ParCSRMatrixMatvecT`): either way the body
+    // ends with the branch. Only when every configuration takes a branch
+    // (an `#else`): without one the body would be whatever follows the
+    // `#endif`, and the close there would cut the loop from it.
+    let continues = head.ends_with(b")")
+        || !(head.is_empty()
+            || head.ends_with(b";")
+            || head.ends_with(b"{")
+            || head.ends_with(b"}"));
+    let body = continues
+        && has_else(src, group)
         && inside.len() == at_close.len()
         && branches
             .iter()
@@ -680,6 +779,21 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
         return Some(old);
     }
     None
+}
+
+/// Whether `group` has an `#else` of its own (not one of a nested group),
+/// so that every configuration compiles one of its branches.
+fn has_else(src: &str, group: &Range<usize>) -> bool {
+    let mut depth = 0usize;
+    for line in logical_lines(src, group.clone()) {
+        match directive_word(&src[line]) {
+            Some("if" | "ifdef" | "ifndef") => depth += 1,
+            Some("else") if depth == 1 => return true,
+            Some("endif") => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `} while (...);`: the end of a `do` statement, nothing else (no
@@ -1293,6 +1407,23 @@ mod tests {
         let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
         close_after_group(two, &g, &mut edits);
         assert_eq!(edits[0].offset, close, "two statements in a branch: left");
+
+        // Without `#else` the loop's body is what follows `#endif` in the
+        // other configuration: a close moved there would cut it off.
+        let lone = "for (;;)\n#ifdef W\n    s += 2;\n#endif\ns++;\n";
+        let g = groups(lone, 0..lone.len())[0].clone();
+        let close = lone.find("2;").unwrap() + 2;
+        let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
+        close_after_group(lone, &g, &mut edits);
+        assert_eq!(edits[0].offset, close, "no #else: left");
+
+        // The branches end the body's one statement (AMG's matvec).
+        let tail = "for (j = 0; j < n; j++)\n    y[m(j)]\n#ifdef P\n    += r[k++];\n#else\n    += b[0][k++];\n#endif\nreturn 0;\n";
+        let g = groups(tail, 0..tail.len())[0].clone();
+        let close = tail.find("k++];").unwrap() + 5;
+        let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
+        close_after_group(tail, &g, &mut edits);
+        assert_eq!(edits[0].offset, g.end, "tails of one statement: moved");
     }
 
     #[test]
