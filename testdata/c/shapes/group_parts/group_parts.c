@@ -16,7 +16,8 @@
  *   the macro, the body is the statement after `#endif`): its loop is
  *   left out, the calls are measured;
  * - `main` has no type and follows an `enum` at file scope (NPB's
- *   setparams.c). */
+ *   setparams.c), and has a label whose statement is `#pragma omp
+ *   atomic` (measured as the construct). */
 #include <stdio.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -27,6 +28,7 @@
 enum kinds { SMALL, LARGE };
 
 static double grid[N][N];
+static int runs;
 
 static double scale(int k)
 {
@@ -111,6 +113,10 @@ main(int argc, char *argv[])
 #pragma omp parallel num_threads(1)
     sweep(N);
     t = tally(N) + sparse_add(grid[1], grid[2]) + shift(3);
-    printf("kind %d total %.1f\n", (int)kind, t);
+    goto count;
+count: /* a label whose statement is an OpenMP directive */
+#pragma omp atomic
+    runs++;
+    printf("kind %d total %.1f runs %d\n", (int)kind, t, runs);
     return (int)t % 5;
 }
