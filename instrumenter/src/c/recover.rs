@@ -28,6 +28,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
+use regio_idf::{Region, RegionKind};
 use tree_sitter::Node;
 
 use crate::diag::Diagnostic;
@@ -213,9 +214,21 @@ pub(crate) fn second_reading(
                     ),
                 ));
             }
+            let left_out = reading.parts_left_out(input, &taken, without, &more.regions);
             out.regions.extend(more.regions);
             out.edits.extend(more.edits);
             out.warnings.extend(more.warnings);
+            // The parts left out are listed too, unmeasured, with the
+            // reason: the IDF names what the warning names.
+            let why = format!(
+                "not measured with the other {what} of its function: their probes would fall \
+                 between preprocessor lines and the code they govern"
+            );
+            for mut r in left_out {
+                r.id = first_id + out.regions.len() as u32;
+                r.aux.insert("not_measured".into(), why.clone().into());
+                out.regions.push(r);
+            }
             recovered.extend(taken);
             split = still_split;
         }
@@ -238,6 +251,8 @@ pub(crate) fn second_reading(
             ..*input
         };
         if let Some((more, taken, _)) = reading.take(&functions_only, split) {
+            let all = [Kind::Loops, Kind::Omp, Kind::Calls];
+            let left_out = reading.parts_left_out(input, &taken, &all, &more.regions);
             // Only the units measured this way are named.
             for r in &taken {
                 let at = lines.pos(r.start);
@@ -253,6 +268,13 @@ pub(crate) fn second_reading(
             out.regions.extend(more.regions);
             out.edits.extend(more.edits);
             out.warnings.extend(more.warnings);
+            let why = "not measured with the other loops, calls and constructs of its function: \
+                       their probes would fall between preprocessor lines and the code they govern";
+            for mut r in left_out {
+                r.id = first_id + out.regions.len() as u32;
+                r.aux.insert("not_measured".into(), why.into());
+                out.regions.push(r);
+            }
             recovered.extend(taken);
         }
     }
@@ -362,6 +384,17 @@ const FEWER_KINDS: &[(&[Kind], &str)] = &[
     (&[Kind::Loops, Kind::Calls], "loops and calls"),
     (&[Kind::Omp, Kind::Calls], "calls and OpenMP constructs"),
 ];
+
+impl Kind {
+    /// Whether a region of kind `k` is one of this kind's.
+    fn covers(self, k: &RegionKind) -> bool {
+        match self {
+            Kind::Loops => matches!(k, RegionKind::Loop),
+            Kind::Omp => matches!(k, RegionKind::Omp(_) | RegionKind::OmpDirective(_)),
+            Kind::Calls => matches!(k, RegionKind::Call | RegionKind::Io | RegionKind::Mpi(_)),
+        }
+    }
+}
 
 fn without_kinds(s: Selection, without: &[Kind]) -> Selection {
     let mut s = s;
@@ -506,6 +539,58 @@ struct Reading<'a, 't> {
 }
 
 impl Reading<'_, '_> {
+    /// The outermost regions of the kinds `without` that a walk of `units`
+    /// with the whole selection finds, for units a walk without those
+    /// kinds measured (`kept`: its regions). Each gets the procedure of
+    /// `kept` it lies in as parent; ids are the caller's to give.
+    fn parts_left_out(
+        &mut self,
+        input: &SourceInput<'_>,
+        units: &[Range<usize>],
+        without: &[Kind],
+        kept: &[Region],
+    ) -> Vec<Region> {
+        if units.is_empty() {
+            return Vec::new();
+        }
+        let full = plan::walk(
+            self.root,
+            &SourceInput {
+                first_id: 0,
+                ..*input
+            },
+            self.dirs,
+            self.macros,
+            self.lines,
+            &mut self.jumps,
+            Scope::Only(units, self.hidden),
+        );
+        let dropped = |r: &Region| without.iter().any(|k| k.covers(&r.kind));
+        let by_id: std::collections::HashMap<u32, &Region> =
+            full.regions.iter().map(|r| (r.id, r)).collect();
+        full.regions
+            .iter()
+            .filter(|r| dropped(r))
+            .filter(|r| {
+                !r.parent
+                    .and_then(|p| by_id.get(&p))
+                    .is_some_and(|p| dropped(p))
+            })
+            .map(|r| {
+                let mut r = r.clone();
+                r.parent = kept
+                    .iter()
+                    .find(|k| {
+                        matches!(k.kind, RegionKind::Function | RegionKind::Program)
+                            && k.unit == r.unit
+                            && k.file == r.file
+                    })
+                    .map(|k| k.id);
+                r
+            })
+            .collect()
+    }
+
     /// Walks `candidates` until every unit left has all its probes
     /// outside its conditional groups: (output, units taken, units split
     /// by a group). None when the walk reached outside its units.
