@@ -495,6 +495,14 @@ fn shape_macro_defined_functions_measured_through_the_preprocessor() {
         )
     };
     check_program(&p);
+    // `va_arg` and `offsetof` reach the parser as GCC's
+    // `__builtin_va_arg(ap, int)` / `__builtin_offsetof(...)`.
+    let loops: &[(&str, u64)] = &[("sum_args", 1), ("each_macro", 1)];
+    let p = Program {
+        options: &["--preprocess", "--cflags", ""],
+        ..shape("shapes/macro_words", &["macro_words.c"], &[], 5, loops)
+    };
+    check_program(&p);
 }
 
 /// `--cflags` with a relative `-I`: the preprocessor runs where
