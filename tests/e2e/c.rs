@@ -415,6 +415,46 @@ fn shape_statement_macros_after_a_head_and_declaring_macros() {
     check_program(&shape(dir, &["head_macros.c"], &[], 2, loops));
 }
 
+/// Loop visits of `pp_heads.c`, the same in both configurations.
+const PP_HEADS_LOOPS: &[(&str, u64)] = &[
+    ("w_alt", 1),
+    ("for_diag", 1),
+    ("for_define", 1),
+    ("while_define", 1),
+    ("for_null", 1),
+    ("while_null", 1),
+];
+
+#[test]
+fn shape_every_head_with_every_preprocessor_line_before_its_body() {
+    let files: &[&str] = &["pp_heads.c"];
+    let dir = "shapes/pp_heads";
+    check_program(&shape(dir, files, &[], 6, PP_HEADS_LOOPS));
+    check_program(&shape(dir, files, &["-DWIDE"], 0, PP_HEADS_LOOPS));
+}
+
+#[test]
+fn shape_functions_measured_without_the_kinds_that_cross_a_group() {
+    // `--regions all` (group_parts.c says what each function keeps). A
+    // loop left out would show up as a loop region without a marker; the
+    // marked ones must be measured.
+    let loops: &[(&str, u64)] = &[("tally", 1), ("sparse", 1)];
+    let dir = "shapes/group_parts";
+    let files: &[&str] = &["group_parts.c"];
+    let all: &[&str] = &["--regions", "all"];
+    let configurations: [&[&str]; 3] = [
+        &["-Wno-implicit-int", PRAGMAS],
+        &["-Wno-implicit-int", "-fopenmp"],
+        &["-Wno-implicit-int", PRAGMAS, "-DPERSISTENT"],
+    ];
+    for flags in configurations {
+        check_program(&Program {
+            options: all,
+            ..shape(dir, files, flags, 2, loops)
+        });
+    }
+}
+
 #[test]
 fn shape_gnu_and_c11_syntax() {
     check_program(&shape("shapes/gnu", &["gnu.c"], &[], 5, NONE));
@@ -426,7 +466,7 @@ fn shape_file_scope_macros_defining_functions() {
     // the text path leaves them unmeasured (with a warning each), so the
     // ground truth is taken without them.
     let p = Program {
-        skipped: &["get_int", "add", "mul"],
+        skipped: &["get_int", "add", "mul", "adder_impl"],
         ..shape("shapes/macro_items", &["macro_items.c"], &[], 2, NONE)
     };
     check_program(&p);
@@ -436,7 +476,9 @@ fn shape_file_scope_macros_defining_functions() {
 fn shape_macro_defined_functions_measured_through_the_preprocessor() {
     // `--preprocess`: the unit as the compiler sees it, so the functions
     // the macros define are measured (at the line of the macro use), and
-    // the counts match the ground truth without exceptions.
+    // the counts match the ground truth without exceptions; `adder_impl`
+    // is the function of SQLite's `IOMETHODS(...)` shape, which the text
+    // path leaves as written.
     let p = Program {
         options: &["--preprocess", "--cflags", "-O2 -Wall"],
         ..shape("shapes/macro_items", &["macro_items.c"], &[], 2, NONE)
@@ -451,6 +493,14 @@ fn shape_macro_defined_functions_measured_through_the_preprocessor() {
             3,
             PP_BETWEEN_LOOPS,
         )
+    };
+    check_program(&p);
+    // `va_arg` and `offsetof` reach the parser as GCC's
+    // `__builtin_va_arg(ap, int)` / `__builtin_offsetof(...)`.
+    let loops: &[(&str, u64)] = &[("sum_args", 1), ("each_macro", 1)];
+    let p = Program {
+        options: &["--preprocess", "--cflags", ""],
+        ..shape("shapes/macro_words", &["macro_words.c"], &[], 5, loops)
     };
     check_program(&p);
 }
@@ -540,11 +590,17 @@ fn strings(a: &[&str]) -> Vec<String> {
 /// Instrument `src` into `out`; the sources must stay as they were.
 fn instrument_tree_with(src: &Path, out: &Path, options: &[&str]) -> Run {
     let before = snapshot(src);
+    // A program's own `--regions` replaces the default (clap takes one).
+    let regions: &[&str] = if options.contains(&"--regions") {
+        &[]
+    } else {
+        &["--regions", REGIONS]
+    };
     let r = run(Command::new(instrument_bin())
         .arg(src)
         .arg("--out")
         .arg(out)
-        .args(["--regions", REGIONS])
+        .args(regions)
         .args(options));
     assert!(r.status.success(), "instrumenting failed: {}", r.describe());
     assert!(
@@ -1202,6 +1258,9 @@ fn unreadable_code_is_left_as_written_and_the_rest_measured() {
     let input_dir = tmp.join("in");
     std::fs::create_dir_all(&input_dir).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(input_dir.join("syntax.c"), &bytes).unwrap_or_else(|e| panic!("{e}"));
+    // A file of which nothing can be read: copied unchanged, with a warning.
+    let nothing = b"int broken(void)\n{\n    x = 1 ) 2;\n}\n";
+    std::fs::write(input_dir.join("nothing.c"), nothing).unwrap_or_else(|e| panic!("{e}"));
     let out = tmp.join("out");
     let instrument = |extra: &[&str], out: &Path| {
         run(Command::new(instrument_bin())
@@ -1209,6 +1268,8 @@ fn unreadable_code_is_left_as_written_and_the_rest_measured() {
             .arg("--out")
             .arg(out)
             .args(["--regions", REGIONS])
+            // `fine` is one statement long: measured only on request.
+            .arg("--small-functions")
             .args(extra))
     };
     let r = instrument(&[], &out);
@@ -1216,6 +1277,24 @@ fn unreadable_code_is_left_as_written_and_the_rest_measured() {
     assert!(
         r.stderr
             .contains("syntax.c:6:15: warning: not measured: function `ok` left as written"),
+        "{}",
+        r.describe()
+    );
+    assert!(
+        r.stderr
+            .contains("nothing.c:3:11: warning: not measured: function `broken` left as written"),
+        "{}",
+        r.describe()
+    );
+    assert_eq!(
+        std::fs::read(out.join("nothing.c")).unwrap_or_default(),
+        nothing,
+        "a file with nothing measured is copied unchanged"
+    );
+    // The summary line counts the places and the files copied unchanged.
+    assert!(
+        r.stderr
+            .contains("2 place(s) left as written (not measured; 1 file(s) copied unchanged)"),
         "{}",
         r.describe()
     );
@@ -1289,4 +1368,126 @@ fn rejects_binary_file() {
     let mut bytes = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0".to_vec();
     bytes.extend((0u8..=255).rev());
     check_rejected("x.c", &bytes, &[]);
+}
+
+/// The corpus runner (`scripts/corpus.sh`, README "Trying Regio on a code
+/// base") on a small tree of its own: a clean C file, a Fortran file and
+/// a C file with a place left as written give a summary table and exit 0;
+/// a file gcc accepts but `instrument` refuses (an unbalanced `#pragma
+/// regio`) makes it exit 1; so does a copy that no longer compiles (an
+/// `instrument` stand-in that breaks the copies: the runner's own check is
+/// what is tested there, not the instrumenter).
+#[test]
+fn corpus_runner_reports_refusals_and_broken_copies() {
+    if !have_c_toolchain()
+        || !require_tool("python3", "python3")
+        || !require_tool("gfortran", "gfortran")
+    {
+        return;
+    }
+    let script = common::workspace_root().join("scripts/corpus.sh");
+    let tmp = TestDir::new("corpus-runner");
+    let tree = tmp.join("tree");
+    std::fs::create_dir_all(tree.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+    let write = |rel: &str, text: &str| {
+        std::fs::write(tree.join(rel), text).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    };
+    write(
+        "sum.c",
+        "int sum(int n)\n{\n    int s = 0, i;\n    for (i = 0; i < n; i++)\n        s += i;\n    return s;\n}\n",
+    );
+    // A loop head with `#if` alternatives and a `}`/`else` split by
+    // `#endif`: read the second time, nothing left as written.
+    write(
+        "sub/alt.c",
+        "int pick(int n)\n{\n    int i, t = 0;\n    for (i = 0; i < n; i++)\n#ifdef WIDE\n        t += 2;\n#else\n        t += 1;\n#endif\n    return t;\n}\n",
+    );
+    write(
+        "sub/scale.f90",
+        "subroutine scale(a, n)\n  integer :: n, i\n  real :: a(n)\n  do i = 1, n\n    a(i) = 2 * a(i)\n  end do\nend subroutine scale\n",
+    );
+    // `--json -`: the results on stdout, the summary table on stderr.
+    let corpus = |instrument: &Path| {
+        let r = run(Command::new("bash")
+            .arg(&script)
+            .arg(&tree)
+            .arg("--instrument")
+            .arg(instrument)
+            .args(["-j", "1", "--json", "-"]));
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap_or(Value::Null);
+        (r, doc)
+    };
+    let (r, doc) = corpus(&instrument_bin());
+    assert!(r.status.success(), "clean tree: {}", r.describe());
+    let s = &doc["summary"];
+    for (key, want) in [
+        ("files", 3),
+        ("c", 2),
+        ("fortran", 1),
+        ("refused", 0),
+        ("originals_compile", 3),
+        ("copies_compile", 3),
+        ("broken_copies", 0),
+        ("not_measured_units", 0),
+    ] {
+        assert_eq!(s[key], want, "{key}: {}", r.describe());
+    }
+    for label in [
+        "refused",
+        "broken copies",
+        "copies compile",
+        "corpus tree: ok",
+    ] {
+        assert!(
+            r.stderr.contains(label),
+            "summary table lacks {label:?}: {}",
+            r.describe()
+        );
+    }
+
+    // A directive error: gcc accepts the file, instrument refuses it.
+    write(
+        "sub/open.c",
+        "void open_only(void)\n{\n#pragma regio begin never_closed\n}\n",
+    );
+    let (r, doc) = corpus(&instrument_bin());
+    assert_eq!(
+        r.status.code(),
+        Some(1),
+        "refusal not failed: {}",
+        r.describe()
+    );
+    assert_eq!(
+        doc["summary"]["refused_but_compiles"],
+        1,
+        "{}",
+        r.describe()
+    );
+    assert!(
+        r.stderr.contains("REFUSED (compiler accepts it)"),
+        "{}",
+        r.describe()
+    );
+    std::fs::remove_file(tree.join("sub/open.c")).unwrap_or_else(|e| panic!("{e}"));
+
+    // A stand-in for `instrument` that writes copies that do not compile.
+    let stub = tmp.join("breaking-instrument");
+    std::fs::write(
+        &stub,
+        "#!/bin/sh\n[ \"$1\" = flags ] && exit 0\n\
+         while [ $# -gt 1 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n\
+         mkdir -p \"$out\" && cp -r \"$1\"/. \"$out\" && \
+         for f in $(find \"$out\" -name '*.c'); do echo 'int broken = ;' >> \"$f\"; done\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    run_ok(Command::new("chmod").arg("+x").arg(&stub));
+    let (r, doc) = corpus(&stub);
+    assert_eq!(
+        r.status.code(),
+        Some(1),
+        "broken copies not failed: {}",
+        r.describe()
+    );
+    assert_eq!(doc["summary"]["broken_copies"], 2, "{}", r.describe());
+    assert!(r.stderr.contains("BROKEN COPY"), "{}", r.describe());
 }

@@ -554,8 +554,10 @@ fn rewrite(
                     // `offsetof(T, m.a[2])`, `va_arg(ap, T)`: the grammar
                     // follows neither every designator nor a type as an
                     // argument, and an empty `offsetof()` is an error too;
-                    // the parser reads the value `0` in their place.
-                    "va_arg" | "offsetof" => {
+                    // the parser reads the value `0` in their place. The
+                    // preprocessed unit (`--preprocess`) has what GCC's
+                    // headers expand them to.
+                    "va_arg" | "offsetof" | "__builtin_va_arg" | "__builtin_offsetof" => {
                         let open = lexed.next_code(i);
                         if let Some(o) = open.filter(|&o| src[toks[o].1.start] == b'(') {
                             if let Some(close) = lexed.closing(src, o) {
@@ -1355,6 +1357,11 @@ mod tests {
         let s = rewritten("int f(void) { g(db, offsetof(mod, x.y[2])); return va_arg(ap, int); }");
         assert!(s.contains("g(db, 0                    );"), "{s}");
         assert!(s.contains("return 0              ;"), "{s}");
+        let s = rewritten(
+            "int f(void) { char *z = __builtin_va_arg(ap, char *); return __builtin_offsetof(struct s, m); }",
+        );
+        assert!(s.contains("char *z = 0 ") && s.contains("return 0 "), "{s}");
+        assert!(!s.contains("__builtin"), "{s}");
     }
 
     #[test]

@@ -28,6 +28,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
+use regio_idf::{Region, RegionKind};
 use tree_sitter::Node;
 
 use crate::diag::Diagnostic;
@@ -113,8 +114,9 @@ pub(crate) enum Branch {
 /// Reads the `unreadable` units of `input` again in one configuration
 /// and instruments those that now read cleanly and whose probes all stand
 /// outside their conditional groups; a unit whose loops, calls or
-/// constructs would need probes inside a group is tried once more with
-/// its function region alone (named in a warning). Regions are numbered
+/// constructs would need probes inside a group is tried again without
+/// the kinds whose probes crossed it ([`FEWER_KINDS`]), last with its
+/// function region alone (named in a warning). Regions are numbered
 /// from `first_id`. None when no unit could be taken.
 pub(crate) fn second_reading(
     input: &SourceInput<'_>,
@@ -175,7 +177,62 @@ pub(crate) fn second_reading(
     };
 
     let full = SourceInput { first_id, ..*input };
-    let (mut out, mut recovered, split) = reading.take(&full, candidates)?;
+    let (mut out, mut recovered, mut split) = reading.take(&full, candidates)?;
+    // A unit split by a group is walked again with fewer region kinds,
+    // those whose probes crossed a group left out: a loop head with `#if`
+    // alternatives (NPB LU `jacu`) costs its loops, not its OpenMP
+    // construct and calls; an OpenMP block opened in one `#ifdef _OPENMP`
+    // and closed in another (PolyBench `polybench_papi_init`) costs the
+    // construct, not the calls inside. The same acceptance rules judge
+    // every walk, so what is taken is exact; the last try is the function
+    // region alone.
+    for (without, what) in FEWER_KINDS {
+        if split.is_empty() {
+            break;
+        }
+        let reduced = without_kinds(input.selection, without);
+        if reduced == input.selection || !has_inner_kinds(reduced) {
+            continue;
+        }
+        let next_id = first_id + out.regions.len() as u32;
+        let fewer = SourceInput {
+            first_id: next_id,
+            selection: reduced,
+            ..*input
+        };
+        if let Some((more, taken, still_split)) = reading.take(&fewer, split.clone()) {
+            for r in &taken {
+                let at = lines.pos(r.start);
+                out.warnings.push(Diagnostic::warning(
+                    input.display_path,
+                    at.line,
+                    at.col,
+                    format!(
+                        "not measured: the {what} of this function (their probes would fall \
+                         between preprocessor lines and the code they govern; the rest of the \
+                         function is measured)"
+                    ),
+                ));
+            }
+            let left_out = reading.parts_left_out(input, &taken, without, &more.regions);
+            out.regions.extend(more.regions);
+            out.edits.extend(more.edits);
+            out.warnings.extend(more.warnings);
+            // The parts left out are listed too, unmeasured, with the
+            // reason: the IDF names what the warning names.
+            let why = format!(
+                "not measured with the other {what} of its function: their probes would fall \
+                 between preprocessor lines and the code they govern"
+            );
+            for mut r in left_out {
+                r.id = first_id + out.regions.len() as u32;
+                r.aux.insert("not_measured".into(), why.clone().into());
+                out.regions.push(r);
+            }
+            recovered.extend(taken);
+            split = still_split;
+        }
+    }
     let reduced = Selection {
         functions: input.selection.functions,
         loops: false,
@@ -194,6 +251,8 @@ pub(crate) fn second_reading(
             ..*input
         };
         if let Some((more, taken, _)) = reading.take(&functions_only, split) {
+            let all = [Kind::Loops, Kind::Omp, Kind::Calls];
+            let left_out = reading.parts_left_out(input, &taken, &all, &more.regions);
             // Only the units measured this way are named.
             for r in &taken {
                 let at = lines.pos(r.start);
@@ -209,6 +268,13 @@ pub(crate) fn second_reading(
             out.regions.extend(more.regions);
             out.edits.extend(more.edits);
             out.warnings.extend(more.warnings);
+            let why = "not measured with the other loops, calls and constructs of its function: \
+                       their probes would fall between preprocessor lines and the code they govern";
+            for mut r in left_out {
+                r.id = first_id + out.regions.len() as u32;
+                r.aux.insert("not_measured".into(), why.into());
+                out.regions.push(r);
+            }
             recovered.extend(taken);
         }
     }
@@ -296,6 +362,60 @@ pub(crate) fn second_reading(
         units: unreadable.without(&[]),
         macro_units,
     })
+}
+
+/// A region kind a unit's walk may do without.
+#[derive(Clone, Copy)]
+enum Kind {
+    Loops,
+    Omp,
+    /// Calls, I/O calls and MPI calls: all wrap a call expression.
+    Calls,
+}
+
+/// The walks tried, in order, for a unit whose probes crossed a
+/// conditional group, before its function region alone: one kind left
+/// out, then two. Each with the words its warning names.
+const FEWER_KINDS: &[(&[Kind], &str)] = &[
+    (&[Kind::Loops], "loops"),
+    (&[Kind::Omp], "OpenMP constructs"),
+    (&[Kind::Calls], "calls"),
+    (&[Kind::Loops, Kind::Omp], "loops and OpenMP constructs"),
+    (&[Kind::Loops, Kind::Calls], "loops and calls"),
+    (&[Kind::Omp, Kind::Calls], "calls and OpenMP constructs"),
+];
+
+impl Kind {
+    /// Whether a region of kind `k` is one of this kind's.
+    fn covers(self, k: &RegionKind) -> bool {
+        match self {
+            Kind::Loops => matches!(k, RegionKind::Loop),
+            Kind::Omp => matches!(k, RegionKind::Omp(_) | RegionKind::OmpDirective(_)),
+            Kind::Calls => matches!(k, RegionKind::Call | RegionKind::Io | RegionKind::Mpi(_)),
+        }
+    }
+}
+
+fn without_kinds(s: Selection, without: &[Kind]) -> Selection {
+    let mut s = s;
+    for k in without {
+        match k {
+            Kind::Loops => s.loops = false,
+            Kind::Omp => s.omp = false,
+            Kind::Calls => {
+                s.calls = false;
+                s.io = false;
+                s.mpi = false;
+            }
+        }
+    }
+    s
+}
+
+/// Whether a selection still measures something inside a function body
+/// (else the last try, the function region alone, is the same walk).
+fn has_inner_kinds(s: Selection) -> bool {
+    s.loops || s.calls || s.io || s.omp || s.mpi
 }
 
 /// The units left as written for a file-scope macro use the reading hid
@@ -419,6 +539,58 @@ struct Reading<'a, 't> {
 }
 
 impl Reading<'_, '_> {
+    /// The outermost regions of the kinds `without` that a walk of `units`
+    /// with the whole selection finds, for units a walk without those
+    /// kinds measured (`kept`: its regions). Each gets the procedure of
+    /// `kept` it lies in as parent; ids are the caller's to give.
+    fn parts_left_out(
+        &mut self,
+        input: &SourceInput<'_>,
+        units: &[Range<usize>],
+        without: &[Kind],
+        kept: &[Region],
+    ) -> Vec<Region> {
+        if units.is_empty() {
+            return Vec::new();
+        }
+        let full = plan::walk(
+            self.root,
+            &SourceInput {
+                first_id: 0,
+                ..*input
+            },
+            self.dirs,
+            self.macros,
+            self.lines,
+            &mut self.jumps,
+            Scope::Only(units, self.hidden),
+        );
+        let dropped = |r: &Region| without.iter().any(|k| k.covers(&r.kind));
+        let by_id: std::collections::HashMap<u32, &Region> =
+            full.regions.iter().map(|r| (r.id, r)).collect();
+        full.regions
+            .iter()
+            .filter(|r| dropped(r))
+            .filter(|r| {
+                !r.parent
+                    .and_then(|p| by_id.get(&p))
+                    .is_some_and(|p| dropped(p))
+            })
+            .map(|r| {
+                let mut r = r.clone();
+                r.parent = kept
+                    .iter()
+                    .find(|k| {
+                        matches!(k.kind, RegionKind::Function | RegionKind::Program)
+                            && k.unit == r.unit
+                            && k.file == r.file
+                    })
+                    .map(|k| k.id);
+                r
+            })
+            .collect()
+    }
+
     /// Walks `candidates` until every unit left has all its probes
     /// outside its conditional groups: (output, units taken, units split
     /// by a group). None when the walk reached outside its units.
@@ -666,7 +838,19 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
     let first_end = branches
         .first()
         .map(|b| b.start + src[b.clone()].trim_end().len());
-    let body = head.ends_with(b")")
+    // The branch is the loop's body (`for (...)` then the group), or the
+    // tail of its one statement (`y[f(j)]` then `+= a[k];` / `#else` /
+    // `+= b[k];`, AMG's `hypre_ParCSRMatrixMatvecT`): either way the body
+    // ends with the branch. Only when every configuration takes a branch
+    // (an `#else`): without one the body would be whatever follows the
+    // `#endif`, and the close there would cut the loop from it.
+    let continues = head.ends_with(b")")
+        || !(head.is_empty()
+            || head.ends_with(b";")
+            || head.ends_with(b"{")
+            || head.ends_with(b"}"));
+    let body = continues
+        && has_else(src, group)
         && inside.len() == at_close.len()
         && branches
             .iter()
@@ -680,6 +864,21 @@ fn close_after_group(src: &str, group: &Range<usize>, edits: &mut [Edit]) -> Opt
         return Some(old);
     }
     None
+}
+
+/// Whether `group` has an `#else` of its own (not one of a nested group),
+/// so that every configuration compiles one of its branches.
+fn has_else(src: &str, group: &Range<usize>) -> bool {
+    let mut depth = 0usize;
+    for line in logical_lines(src, group.clone()) {
+        match directive_word(&src[line]) {
+            Some("if" | "ifdef" | "ifndef") => depth += 1,
+            Some("else") if depth == 1 => return true,
+            Some("endif") => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `} while (...);`: the end of a `do` statement, nothing else (no
@@ -1293,6 +1492,23 @@ mod tests {
         let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
         close_after_group(two, &g, &mut edits);
         assert_eq!(edits[0].offset, close, "two statements in a branch: left");
+
+        // Without `#else` the loop's body is what follows `#endif` in the
+        // other configuration: a close moved there would cut it off.
+        let lone = "for (;;)\n#ifdef W\n    s += 2;\n#endif\ns++;\n";
+        let g = groups(lone, 0..lone.len())[0].clone();
+        let close = lone.find("2;").unwrap() + 2;
+        let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
+        close_after_group(lone, &g, &mut edits);
+        assert_eq!(edits[0].offset, close, "no #else: left");
+
+        // The branches end the body's one statement (AMG's matvec).
+        let tail = "for (j = 0; j < n; j++)\n    y[m(j)]\n#ifdef P\n    += r[k++];\n#else\n    += b[0][k++];\n#endif\nreturn 0;\n";
+        let g = groups(tail, 0..tail.len())[0].clone();
+        let close = tail.find("k++];").unwrap() + 5;
+        let mut edits = vec![Edit::insert(close, probes::LOOP_CLOSE)];
+        close_after_group(tail, &g, &mut edits);
+        assert_eq!(edits[0].offset, g.end, "tails of one statement: moved");
     }
 
     #[test]
