@@ -170,10 +170,21 @@ impl TraceBuf {
             );
             return None;
         }
-        let now = clock::ticks();
-        Some(Box::leak(Box::new(TraceBuf {
-            buf: p.cast(),
-            cap: s.bytes,
+        Some(Self::leaked(
+            p.cast(),
+            s.bytes,
+            location,
+            os_tid,
+            clock::ticks(),
+        ))
+    }
+
+    /// A buffer over `cap` bytes at `buf`, empty, its first block starting
+    /// at `now`; never freed (threads' buffers live as long as the process).
+    fn leaked(buf: *mut u8, cap: usize, location: u32, os_tid: u64, now: u64) -> &'static TraceBuf {
+        Box::leak(Box::new(TraceBuf {
+            buf,
+            cap,
             block: UnsafeCell::new(Block::new(location, now)),
             base: AtomicU64::new(now),
             committed: AtomicUsize::new(BLOCK_HEADER_LEN),
@@ -186,7 +197,7 @@ impl TraceBuf {
             join_region: AtomicU64::new(0),
             join_enter: AtomicU64::new(0),
             join_tick: AtomicU64::new(0),
-        })))
+        }))
     }
 
     /// Region enter at `ticks` (the probe's own clock reading).
@@ -630,22 +641,7 @@ impl TraceBuf {
     /// with a real buffer.
     pub(crate) fn for_test(bytes: usize, location: u32, now: u64) -> &'static TraceBuf {
         let buf = Box::leak(vec![0u8; bytes].into_boxed_slice());
-        Box::leak(Box::new(TraceBuf {
-            buf: buf.as_mut_ptr(),
-            cap: bytes,
-            block: UnsafeCell::new(Block::new(location, now)),
-            base: AtomicU64::new(now),
-            committed: AtomicUsize::new(BLOCK_HEADER_LEN),
-            fd: AtomicI32::new(-1),
-            writing: AtomicBool::new(false),
-            location,
-            os_tid: 0,
-            dropped: AtomicU64::new(0),
-            names: UnsafeCell::new([0; NAME_WORDS]),
-            join_region: AtomicU64::new(0),
-            join_enter: AtomicU64::new(0),
-            join_tick: AtomicU64::new(0),
-        }))
+        Self::leaked(buf.as_mut_ptr(), bytes, location, 0, now)
     }
 
     /// The records written so far (up to `committed`, as the end-of-run
