@@ -57,6 +57,7 @@ build_clover() {
     # Its Makefile ends the link with `; echo`, so make succeeds without
     # a binary when the link fails.
     [ -x "$dir/clover_leaf" ] || { cat "$dir/make.log" >&2; return 1; }
+    # The tree stays (removed with $tmp): an instrumented binary reads its
+    # IDF (regio.idf.json) there at start-up.
     cp "$dir/clover_leaf" "$out"
-    rm -rf "$dir"
 }

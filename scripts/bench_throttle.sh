@@ -83,6 +83,7 @@ build() {
                 -e 's/cleanup\(regio__leave\)/cleanup(regio_guard_exit)/g' \
                 -e 's/regio__enter\(([0-9]+)u\)/regio_enter(regio__base() + \1u)/g' \
                 -e 's/regio__exit\(([0-9]+)u\)/regio_exit(regio__base() + \1u)/g' \
+                -e 's/ = regio_no_gates;/;/' \
                 -e 's/ regio__gate_v = regio_gates\(regio__base_v\);//' "$f" > "$tmp/$name.old/$(basename "$f")"
         done
         # shellcheck disable=SC2086
@@ -157,6 +158,21 @@ fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
     variants+=(base)
 fi
+# timed OUT CMD ARGS...: runs CMD and writes "wall user sys" seconds of it
+# (and the children it waited for) to OUT, with microsecond resolution
+# (GNU time prints 10 ms steps, a tenth of some of these runs' CPU time);
+# exits with CMD's status.
+timed() {
+    python3 -c 'import os, sys, time
+t = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, ru = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write("%.6f %.6f %.6f\n" % (time.monotonic() - t, ru.ru_utime, ru.ru_stime))
+sys.exit(os.waitstatus_to_exitcode(status))' "$@"
+}
 one() { # PROGRAM VARIANT: appends "wall cpu" to $tmp/PROGRAM.VARIANT.t
     local bin=$tmp/$1.regio env=(REGIO_DIR="$tmp/run.$1.$2")
     case $2 in
@@ -170,13 +186,13 @@ one() { # PROGRAM VARIANT: appends "wall cpu" to $tmp/PROGRAM.VARIANT.t
     rm -rf "$tmp/run.$1.$2"
     local rc=0
     # shellcheck disable=SC2086
-    (cd "${workdir[$1]:-$tmp}" && env -u REGIO_THROTTLE "${env[@]}" OMP_NUM_THREADS=2 \
-        /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$bin" ${argv[$1]} > /dev/null) || rc=$?
+    (cd "${workdir[$1]:-$tmp}" && unset REGIO_THROTTLE && export "${env[@]}" OMP_NUM_THREADS=2 &&
+        timed "$tmp/time" "$bin" ${argv[$1]} > /dev/null) || rc=$?
     if [ "$rc" != "${status[$1]:-0}" ]; then
         echo "$1 ($2) ended with status $rc" >&2
         return 1
     fi
-    awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/time" >> "$tmp/$1.$2.t"
+    awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$tmp/time" >> "$tmp/$1.$2.t"
 }
 
 for _ in $(seq "$runs"); do
