@@ -88,6 +88,8 @@ fi
 variants=(plain default disabled)
 [ -n "${BASE_LIB_DIR:-}" ] && variants+=(base)
 [ -n "${SETTING:-}" ] && variants+=(setting)
+# OFF=1: also default regions with REGIO_THROTTLE=off (everything timed).
+[ "${OFF:-0}" = 1 ] && variants+=(off)
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $cc -O2 -fopenmp, OMP_NUM_THREADS=2${OMP_WAIT_POLICY:+ OMP_WAIT_POLICY=$OMP_WAIT_POLICY}, callgrind"
 printf '%-6s %-9s %14s %8s  %s\n' program variant instructions x throttled
@@ -101,6 +103,7 @@ for p in "${programs[@]}"; do
             disabled) env+=(REGIO_DISABLE=1) ;;
             base) env+=(LD_LIBRARY_PATH="$BASE_LIB_DIR") ;;
             setting) env+=(REGIO_THROTTLE="$SETTING,1000000000") ;;
+            off) env+=(REGIO_THROTTLE=off) ;;
         esac
         rm -rf "$tmp/run.$p.$v"
         rc=0
