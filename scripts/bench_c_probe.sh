@@ -46,9 +46,10 @@
 #
 # UNGATED=1 adds `ungated_shared` and `ungated_static`: the same
 # instrumented copy with its constructor no longer asking for the probe
-# gates (`regio_gates`), so every probe calls the runtime after finding the
-# gate pointer null: the A/B of the gate check in the instrumented code
-# against one runtime. (The `UNBASED=1` A/B of the per-object base worked
+# gates (`regio_gates`), so every probe calls the runtime after finding its
+# gate open in the block the pointer starts with (`regio_no_gates`, all
+# open): the A/B of the gate check in the instrumented code against one
+# runtime. (The `UNBASED=1` A/B of the per-object base worked
 # on the probe text before the gates and is gone with it.)
 # NOPLT=1 adds `noplt_shared`: regio_shared's source built with -fno-plt
 # as well (the probe calls go through the GOT, no PLT stub).
@@ -172,17 +173,20 @@ if [ -n "${BASE_LIB_DIR:-}" ]; then
     # Not `nm | grep -q`: grep stops at the first match, nm dies of
     # SIGPIPE, and under pipefail a runtime with gates looked like one
     # without (its rows then measured the old probe text).
-    if nm -D "$BASE_LIB_DIR/libregio.so" | grep -c ' T regio_gates$' > /dev/null; then
-        # A runtime with the probe gates: the same probes as regio_*.
+    if nm -D "$BASE_LIB_DIR/libregio.so" | grep -c ' [BDR] regio_no_gates$' > /dev/null; then
+        # A runtime with the probe gates as they are now: the same probes
+        # as regio_*.
         cp "$inst" "$tmp/old_probe_cost.c"
     else
         # The probe text before the gates (a runtime of that time has no
-        # regio_gates / regio_enter_gated): the same copy, its probes
-        # written back as they were.
+        # regio_gates / regio_enter_gated, or gates that may be null, which
+        # today's probes no longer test): the same copy, its probes written
+        # back as they were.
         sed -E -e 's/regio__guard\(([0-9]+)u\)/(regio_enter(regio__base() + \1u), regio__base() + \1u)/g' \
             -e 's/cleanup\(regio__leave\)/cleanup(regio_guard_exit)/g' \
             -e 's/regio__enter\(([0-9]+)u\)/regio_enter(regio__base() + \1u)/g' \
             -e 's/regio__exit\(([0-9]+)u\)/regio_exit(regio__base() + \1u)/g' \
+            -e 's/ = regio_no_gates;/;/' \
             -e 's/ regio__gate_v = regio_gates\(regio__base_v\);//' "$inst" > "$tmp/old_probe_cost.c"
     fi
     build_regio base_shared "$BASE_LIB_DIR" shared "$tmp/old_probe_cost.c"

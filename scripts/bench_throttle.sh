@@ -19,6 +19,15 @@
 #   `instrument flags` added to MYCFLAGS/MYLIBS), running
 #   scripts/bench_throttle.lua (sort, integer loops, closures, strings,
 #   a coroutine, pcall). Skipped without LUA_DIR.
+# - xsbench: XSBench's openmp-threading (set XSBENCH_DIR to a checkout of
+#   https://github.com/ANL-CESAR/XSBench), `-s small -t 2 -m event -l
+#   200000 -g 1000 -G nuclide` (exit status 1: XSBench checks its checksum
+#   only for its default inputs, and says "invalid" for this one, in the
+#   plain build too). Skipped without XSBENCH_DIR.
+# - clover: CloverLeaf_ref (set CLOVER_DIR to a checkout of
+#   https://github.com/UK-MAC/CloverLeaf_ref), test problem 2 on 120x120
+#   cells, 40 steps, one MPI rank. Skipped without CLOVER_DIR. How both
+#   are built: scripts/bench_realcode.sh.
 # Each program is instrumented with the default `--regions`
 # (functions,user,omp,mpi) and built with `instrument flags`
 # (--cflags/--libs, the release libregio.so) and gcc -O2 -fopenmp; the
@@ -39,7 +48,8 @@
 # the probe gates, against that runtime, default throttle (an A/B of the
 # probe gates and the runtime's fast path). Needs gcc with
 # OpenMP, cargo; CC and INSTRUMENT may be set (with INSTRUMENT, only the
-# release runtime is built).
+# release runtime is built). SMALL=no leaves the `small` variant out
+# (and its builds).
 set -euo pipefail
 runs=${1:-5}
 comd=${2:-}
@@ -58,10 +68,12 @@ build() {
     "$instrument" "$src" --out "$tmp/$name.inst" > /dev/null
     # shellcheck disable=SC2086
     $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.inst"/*.c -lm $libs -o "$tmp/$name.regio"
-    mkdir -p "$tmp/$name.small.inst"
-    "$instrument" "$src" --small-functions --out "$tmp/$name.small.inst" > /dev/null
-    # shellcheck disable=SC2086
-    $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.small.inst"/*.c -lm $libs -o "$tmp/$name.small"
+    if [ "${SMALL:-}" != no ]; then
+        mkdir -p "$tmp/$name.small.inst"
+        "$instrument" "$src" --small-functions --out "$tmp/$name.small.inst" > /dev/null
+        # shellcheck disable=SC2086
+        $cc -O2 -fopenmp "$@" $cflags -I"$src" "$tmp/$name.small.inst"/*.c -lm $libs -o "$tmp/$name.small"
+    fi
     if [ -n "${BASE_LIB_DIR:-}" ]; then
         # The same copy with its probes written back to the text before the
         # probe gates, against the other runtime (variant `base`).
@@ -71,6 +83,7 @@ build() {
                 -e 's/cleanup\(regio__leave\)/cleanup(regio_guard_exit)/g' \
                 -e 's/regio__enter\(([0-9]+)u\)/regio_enter(regio__base() + \1u)/g' \
                 -e 's/regio__exit\(([0-9]+)u\)/regio_exit(regio__base() + \1u)/g' \
+                -e 's/ = regio_no_gates;/;/' \
                 -e 's/ regio__gate_v = regio_gates\(regio__base_v\);//' "$f" > "$tmp/$name.old/$(basename "$f")"
         done
         # shellcheck disable=SC2086
@@ -92,6 +105,30 @@ if [ -n "$comd" ]; then
     argv[comd]="-x 12 -y 12 -z 12 -N 10 -n 5"
 fi
 
+# Per program: the directory it runs in (default $tmp) and the exit
+# status it ends with (default 0).
+declare -A workdir=() status=()
+. "$here/bench_realcode.sh"
+if [ -n "${XSBENCH_DIR:-}" ]; then
+    cp -r "$XSBENCH_DIR/openmp-threading" "$tmp/xsbench.src"
+    build xsbench "$tmp/xsbench.src" -O3 -std=gnu99 -flto -DOPENMP
+    programs+=(xsbench)
+    argv[xsbench]="-s small -t 2 -m event -l 200000 -g 1000 -G nuclide"
+    status[xsbench]=1
+fi
+if [ -n "${CLOVER_DIR:-}" ]; then
+    build_clover "$CLOVER_DIR" "$tmp/clover.plain"
+    build_clover "$CLOVER_DIR" "$tmp/clover.regio" -
+    if [ "${SMALL:-}" != no ]; then
+        build_clover "$CLOVER_DIR" "$tmp/clover.small" --small-functions
+    fi
+    mkdir -p "$tmp/clover.wd"
+    clover_input 120 40 > "$tmp/clover.wd/clover.in"
+    programs+=(clover)
+    argv[clover]=""
+    workdir[clover]=$tmp/clover.wd
+fi
+
 if [ -n "$lua" ]; then
     # build_lua DIR [CFLAGS LIBS]: the interpreter of DIR with its makefile.
     build_lua() {
@@ -103,21 +140,39 @@ if [ -n "$lua" ]; then
     "$instrument" "$lua" --out "$tmp/lua.inst" 2> /dev/null
     build_lua "$tmp/lua.inst" "$cflags" "$libs"
     cp "$tmp/lua.inst/lua" "$tmp/lua.regio"
-    "$instrument" "$lua" --small-functions --out "$tmp/lua.small.inst" 2> /dev/null
-    build_lua "$tmp/lua.small.inst" "$cflags" "$libs"
-    cp "$tmp/lua.small.inst/lua" "$tmp/lua.small"
+    if [ "${SMALL:-}" != no ]; then
+        "$instrument" "$lua" --small-functions --out "$tmp/lua.small.inst" 2> /dev/null
+        build_lua "$tmp/lua.small.inst" "$cflags" "$libs"
+        cp "$tmp/lua.small.inst/lua" "$tmp/lua.small"
+    fi
     cp "$here/bench_throttle.lua" "$tmp/bench.lua"
     programs+=(lua)
     argv[lua]="bench.lua"
 fi
 
 variants=(plain small default off)
+[ "${SMALL:-}" = no ] && variants=(plain default off)
 if [ -n "${SETTING:-}" ]; then
     variants+=(setting)
 fi
 if [ -n "${BASE_LIB_DIR:-}" ]; then
     variants+=(base)
 fi
+# timed OUT CMD ARGS...: runs CMD and writes "wall user sys" seconds of it
+# (and the children it waited for) to OUT, with microsecond resolution
+# (GNU time prints 10 ms steps, a tenth of some of these runs' CPU time);
+# exits with CMD's status.
+timed() {
+    python3 -c 'import os, sys, time
+t = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, ru = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write("%.6f %.6f %.6f\n" % (time.monotonic() - t, ru.ru_utime, ru.ru_stime))
+sys.exit(os.waitstatus_to_exitcode(status))' "$@"
+}
 one() { # PROGRAM VARIANT: appends "wall cpu" to $tmp/PROGRAM.VARIANT.t
     local bin=$tmp/$1.regio env=(REGIO_DIR="$tmp/run.$1.$2")
     case $2 in
@@ -127,12 +182,17 @@ one() { # PROGRAM VARIANT: appends "wall cpu" to $tmp/PROGRAM.VARIANT.t
         off) env+=(REGIO_THROTTLE=off) ;;
         setting) env+=(REGIO_THROTTLE="$SETTING") ;;
     esac
-    [ -x "$bin" ] || return 0 # `base` has no Lua build
+    [ -x "$bin" ] || return 0 # `base` has no Lua or CloverLeaf build
     rm -rf "$tmp/run.$1.$2"
+    local rc=0
     # shellcheck disable=SC2086
-    (cd "$tmp" && env -u REGIO_THROTTLE "${env[@]}" OMP_NUM_THREADS=2 \
-        /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$bin" ${argv[$1]} > /dev/null)
-    awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tmp/time" >> "$tmp/$1.$2.t"
+    (cd "${workdir[$1]:-$tmp}" && unset REGIO_THROTTLE && export "${env[@]}" OMP_NUM_THREADS=2 &&
+        timed "$tmp/time" "$bin" ${argv[$1]} > /dev/null) || rc=$?
+    if [ "$rc" != "${status[$1]:-0}" ]; then
+        echo "$1 ($2) ended with status $rc" >&2
+        return 1
+    fi
+    awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$tmp/time" >> "$tmp/$1.$2.t"
 }
 
 for _ in $(seq "$runs"); do
@@ -146,7 +206,7 @@ median() { # FILE COLUMN
         print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $cc -O2 -fopenmp, OMP_NUM_THREADS=2, RUNS=$runs, medians"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $cc -O2 -fopenmp, OMP_NUM_THREADS=2${OMP_WAIT_POLICY:+ OMP_WAIT_POLICY=$OMP_WAIT_POLICY}, RUNS=$runs, medians"
 printf '%-6s %-8s %9s %9s %8s %8s\n' program variant wall_s cpu_s wall_x cpu_x
 for p in "${programs[@]}"; do
     pw=$(median "$tmp/$p.plain.t" 1)
@@ -166,6 +226,7 @@ for p in "${programs[@]}"; do
         "$instrument" report "$tmp/run.$p.$v" |
             awk '/^throttled regions:/ { on = 1 } on && /^$/ { on = 0 } on' | sed 's/^/#   /'
     done
+    if [ -d "$tmp/run.$p.small" ]; then
     echo "# $p: small functions left unmeasured by default (IDF aux.skipped), with their calls in the small run:"
     python3 - "$tmp/run.$p.default/regio.idf.json" <("$instrument" report --format json "$tmp/run.$p.small") <<'PY'
 import json, sys
@@ -184,6 +245,7 @@ for n in listed[:8]:
     print("#   %s (%s:%d): %d statements, %d calls measured with --small-functions"
           % (n, small[n]["file"], small[n]["start"]["line"], small[n]["aux"]["statements"], calls.get(n, 0)))
 PY
+    fi
     calls=$("$instrument" report --format json "$tmp/run.$p.off" |
         python3 -c 'import json,sys
 r = json.load(sys.stdin)["runs"][0]

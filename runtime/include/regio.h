@@ -86,9 +86,11 @@ uint32_t regio_register_object(const char *abs_path);
  * REGIO_GATE_NO_EXIT is set only for reasons fixed before any frame of the
  * region can be open (filtered, REGIO_DISABLE), so an exit skipped for it
  * has nothing to close; a masked or throttled region may change while a
- * frame of it is open, so its exit is still called. Returns NULL when the
- * object has no gates (probe every id). */
+ * frame of it is open, so its exit is still called. Never returns NULL:
+ * an object without gates gets regio_no_gates (all 0: probe every id),
+ * which instrumented C also reads before its constructor has run. */
 const unsigned char *regio_gates(uint32_t base);
+extern const unsigned char regio_no_gates[];
 #define REGIO_GATED_LOCAL_IDS 131072u
 #define REGIO_GATE_NO_EXIT 1u
 

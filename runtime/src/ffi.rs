@@ -118,7 +118,8 @@ pub unsafe extern "C" fn regio_register_object(path: *const c_char) -> u32 {
 
 /// The probe gates of the object with base `base` (from
 /// `regio_register_object`), read by its C probes before they call
-/// `regio_enter`/`regio_exit` (see `select`); null: no gates. Call after
+/// `regio_enter`/`regio_exit` (see `select`); never null (a base without
+/// gates gets `regio_no_gates`, all open). Call after
 /// the registration (which starts the runtime, so `REGIO_DISABLE` is
 /// known).
 #[no_mangle]

@@ -27,13 +27,17 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use crate::clock;
 use crate::select;
 
-/// Defaults, chosen by measurement (notes/handoff-h-throttle.md): past
-/// 100,000 calls a region's probes have cost at least 100,000 probe pairs
-/// (several ms), and a region whose calls last under 10x a probe pair
-/// (~20 ns on an unloaded machine with a usable TSC; 40-180 ns where the
-/// hypervisor slows `rdtsc`) is slowed by more than 10 % by its own
-/// probes, and its parent's exclusive time by as much.
-pub const DEFAULT_CALLS: u64 = 100_000;
+/// Defaults, chosen by measurement (notes/handoff-h-throttle.md,
+/// notes/handoff-h-cost16.md): a region whose calls last under 10x a probe
+/// pair (~20 ns on an unloaded machine with a usable TSC; 40-180 ns where
+/// the hypervisor slows `rdtsc`) is slowed by more than 10 % by its own
+/// probes, and its parent's exclusive time by as much. CALLS bounds what
+/// such a region costs before it is throttled: CALLS probe pairs per
+/// thread. TAU's 100,000 made those timed calls most of what default
+/// regions cost on short OpenMP runs (XSBench 200,000 lookups: 1.50x
+/// plain instructions, 1.21x at 10,000; md 1.33x and 1.09x), while 10,000
+/// calls still give a mean to within a few percent.
+pub const DEFAULT_CALLS: u64 = 10_000;
 pub const DEFAULT_NS: u64 = 1000;
 
 /// Call count from which a node is considered; u64::MAX: throttling off.
@@ -137,7 +141,7 @@ pub struct Figures {
 /// to throttle `region`; if so, throttles it and returns true (once per
 /// region and process).
 /// The mean leaves the longest call out: one preemption of the thread in
-/// 100,000 calls would otherwise decide alone (10 ms is 100 ns a call).
+/// 10,000 calls would otherwise decide alone (10 ms is 1 µs a call).
 /// Called by the probe (cold path): no allocation, lock or system call
 /// beyond one vDSO clock read per process (the tick rate, [`limit_ticks`]).
 #[cold]

@@ -3,7 +3,7 @@
 //! 110,000 times inside a normal function.
 //!
 //! - Default (variable unset): the tiny function stops being measured at
-//!   100,000 calls (the default threshold; the decision is taken at the
+//!   10,000 calls (the default threshold; the decision is taken at the
 //!   exit that reaches it, or later if a burst of preemptions pushed the
 //!   mean up until then), the node says so in the profile and in `report`
 //!   JSON and text; the long function, past the threshold too, stays
@@ -33,7 +33,7 @@ use crate::common::{
 
 const TINY_CALLS: u64 = 1_000_000;
 const SLOW_CALLS: u64 = 110_000;
-const DEFAULT_CALLS: u64 = 100_000;
+const DEFAULT_CALLS: u64 = 10_000;
 
 /// Instruments `testdata/throttle/<file>` with `--regions functions` and
 /// builds it with `compiler` and the `instrument flags` of `lang_flags`.
@@ -105,7 +105,7 @@ fn profile_marks(run_dir: &Path) -> Vec<(u64, u64, u64)> {
 }
 
 /// The call count at which the default throttle stopped the tiny function
-/// (calls and the mark agree; 100,000 unless preemptions delayed it).
+/// (calls and the mark agree; 10,000 unless preemptions delayed it).
 fn throttled_by_default((calls, at): (u64, Option<u64>)) -> u64 {
     assert_eq!(Some(calls), at, "tiny must be throttled");
     assert!(
@@ -232,7 +232,7 @@ fn bad_values_warn_and_keep_the_default() {
         assert!(
             r.stderr.contains(&format!(
                 "regio: REGIO_THROTTLE `{bad}` is not CALLS,NS (two positive integers"
-            )) && r.stderr.contains("using the default 100000,"),
+            )) && r.stderr.contains("using the default 10000,"),
             "{}",
             r.describe()
         );
@@ -533,9 +533,10 @@ fn a_recursive_function_stops_in_the_middle_of_its_recursion() {
     // The default CALLS with a 1 ms mean (the default 1 µs is not a
     // test's to rely on: the e2e tests link the debug runtime, whose probes
     // alone put fib's exclusive time over 1 µs a call on a loaded
-    // machine): fib(30), 2,692,537 calls, stops at 100,000 and at most 30
+    // machine): fib(30), 2,692,537 calls, stops at 10,000 and at most 30
     // more, where it used to stop at its outermost exit.
-    let (dflt, _) = measure_fib("default", Some("100000,1000000"), &["30"]);
+    let setting = format!("{DEFAULT_CALLS},1000000");
+    let (dflt, _) = measure_fib("default", Some(&setting), &["30"]);
     let (f, complete) = fib_node(&dflt);
     assert_eq!(f.throttled_at, Some(f.calls), "{f:?}");
     assert!(
