@@ -264,9 +264,18 @@ fn expansion_word(params_and_body: &str) -> Option<&'static str> {
 /// The statement word a function-like `name` expands to the start of
 /// ([`function_like_macros`]), if its definitions in the tree agree.
 pub(crate) fn control_macro(macros: &HashSet<String>, name: &str) -> Option<&'static str> {
+    // One key buffer for all words: this runs for every call of a file
+    // (SQLite: 3 % of the instrumenter's time was these allocations).
+    let mut key = String::with_capacity(name.len() + 16);
     CONTROL_WORDS
         .iter()
-        .find(|w| macros.contains(&format!("{name} as {w}")))
+        .find(|w| {
+            key.clear();
+            key.push_str(name);
+            key.push_str(" as ");
+            key.push_str(w);
+            macros.contains(key.as_str())
+        })
         .copied()
 }
 

@@ -187,7 +187,8 @@ pub fn instrument_with_macros(input: &SourceInput<'_>, macros: &HashSet<String>)
     );
     let mut warnings: Vec<Diagnostic> = dirs.warnings.to_vec();
 
-    let unreadable = recover::read_again(input, &unreadable, &all_macros, &lines, &mut out);
+    let unreadable =
+        recover::read_again(input, &parsed, &unreadable, &all_macros, &lines, &mut out);
 
     // Directives in units left as written stay as written too.
     let user_directives = dirs

@@ -96,8 +96,9 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
     let in_own = |at: usize| own_functions.iter().any(|r| r.contains(&at));
     let errors: Vec<parse::SyntaxError> = parsed
         .errors
-        .into_iter()
+        .iter()
         .filter(|e| in_own(e.start))
+        .cloned()
         .collect();
     let unreadable = unreadable::Unreadable::new(&errors, src);
     let measured: Vec<Range<usize>> = own_functions
@@ -129,7 +130,14 @@ pub fn instrument_preprocessed(input: &SourceInput<'_>, own_file: &str) -> Front
     let mut out = out;
     // Pragmas survive preprocessing, so a `#pragma` between a statement's
     // head and its body still needs the second reading.
-    let unreadable = recover::read_again(input, &unreadable, &HashSet::new(), &lines, &mut out);
+    let unreadable = recover::read_again(
+        input,
+        &parsed,
+        &unreadable,
+        &HashSet::new(),
+        &lines,
+        &mut out,
+    );
     let mut regions = out.regions;
     let first_unlisted = input.first_id + regions.len() as u32;
     regions.extend(unreadable.regions(input, &lines, first_unlisted));

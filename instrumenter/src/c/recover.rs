@@ -59,6 +59,7 @@ pub(crate) struct SecondReading {
 /// and warnings added to `out`; returns the units still left as written.
 pub(crate) fn read_again(
     input: &SourceInput<'_>,
+    first: &parse::Parsed,
     unreadable: &Unreadable,
     macros: &HashSet<String>,
     lines: &Lines,
@@ -76,7 +77,12 @@ pub(crate) fn read_again(
             continue;
         }
         let first_id = input.first_id + out.regions.len() as u32;
-        if let Some(read) = second_reading(input, &units, macros, lines, first_id, branch) {
+        // The first branch keeps the file around the units as written, so
+        // its parse is the first reading's with the units re-read; the
+        // last blanks everything else and is parsed afresh.
+        let earlier = (branch == Branch::First).then_some(first);
+        if let Some(read) = second_reading(input, &units, macros, lines, first_id, branch, earlier)
+        {
             out.regions.extend(read.out.regions);
             out.edits.extend(read.out.edits);
             out.warnings.extend(read.out.warnings);
@@ -125,6 +131,7 @@ pub(crate) fn second_reading(
     lines: &Lines,
     first_id: u32,
     branch: Branch,
+    earlier: Option<&parse::Parsed>,
 ) -> Option<SecondReading> {
     let units = unreadable.ranges();
     if units.is_empty() {
@@ -154,7 +161,7 @@ pub(crate) fn second_reading(
         .map(|h| h.line.start..h.statement + 1)
         .collect();
     let masked = parse::mask_cplusplus_guards(&masked).into_owned();
-    let parsed = parse::parse_text(input.display_path, &masked, src).ok()?;
+    let parsed = parse::parse_text_again(input.display_path, &masked, src, earlier).ok()?;
     let still = Unreadable::new(&parsed.errors, src);
     let root = parsed.tree.root_node();
     let top = TopItems::new(root);

@@ -79,3 +79,39 @@ fn macros_that_start_a_statement_are_known_by_what_they_start() {
     assert_eq!(word("two"), None, "definitions that disagree");
     assert!(macros.contains("two"));
 }
+
+/// The second reading re-parses the first reading's tree with only the
+/// masked ranges edited; what it gets must be what a fresh parse of the
+/// masked text gets (tree and errors), or the reading would depend on
+/// how it was parsed. The masked text here is what `recover::mask` makes
+/// of a function with `#if` alternatives in a loop head, in a file with a
+/// readable function before and after it.
+#[test]
+fn an_incremental_parse_of_a_masked_text_is_a_fresh_parse() {
+    let src = "int a(int x) { return x + 1; }\n\
+               void f(int n) {\n\
+               #ifdef UP\n    for (int i = 0; i < n; i++) {\n#else\n    for (int i = n; i > 0; i--) {\n#endif\n        a(i);\n    }\n}\n\
+               int b(void) { return a(2); }\n";
+    let first = parse::parse("t.c", src).expect("parses");
+    assert!(!first.errors.is_empty(), "the alternatives are unreadable");
+    // `#ifdef UP`, the `#else` branch and `#endif` blanked, as the first
+    // branch's reading does.
+    let mut masked = src.to_string();
+    for cut in ["#ifdef UP", "#else\n    for (int i = n; i > 0; i--) {", "#endif"] {
+        let at = masked.find(cut).expect("in the text");
+        let blanks: String = cut
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .collect();
+        masked.replace_range(at..at + cut.len(), &blanks);
+    }
+    let fresh = parse::parse_text("t.c", &masked, src).expect("parses");
+    let again = parse::parse_text_again("t.c", &masked, src, Some(&first)).expect("parses");
+    assert!(fresh.errors.is_empty(), "{:?}", fresh.errors);
+    assert_eq!(
+        again.tree.root_node().to_sexp(),
+        fresh.tree.root_node().to_sexp()
+    );
+    assert_eq!(format!("{:?}", again.errors), format!("{:?}", fresh.errors));
+    assert_eq!(again.text, masked);
+}
