@@ -182,11 +182,17 @@ pub(crate) fn analyse(
         warnings: Vec::new(),
     };
     let mut nodes: Vec<Found> = Vec::new();
-    // Most files have no directive: skip the walk over their tree.
-    let mentions_regio = src
-        .as_bytes()
-        .windows(5)
-        .any(|w| w.eq_ignore_ascii_case(b"regio"));
+    // Most files have no directive: skip the walk over their tree. A
+    // directive's `regio` is a word of its own (`words`: split at blanks,
+    // comments and line splices), so `region` or `REGIO_X` does not count
+    // (SQLite's comments say "region": every reading walked its tree).
+    let b = src.as_bytes();
+    let ident = |k: usize| b[k].is_ascii_alphanumeric() || b[k] == b'_';
+    let mentions_regio = b.windows(5).enumerate().any(|(k, w)| {
+        w.eq_ignore_ascii_case(b"regio")
+            && (k == 0 || !ident(k - 1))
+            && (k + 5 == b.len() || !ident(k + 5))
+    });
     preorder(root, |n, ancestors| {
         if !mentions_regio {
             return false;

@@ -97,7 +97,11 @@ fn an_incremental_parse_of_a_masked_text_is_a_fresh_parse() {
     // `#ifdef UP`, the `#else` branch and `#endif` blanked, as the first
     // branch's reading does.
     let mut masked = src.to_string();
-    for cut in ["#ifdef UP", "#else\n    for (int i = n; i > 0; i--) {", "#endif"] {
+    for cut in [
+        "#ifdef UP",
+        "#else\n    for (int i = n; i > 0; i--) {",
+        "#endif",
+    ] {
         let at = masked.find(cut).expect("in the text");
         let blanks: String = cut
             .chars()
