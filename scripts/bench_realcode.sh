@@ -61,3 +61,29 @@ build_clover() {
     # IDF (regio.idf.json) there at start-up.
     cp "$dir/clover_leaf" "$out"
 }
+
+# add_realcode_programs SMALL: adds XSBench (XSBENCH_DIR, a checkout of
+# the repository) and CloverLeaf (CLOVER_DIR) to the caller's programs,
+# argv, workdir and status, built with the caller's `build` and
+# build_clover; SMALL=yes also builds CloverLeaf with --small-functions.
+add_realcode_programs() {
+    if [ -n "${XSBENCH_DIR:-}" ]; then
+        cp -r "$XSBENCH_DIR/openmp-threading" "$tmp/xsbench.src"
+        build xsbench "$tmp/xsbench.src" -O3 -std=gnu99 -flto -DOPENMP
+        programs+=(xsbench)
+        argv[xsbench]="-s small -t 2 -m event -l 200000 -g 1000 -G nuclide"
+        status[xsbench]=1 # its checksum is checked only for the default inputs
+    fi
+    if [ -n "${CLOVER_DIR:-}" ]; then
+        build_clover "$CLOVER_DIR" "$tmp/clover.plain"
+        build_clover "$CLOVER_DIR" "$tmp/clover.regio" -
+        if [ "$1" = yes ]; then
+            build_clover "$CLOVER_DIR" "$tmp/clover.small" --small-functions
+        fi
+        mkdir -p "$tmp/clover.wd"
+        clover_input 120 40 > "$tmp/clover.wd/clover.in"
+        programs+=(clover)
+        argv[clover]=""
+        workdir[clover]=$tmp/clover.wd
+    fi
+}

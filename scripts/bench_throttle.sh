@@ -109,25 +109,7 @@ fi
 # status it ends with (default 0).
 declare -A workdir=() status=()
 . "$here/bench_realcode.sh"
-if [ -n "${XSBENCH_DIR:-}" ]; then
-    cp -r "$XSBENCH_DIR/openmp-threading" "$tmp/xsbench.src"
-    build xsbench "$tmp/xsbench.src" -O3 -std=gnu99 -flto -DOPENMP
-    programs+=(xsbench)
-    argv[xsbench]="-s small -t 2 -m event -l 200000 -g 1000 -G nuclide"
-    status[xsbench]=1
-fi
-if [ -n "${CLOVER_DIR:-}" ]; then
-    build_clover "$CLOVER_DIR" "$tmp/clover.plain"
-    build_clover "$CLOVER_DIR" "$tmp/clover.regio" -
-    if [ "${SMALL:-}" != no ]; then
-        build_clover "$CLOVER_DIR" "$tmp/clover.small" --small-functions
-    fi
-    mkdir -p "$tmp/clover.wd"
-    clover_input 120 40 > "$tmp/clover.wd/clover.in"
-    programs+=(clover)
-    argv[clover]=""
-    workdir[clover]=$tmp/clover.wd
-fi
+add_realcode_programs "$([ "${SMALL:-}" != no ] && echo yes || echo no)"
 
 if [ -n "$lua" ]; then
     # build_lua DIR [CFLAGS LIBS]: the interpreter of DIR with its makefile.

@@ -55,22 +55,7 @@ if [ -n "$comd" ]; then
 fi
 declare -A workdir=() status=()
 . "$here/bench_realcode.sh"
-if [ -n "${XSBENCH_DIR:-}" ]; then
-    cp -r "$XSBENCH_DIR/openmp-threading" "$tmp/xsbench.src"
-    build xsbench "$tmp/xsbench.src" -O3 -std=gnu99 -flto -DOPENMP
-    programs+=(xsbench)
-    argv[xsbench]="-s small -t 2 -m event -l 200000 -g 1000 -G nuclide"
-    status[xsbench]=1 # its checksum is checked only for the default inputs
-fi
-if [ -n "${CLOVER_DIR:-}" ]; then
-    build_clover "$CLOVER_DIR" "$tmp/clover.plain"
-    build_clover "$CLOVER_DIR" "$tmp/clover.regio" -
-    mkdir -p "$tmp/clover.wd"
-    clover_input 120 40 > "$tmp/clover.wd/clover.in"
-    programs+=(clover)
-    argv[clover]=""
-    workdir[clover]=$tmp/clover.wd
-fi
+add_realcode_programs no
 if [ -n "$lua" ]; then
     build_lua() {
         make -s -C "$1" MYCFLAGS="-std=c99 -DLUA_USE_LINUX ${2:-}" MYLIBS="-ldl ${3:-}" CWARNS= > /dev/null 2>&1
