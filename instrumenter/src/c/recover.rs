@@ -201,89 +201,40 @@ pub(crate) fn second_reading(
         if reduced == input.selection || !has_inner_kinds(reduced) {
             continue;
         }
-        let next_id = first_id + out.regions.len() as u32;
-        let fewer = SourceInput {
-            first_id: next_id,
-            selection: reduced,
-            ..*input
-        };
-        if let Some((more, taken, still_split)) = reading.take(&fewer, split.clone()) {
-            for r in &taken {
-                let at = lines.pos(r.start);
-                out.warnings.push(Diagnostic::warning(
-                    input.display_path,
-                    at.line,
-                    at.col,
-                    format!(
-                        "not measured: the {what} of this function (their probes would fall \
-                         between preprocessor lines and the code they govern; the rest of the \
-                         function is measured)"
-                    ),
-                ));
-            }
-            let left_out = reading.parts_left_out(input, &taken, without, &more.regions);
-            out.regions.extend(more.regions);
-            out.edits.extend(more.edits);
-            out.warnings.extend(more.warnings);
-            // The parts left out are listed too, unmeasured, with the
-            // reason: the IDF names what the warning names.
-            let why = format!(
+        let why = LeftOut {
+            warning: format!(
+                "not measured: the {what} of this function (their probes would fall \
+                 between preprocessor lines and the code they govern; the rest of the \
+                 function is measured)"
+            ),
+            listed: format!(
                 "not measured with the other {what} of its function: their probes would fall \
                  between preprocessor lines and the code they govern"
-            );
-            for mut r in left_out {
-                r.id = first_id + out.regions.len() as u32;
-                r.aux.insert("not_measured".into(), why.clone().into());
-                out.regions.push(r);
-            }
-            recovered.extend(taken);
+            ),
+        };
+        if let Some(still_split) = reading.take_without(
+            &full,
+            split.clone(),
+            without,
+            &why,
+            &mut out,
+            &mut recovered,
+        ) {
             split = still_split;
         }
     }
-    let reduced = Selection {
-        functions: input.selection.functions,
-        loops: false,
-        calls: false,
-        io: false,
-        omp: false,
-        mpi: false,
-        user: input.selection.user,
-        small_functions: input.selection.small_functions,
-    };
-    if !split.is_empty() && reduced != input.selection {
-        let next_id = first_id + out.regions.len() as u32;
-        let functions_only = SourceInput {
-            first_id: next_id,
-            selection: reduced,
-            ..*input
+    let all = [Kind::Loops, Kind::Omp, Kind::Calls];
+    if !split.is_empty() && without_kinds(input.selection, &all) != input.selection {
+        let why = LeftOut {
+            warning: "not measured: the loops, calls and constructs of this function \
+                      (their probes would fall between preprocessor lines and the code \
+                      they govern; the function is measured)"
+                .into(),
+            listed: "not measured with the other loops, calls and constructs of its function: \
+                     their probes would fall between preprocessor lines and the code they govern"
+                .into(),
         };
-        if let Some((more, taken, _)) = reading.take(&functions_only, split) {
-            let all = [Kind::Loops, Kind::Omp, Kind::Calls];
-            let left_out = reading.parts_left_out(input, &taken, &all, &more.regions);
-            // Only the units measured this way are named.
-            for r in &taken {
-                let at = lines.pos(r.start);
-                out.warnings.push(Diagnostic::warning(
-                    input.display_path,
-                    at.line,
-                    at.col,
-                    "not measured: the loops, calls and constructs of this function \
-                     (their probes would fall between preprocessor lines and the code \
-                     they govern; the function is measured)",
-                ));
-            }
-            out.regions.extend(more.regions);
-            out.edits.extend(more.edits);
-            out.warnings.extend(more.warnings);
-            let why = "not measured with the other loops, calls and constructs of its function: \
-                       their probes would fall between preprocessor lines and the code they govern";
-            for mut r in left_out {
-                r.id = first_id + out.regions.len() as u32;
-                r.aux.insert("not_measured".into(), why.into());
-                out.regions.push(r);
-            }
-            recovered.extend(taken);
-        }
+        reading.take_without(&full, split, &all, &why, &mut out, &mut recovered);
     }
     // A unit that could hold a function but gave no region and holds no
     // whole function definition was not read: its function straddles the
@@ -545,7 +496,58 @@ struct Reading<'a, 't> {
     jumps: JumpCache,
 }
 
+/// What a walk with fewer region kinds says of the units it takes: the
+/// warning naming each unit, and the reason the IDF gives for each part
+/// left out (the IDF names what the warning names).
+struct LeftOut {
+    warning: String,
+    listed: String,
+}
+
 impl Reading<'_, '_> {
+    /// Walks the `split` units of `full` (the reading's input, ids from
+    /// `full.first_id`) again without the kinds `without`; the units it
+    /// takes go to `out` and `recovered`, each named in a warning, and
+    /// their parts left out are listed unmeasured with `why.listed`.
+    /// Returns the units still split, or None when none was taken.
+    fn take_without(
+        &mut self,
+        full: &SourceInput<'_>,
+        split: Vec<Range<usize>>,
+        without: &[Kind],
+        why: &LeftOut,
+        out: &mut plan::Output,
+        recovered: &mut Vec<Range<usize>>,
+    ) -> Option<Vec<Range<usize>>> {
+        let fewer = SourceInput {
+            first_id: full.first_id + out.regions.len() as u32,
+            selection: without_kinds(full.selection, without),
+            ..*full
+        };
+        let (more, taken, still_split) = self.take(&fewer, split)?;
+        for r in &taken {
+            let at = self.lines.pos(r.start);
+            out.warnings.push(Diagnostic::warning(
+                full.display_path,
+                at.line,
+                at.col,
+                why.warning.clone(),
+            ));
+        }
+        let left_out = self.parts_left_out(full, &taken, without, &more.regions);
+        out.regions.extend(more.regions);
+        out.edits.extend(more.edits);
+        out.warnings.extend(more.warnings);
+        for mut r in left_out {
+            r.id = full.first_id + out.regions.len() as u32;
+            r.aux
+                .insert("not_measured".into(), why.listed.clone().into());
+            out.regions.push(r);
+        }
+        recovered.extend(taken);
+        Some(still_split)
+    }
+
     /// The outermost regions of the kinds `without` that a walk of `units`
     /// with the whole selection finds, for units a walk without those
     /// kinds measured (`kept`: its regions). Each gets the procedure of
