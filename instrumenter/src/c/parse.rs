@@ -2,11 +2,11 @@
 
 use std::borrow::Cow;
 
-use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
+use tree_sitter::{InputEdit, Node, Parser, Tree};
 
 use crate::diag::Diagnostic;
 
-use super::syntax::{function_name, outermost_function, preorder, text};
+use super::syntax::{function_name, outermost_function, preorder, text, Lines};
 
 /// NUL bytes mean a binary file, whatever its name says.
 pub(crate) fn binary_file(display_path: &str) -> Diagnostic {
@@ -167,12 +167,12 @@ pub(crate) fn parse_text_again(
 }
 
 /// `tree` (a parse of `was`) told of every range where `now` differs, as
-/// edits of equal length; runs closer than a line apart are one edit.
+/// edits of equal length; runs less than 64 bytes apart are one edit.
 fn edited(tree: &Tree, was: &str, now: &str) -> Tree {
     const JOIN: usize = 64;
     let (a, b) = (was.as_bytes(), now.as_bytes());
     let mut tree = tree.clone();
-    let (was_at, now_at) = (Points::new(a), Points::new(b));
+    let (was_at, now_at) = (Lines::new(was), Lines::new(now));
     let mut i = 0;
     while i < a.len() {
         if a[i] == b[i] {
@@ -192,39 +192,13 @@ fn edited(tree: &Tree, was: &str, now: &str) -> Tree {
             start_byte: start,
             old_end_byte: end,
             new_end_byte: end,
-            start_position: was_at.at(start),
-            old_end_position: was_at.at(end),
-            new_end_position: now_at.at(end),
+            start_position: was_at.point(start),
+            old_end_position: was_at.point(end),
+            new_end_position: now_at.point(end),
         });
         i = end;
     }
     tree
-}
-
-/// Row and byte column of offsets in one text.
-struct Points {
-    line_starts: Vec<usize>,
-}
-
-impl Points {
-    fn new(text: &[u8]) -> Points {
-        let mut line_starts = vec![0];
-        line_starts.extend(
-            text.iter()
-                .enumerate()
-                .filter(|(_, &c)| c == b'\n')
-                .map(|(k, _)| k + 1),
-        );
-        Points { line_starts }
-    }
-
-    fn at(&self, offset: usize) -> Point {
-        let row = self.line_starts.partition_point(|&s| s <= offset) - 1;
-        Point {
-            row,
-            column: offset - self.line_starts[row],
-        }
-    }
 }
 
 /// Every innermost ERROR node and every MISSING token, in source order.

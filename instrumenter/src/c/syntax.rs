@@ -42,6 +42,15 @@ impl Lines {
         Pos::new(line as u32, col as u32)
     }
 
+    /// 0-based row and byte column, as tree-sitter's edits take them.
+    pub(crate) fn point(&self, offset: usize) -> tree_sitter::Point {
+        let row = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
+        tree_sitter::Point {
+            row,
+            column: offset - self.starts[row],
+        }
+    }
+
     pub(crate) fn start(&self, node: Node<'_>) -> Pos {
         self.pos(node.start_byte())
     }
