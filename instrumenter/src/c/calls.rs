@@ -1,6 +1,7 @@
 //! Which call expressions become `io` or `call` regions, and how their
 //! probes must be written so the value and evaluation order stay the same.
 
+use crate::c::syntax::KindName;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -182,7 +183,7 @@ pub(crate) struct Plan<'t> {
 pub(crate) fn args_are_opaque(call: Node<'_>, src: &str, macros: &HashSet<String>) -> bool {
     call.child_by_field_name("function").is_some_and(|f| {
         let name = text(f, src);
-        f.kind() == "identifier"
+        f.kind_name() == "identifier"
             && (OPAQUE.contains(&name) || looks_like_macro(name) || macros.contains(name))
     })
 }
@@ -296,7 +297,7 @@ pub(crate) struct CallRules<'a> {
 pub(crate) fn is_macro_call(call: Node<'_>, src: &str, macros: &HashSet<String>) -> bool {
     call.child_by_field_name("function").is_some_and(|f| {
         let name = text(f, src);
-        f.kind() == "identifier"
+        f.kind_name() == "identifier"
             && !OPAQUE.contains(&name)
             && (looks_like_macro(name) || macros.contains(name))
     })
@@ -317,17 +318,17 @@ pub(crate) fn plan<'t>(
         return None;
     }
     let name = squashed(callee, src);
-    let mpi = callee.kind() == "identifier"
+    let mpi = callee.kind_name() == "identifier"
         && mpi_routines::is_mpi(&name, Spelling::Exact)
         && rules.want_mpi;
-    let lock = (callee.kind() == "identifier" && rules.want_omp)
+    let lock = (callee.kind_name() == "identifier" && rules.want_omp)
         .then(|| super::omp::lock_kind(&name))
         .flatten();
     let kind = if mpi {
         CallKind::Mpi
     } else if let Some(l) = lock {
         CallKind::OmpLock(l)
-    } else if callee.kind() == "identifier" {
+    } else if callee.kind_name() == "identifier" {
         if OPAQUE.contains(&name.as_str())
             || NEVER_WRAPPED.contains(&name.as_str())
             || BUILTINS.contains(&name.as_str())
@@ -373,14 +374,14 @@ pub(crate) fn plan<'t>(
 /// breaks the expression, so these are never taken for calls (a call
 /// written `(f)(x)`, usually to avoid a macro, is left unmeasured).
 fn may_be_cast(callee: Node<'_>) -> bool {
-    match callee.kind() {
+    match callee.kind_name() {
         "parenthesized_expression" => {
             let mut c = callee.walk();
             let inner: Vec<Node> = callee
                 .named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
+                .filter(|n| n.kind_name() != "comment")
                 .collect();
-            matches!(inner.as_slice(), [only] if matches!(only.kind(), "identifier" | "primitive_type" | "type_identifier"))
+            matches!(inner.as_slice(), [only] if matches!(only.kind_name(), "identifier" | "primitive_type" | "type_identifier"))
         }
         "call_expression" => callee
             .child_by_field_name("function")
@@ -417,7 +418,7 @@ fn context<'t>(path: &[Node<'t>], at: usize, src: &str, in_void_function: bool) 
         Context::Statement(_) => Context::Discarded,
         c => c,
     };
-    match parent.kind() {
+    match parent.kind_name() {
         "parenthesized_expression" | "extension_expression" => {
             discarded_if_statement(context(path, up, src, in_void_function))
         }
@@ -438,7 +439,7 @@ fn context<'t>(path: &[Node<'t>], at: usize, src: &str, in_void_function: bool) 
         "pointer_expression"
             if parent
                 .child_by_field_name("operator")
-                .is_some_and(|o| o.kind() == "&") =>
+                .is_some_and(|o| o.kind_name() == "&") =>
         {
             Context::Lvalue
         }
@@ -467,13 +468,14 @@ fn statement_expression_of(path: &[Node<'_>], stmt: usize) -> Option<usize> {
     let block_at = stmt.checked_sub(1)?;
     let paren_at = block_at.checked_sub(1)?;
     let (block, paren) = (path[block_at], path[paren_at]);
-    if block.kind() != "compound_statement" || paren.kind() != "parenthesized_expression" {
+    if block.kind_name() != "compound_statement" || paren.kind_name() != "parenthesized_expression"
+    {
         return None;
     }
     let mut c = block.walk();
     let last = block
         .named_children(&mut c)
-        .filter(|n| n.kind() != "comment")
+        .filter(|n| n.kind_name() != "comment")
         .last()?;
     (last == path[stmt]).then_some(paren_at)
 }
@@ -484,7 +486,7 @@ fn is_void_type(type_descriptor: Node<'_>, src: &str) -> bool {
     type_descriptor.named_child_count() == 1
         && type_descriptor
             .named_child(0)
-            .is_some_and(|t| t.kind() == "primitive_type" && text(t, src) == "void")
+            .is_some_and(|t| t.kind_name() == "primitive_type" && text(t, src) == "void")
 }
 
 fn field_of<'t>(parent: Node<'t>, child: Node<'t>) -> Option<&'static str> {

@@ -2,6 +2,7 @@
 //! `begin` with `end`. Everything here is decided before any edit is made,
 //! so a file with a bad directive produces errors and no output.
 
+use crate::c::syntax::KindName;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -154,16 +155,16 @@ struct Found<'t> {
 fn skip_target(node: Node<'_>) -> Option<Node<'_>> {
     let mut next = node.next_named_sibling();
     while let Some(n) = next {
-        if n.kind() != "comment" {
+        if n.kind_name() != "comment" {
             break;
         }
         next = n.next_named_sibling();
     }
     let mut n = next?;
-    while n.kind() == "labeled_statement" {
+    while n.kind_name() == "labeled_statement" {
         n = n.named_child(n.named_child_count().checked_sub(1)?)?;
     }
-    (n.kind() == "function_definition" || is_loop(n.kind())).then_some(n)
+    (n.kind_name() == "function_definition" || is_loop(n.kind_name())).then_some(n)
 }
 
 /// Finds and checks every regio directive of a file.
@@ -197,7 +198,7 @@ pub(crate) fn analyse(
         if !mentions_regio {
             return false;
         }
-        if n.kind() == "preproc_call" {
+        if n.kind_name() == "preproc_call" {
             nodes.push(Found {
                 node: n,
                 parent: ancestors.last().map(|p| p.id()),
@@ -205,7 +206,7 @@ pub(crate) fn analyse(
                 container: ancestors
                     .iter()
                     .rev()
-                    .find(|a| !a.kind().starts_with("preproc_"))
+                    .find(|a| !a.kind_name().starts_with("preproc_"))
                     .copied(),
             });
             return false;
@@ -248,7 +249,7 @@ pub(crate) fn analyse(
             }
             if found
                 .container
-                .is_none_or(|c| c.kind() != "compound_statement")
+                .is_none_or(|c| c.kind_name() != "compound_statement")
             {
                 ck.error(
                     start,

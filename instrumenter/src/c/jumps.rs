@@ -3,6 +3,7 @@
 //! jumps leave such a span (they need an exit probe) and which enter one
 //! from outside (they would skip the entry probe).
 
+use crate::c::syntax::KindName;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -42,7 +43,7 @@ impl FunctionJumps {
         let Some(body) = def.child_by_field_name("body") else {
             return j;
         };
-        preorder(body, |n, ancestors| match n.kind() {
+        preorder(body, |n, ancestors| match n.kind_name() {
             "function_definition" => false,
             "labeled_statement" => {
                 if let Some(l) = n.child_by_field_name("label") {
@@ -66,8 +67,8 @@ impl FunctionJumps {
                 let switch = ancestors
                     .iter()
                     .rev()
-                    .take_while(|a| a.kind() != "function_definition")
-                    .find(|a| a.kind() == "switch_statement");
+                    .take_while(|a| a.kind_name() != "function_definition")
+                    .find(|a| a.kind_name() == "switch_statement");
                 if let Some(s) = switch {
                     j.cases.push(Case {
                         at: n.start_byte(),
@@ -134,7 +135,7 @@ pub(crate) fn break_target<'t>(is_break: bool, ancestors: &[Node<'t>]) -> Option
     ancestors
         .iter()
         .rev()
-        .take_while(|a| a.kind() != "function_definition")
-        .find(|a| is_loop(a.kind()) || (is_break && a.kind() == "switch_statement"))
+        .take_while(|a| a.kind_name() != "function_definition")
+        .find(|a| is_loop(a.kind_name()) || (is_break && a.kind_name() == "switch_statement"))
         .copied()
 }

@@ -12,6 +12,7 @@
 //! region only. Handles are widened to 64 bits through `uintptr_t` (an
 //! `int` in MPICH's ABI, a pointer in Open MPI's).
 
+use crate::c::syntax::KindName;
 use tree_sitter::Node;
 
 use crate::c::prelude::BASE;
@@ -36,7 +37,7 @@ fn pure(n: Node<'_>) -> bool {
     }
     let ok = !n.is_named()
         || matches!(
-            n.kind(),
+            n.kind_name(),
             "identifier"
                 | "number_literal"
                 | "char_literal"

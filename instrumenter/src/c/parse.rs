@@ -1,5 +1,6 @@
 //! Turning text into a tree, and refusing what is not plain C text.
 
+use crate::c::syntax::KindName;
 use std::borrow::Cow;
 
 use tree_sitter::{InputEdit, Node, Parser, Tree};
@@ -219,7 +220,7 @@ fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
                 what: describe(n, src),
                 unit: unit.byte_range(),
                 // A misread statement can look like a definition of `if`.
-                function: (unit.kind() == "function_definition")
+                function: (unit.kind_name() == "function_definition")
                     .then(|| function_name(unit, src))
                     .filter(|f| {
                         !matches!(
@@ -227,7 +228,7 @@ fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
                             "if" | "else" | "while" | "for" | "switch" | "do" | "return"
                         )
                     }),
-                loose: unit.is_error() || unit.kind().ends_with("_statement"),
+                loose: unit.is_error() || unit.kind_name().ends_with("_statement"),
             });
             return false;
         }
@@ -246,7 +247,7 @@ fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
 /// written (measure less, never wrongly).
 fn misread_nested_definitions(root: Node<'_>, src: &str, found: &mut Vec<SyntaxError>) {
     preorder(root, |n, ancestors| {
-        if n.kind() != "function_definition" {
+        if n.kind_name() != "function_definition" {
             return true;
         }
         let Some(outer) = outermost_function(ancestors) else {
@@ -280,7 +281,7 @@ fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
     let mut prev: Option<Node> = None;
     let heads = split_function_heads(container);
     for n in container.named_children(&mut c) {
-        match n.kind() {
+        match n.kind_name() {
             "compound_statement" => found.push(SyntaxError {
                 start: n.start_byte(),
                 what: "the C parser cannot read the head of this function".to_string(),
@@ -304,14 +305,14 @@ fn stray_blocks(container: Node<'_>, found: &mut Vec<SyntaxError>) {
             k if is_group(k) => stray_blocks(n, found),
             _ => {}
         }
-        match n.kind() {
+        match n.kind_name() {
             "comment" => {}
             "declaration" | "ERROR" | "expression_statement" => {
                 head = head.or(Some(n.start_byte()));
             }
             _ => head = None,
         }
-        if n.kind() != "comment" {
+        if n.kind_name() != "comment" {
             prev = Some(n);
         }
     }
@@ -330,13 +331,15 @@ fn split_function_heads(container: Node<'_>) -> Vec<(usize, usize)> {
     let children: Vec<Node> = container.children(&mut c).collect();
     let mut open: Option<usize> = None;
     for (k, n) in children.iter().enumerate() {
-        let kind = n.kind();
-        if kind == "function_declarator" && children.get(k + 1).is_some_and(|b| b.kind() == "{") {
+        let kind = n.kind_name();
+        if kind == "function_declarator"
+            && children.get(k + 1).is_some_and(|b| b.kind_name() == "{")
+        {
             // The specifiers before the declarator, back to the last item
             // that ends something.
             let mut start = n.start_byte();
             for p in children[..k].iter().rev() {
-                match p.kind() {
+                match p.kind_name() {
                     "storage_class_specifier"
                     | "type_qualifier"
                     | "primitive_type"
@@ -378,14 +381,14 @@ fn definitions_without_parameters(root: Node<'_>, found: &mut Vec<SyntaxError>) 
     let mut c = root.walk();
     let mut stack: Vec<Node> = root.children(&mut c).collect();
     while let Some(n) = stack.pop() {
-        if is_group(n.kind()) {
+        if is_group(n.kind_name()) {
             let mut c = n.walk();
             stack.extend(n.children(&mut c));
             continue;
         }
-        if n.kind() == "function_definition"
+        if n.kind_name() == "function_definition"
             && n.child_by_field_name("declarator")
-                .is_some_and(|d| d.kind() == "identifier")
+                .is_some_and(|d| d.kind_name() == "identifier")
         {
             found.push(SyntaxError {
                 start: n.start_byte(),
@@ -421,7 +424,7 @@ fn enclosing_unit<'t>(n: Node<'t>, ancestors: &[Node<'t>]) -> Node<'t> {
     ancestors
         .iter()
         .skip(1)
-        .find(|a| !is_group(a.kind()))
+        .find(|a| !is_group(a.kind_name()))
         .copied()
         .unwrap_or(n)
 }
@@ -436,9 +439,12 @@ fn describe(n: Node<'_>, src: &str) -> String {
         // no statement, tree-sitter wants one first.
         "a preprocessor line stands where a statement is expected".to_string()
     } else if n.is_missing() && n.is_named() {
-        format!("the C parser expected {} here", n.kind().replace('_', " "))
+        format!(
+            "the C parser expected {} here",
+            n.kind_name().replace('_', " ")
+        )
     } else if n.is_missing() {
-        format!("the C parser expected `{}` here", n.kind())
+        format!("the C parser expected `{}` here", n.kind_name())
     } else {
         let t = text(n, src);
         let first = t.split_whitespace().next().unwrap_or("");

@@ -4,11 +4,12 @@
 
 mod openmp;
 
+use crate::c::syntax::KindName;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use regio_idf::{Pos, Region, RegionKind};
 use serde_json::{Map, Value};
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 use crate::diag::Diagnostic;
 use crate::edit::Edit;
@@ -138,6 +139,8 @@ struct Walker<'a, 't> {
     /// Ancestors of the node being visited, and the node itself last.
     path: Vec<Node<'t>>,
     stack: Vec<Frame<'t>>,
+    /// One cursor for listing every node's children: a new one allocates.
+    cursor: TreeCursor<'t>,
     /// Why nothing is instrumented here, innermost last (empty: measure).
     quiet: Vec<&'static str>,
     /// OpenMP directives and small functions listed in the IDF but not
@@ -194,7 +197,7 @@ impl Scope<'_> {
                 let overlapping = ranges.get(first_after).filter(|r| r.start < span.end);
                 !overlapping.is_some_and(|r| {
                     (r.start <= span.start && span.end <= r.end)
-                        || super::parse::is_container(node.kind())
+                        || super::parse::is_container(node.kind_name())
                         || node.is_error()
                 })
             }
@@ -245,6 +248,7 @@ pub(crate) fn walk(
         kept_user_starts: Vec::new(),
         path: Vec::new(),
         stack: vec![Frame::Enter(root, 0)],
+        cursor: root.walk(),
         quiet: Vec::new(),
         unmeasured: Vec::new(),
         alt_ids: HashMap::new(),
@@ -306,12 +310,12 @@ pub(crate) fn walk(
 
 impl<'t> Walker<'_, 't> {
     fn enter(&mut self, n: Node<'t>, depth: u32) {
-        if n.is_named() && !matches!(n.kind(), "comment" | "ERROR") {
+        if n.is_named() && !matches!(n.kind_name(), "comment" | "ERROR") {
             if let Some(lines) = self.hidden_omp.remove(&n.start_byte()) {
                 self.hidden_directives(n, &lines, depth);
             }
         }
-        let kind = n.kind();
+        let kind = n.kind_name();
         match kind {
             "function_definition" => self.function(n, depth),
             "preproc_call" => {
@@ -346,11 +350,14 @@ impl<'t> Walker<'_, 't> {
     }
 
     fn children(&mut self, n: Node<'t>, depth: u32) {
-        let mut c = n.walk();
-        let kids: Vec<Node<'t>> = n.children(&mut c).collect();
-        for k in kids.into_iter().rev() {
-            self.stack.push(Frame::Enter(k, depth + 1));
-        }
+        // Pushed in order, then turned around in place so the first child
+        // is entered first: no vector per node (this runs for every node).
+        let first = self.stack.len();
+        self.stack.extend(
+            n.children(&mut self.cursor)
+                .map(|k| Frame::Enter(k, depth + 1)),
+        );
+        self.stack[first..].reverse();
     }
 
     fn opaque_children(&mut self, n: Node<'t>, depth: u32) {
@@ -360,26 +367,23 @@ impl<'t> Walker<'_, 't> {
     }
 
     fn children_with_opaque_field(&mut self, n: Node<'t>, depth: u32, field: &str) {
-        let mut c = n.walk();
-        let kids: Vec<(Node<'t>, bool)> = n
-            .children(&mut c)
-            .enumerate()
-            .map(|(i, k)| (k, n.field_name_for_child(i as u32) == Some(field)))
-            .collect();
-        for (k, opaque) in kids.into_iter().rev() {
-            self.stack.push(if opaque {
-                Frame::EnterOpaque(k, depth + 1)
-            } else {
-                Frame::Enter(k, depth + 1)
-            });
-        }
+        let first = self.stack.len();
+        self.stack
+            .extend(n.children(&mut self.cursor).enumerate().map(|(i, k)| {
+                if n.field_name_for_child(i as u32) == Some(field) {
+                    Frame::EnterOpaque(k, depth + 1)
+                } else {
+                    Frame::Enter(k, depth + 1)
+                }
+            }));
+        self.stack[first..].reverse();
     }
 
     /// `static`/`extern` locals: their initializers must stay constant.
     fn has_static_storage(&self, decl: Node<'t>) -> bool {
         let mut c = decl.walk();
         let found = decl.children(&mut c).any(|k| {
-            k.kind() == "storage_class_specifier"
+            k.kind_name() == "storage_class_specifier"
                 && matches!(
                     text(k, self.src),
                     "static" | "extern" | "_Thread_local" | "thread_local" | "__thread"
@@ -530,7 +534,7 @@ impl<'t> Walker<'_, 't> {
         let Some(def) = self.functions.last().map(|f| f.def) else {
             return;
         };
-        let keyword = loop_keyword(n.kind());
+        let keyword = loop_keyword(n.kind_name());
         let start = self.lines.start(n);
         let name = format!("{keyword}@{}", start.line);
         if !self.input.filter.allows_region(&name) {
@@ -556,7 +560,7 @@ impl<'t> Walker<'_, 't> {
         }
         let mut aux = Map::new();
         aux.insert("loop".into(), Value::from(keyword));
-        if n.kind() == "for_statement" {
+        if n.kind_name() == "for_statement" {
             if let Some(v) = loop_variable(n, self.src) {
                 aux.insert("var".into(), Value::from(v));
             }
@@ -611,7 +615,7 @@ impl<'t> Walker<'_, 't> {
 
     /// `break`, `continue` or `goto` that leaves user regions closes them.
     fn jump(&mut self, n: Node<'t>, depth: u32) {
-        let target = if n.kind() == "goto_statement" {
+        let target = if n.kind_name() == "goto_statement" {
             let label = n.child_by_field_name("label").map(|l| text(l, self.src));
             match (self.functions.last().map(|f| f.def), label) {
                 (Some(def), Some(label)) => self.jumps.get(def, self.src).label(label),
@@ -619,7 +623,7 @@ impl<'t> Walker<'_, 't> {
             }
         } else {
             let ancestors = &self.path[..self.path.len().saturating_sub(1)];
-            break_target(n.kind() == "break_statement", ancestors).map(|t| t.start_byte())
+            break_target(n.kind_name() == "break_statement", ancestors).map(|t| t.start_byte())
         };
         let Some(target) = target else { return };
         let at = n.start_byte();
@@ -647,7 +651,7 @@ impl<'t> Walker<'_, 't> {
         let mut c = args.walk();
         let list: Vec<String> = args
             .named_children(&mut c)
-            .filter(|a| a.kind() != "comment")
+            .filter(|a| a.kind_name() != "comment")
             .map(|a| super::syntax::squashed(a, self.src))
             .collect();
         aux.extend(mpi_routines::argument_aux(name, Spelling::Exact, &list));
@@ -661,7 +665,7 @@ impl<'t> Walker<'_, 't> {
         let mut c = args.walk();
         let list: Vec<Node<'t>> = args
             .named_children(&mut c)
-            .filter(|a| a.kind() != "comment")
+            .filter(|a| a.kind_name() != "comment")
             .collect();
         mpi_capture::text(id, name, &list, self.src).unwrap_or_default()
     }
@@ -790,9 +794,12 @@ fn definition_start(def: Node<'_>, src: &str) -> usize {
 /// undeclared function's implicit declaration would then be made (and
 /// warned about) once per wrapped call instead of once.
 fn is_block_item(stmt: Node<'_>) -> bool {
-    let in_block = |n: Node<'_>| n.parent().is_some_and(|p| p.kind() == "compound_statement");
+    let in_block = |n: Node<'_>| {
+        n.parent()
+            .is_some_and(|p| p.kind_name() == "compound_statement")
+    };
     in_block(stmt)
         || stmt
             .parent()
-            .is_some_and(|p| p.kind() == "case_statement" && in_block(p))
+            .is_some_and(|p| p.kind_name() == "case_statement" && in_block(p))
 }

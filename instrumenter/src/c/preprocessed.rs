@@ -11,6 +11,7 @@
 //! the line of the macro use. The markers stay in the output, so the
 //! compiler's diagnostics and debug information name the original too.
 
+use crate::c::syntax::KindName;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -215,7 +216,7 @@ fn markers_blanked(text: &str) -> String {
 fn own_functions(root: Node<'_>, lines: &syntax::Lines, map: &LineMap) -> Vec<Range<usize>> {
     let mut c = root.walk();
     root.named_children(&mut c)
-        .filter(|n| n.kind() == "function_definition")
+        .filter(|n| n.kind_name() == "function_definition")
         .filter(|n| map.original(lines.start(*n).line).is_some())
         .map(|n| n.byte_range())
         .collect()

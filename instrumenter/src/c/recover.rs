@@ -25,6 +25,7 @@
 //! its edits lies inside a conditional group of the unit; otherwise it
 //! stays as written.
 
+use crate::c::syntax::KindName;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -426,7 +427,7 @@ impl<'t> TopItems<'t> {
         }
         while depth > 0 {
             let c = cursor.node();
-            if parse::is_container(c.kind()) && !c.is_error() {
+            if parse::is_container(c.kind_name()) && !c.is_error() {
                 if cursor.goto_first_child() {
                     depth += 1;
                     continue;
@@ -464,7 +465,7 @@ impl<'t> TopItems<'t> {
             if r.end <= unit.start {
                 continue;
             }
-            let function = c.kind() == "function_definition";
+            let function = c.kind_name() == "function_definition";
             let unreadable = c.is_error() || c.is_missing() || c.has_error();
             if !function && !unreadable {
                 continue; // declarations, directives: nothing to measure

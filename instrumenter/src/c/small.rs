@@ -1,6 +1,7 @@
 //! The shape of a C function body for the small-function rule
 //! (`crate::small_functions`, which decides).
 
+use crate::c::syntax::KindName;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -21,7 +22,7 @@ pub(super) fn shape(name: &str, body: Node<'_>, src: &str, macros: &HashSet<Stri
         ..Shape::default()
     };
     preorder(body, |n, ancestors| {
-        let kind = n.kind();
+        let kind = n.kind_name();
         if n.is_error() || n.is_missing() || kind == "function_definition" {
             // Not read as written: assume the worst.
             s.loops = true;
@@ -37,7 +38,7 @@ pub(super) fn shape(name: &str, body: Node<'_>, src: &str, macros: &HashSet<Stri
             "compound_statement"
                 if ancestors
                     .last()
-                    .is_some_and(|p| p.kind() == "compound_statement") =>
+                    .is_some_and(|p| p.kind_name() == "compound_statement") =>
             {
                 s.loops = true
             }
@@ -47,7 +48,7 @@ pub(super) fn shape(name: &str, body: Node<'_>, src: &str, macros: &HashSet<Stri
             "call_expression" => {
                 if let Some(f) = n
                     .child_by_field_name("function")
-                    .filter(|f| f.kind() == "identifier")
+                    .filter(|f| f.kind_name() == "identifier")
                 {
                     let callee = text(f, src);
                     if callee == name {

@@ -4,6 +4,7 @@
 //! in `omp_constructs` lists them (their text: `c/omp_probes.rs`), and the
 //! constructs listed but not measured.
 
+use crate::c::syntax::KindName;
 use std::collections::HashSet;
 
 use regio_idf::{OmpKind, Pos, RegionKind};
@@ -30,7 +31,7 @@ fn omp_closing(depth: u32, k: usize) -> i64 {
 
 /// The argument of a `#pragma` line, None for other directives.
 fn pragma_argument<'t>(n: Node<'t>, src: &'t str) -> Option<&'t str> {
-    if n.kind() != "preproc_call" {
+    if n.kind_name() != "preproc_call" {
         return None;
     }
     let d = n.child_by_field_name("directive")?;
@@ -70,7 +71,7 @@ fn is_alternative(kind: &str) -> bool {
 fn next_code<'t>(n: Node<'t>) -> Option<Node<'t>> {
     let mut next = n.next_named_sibling();
     while let Some(k) = next {
-        if k.kind() != "comment" {
+        if k.kind_name() != "comment" {
             return Some(k);
         }
         next = k.next_named_sibling();
@@ -80,10 +81,10 @@ fn next_code<'t>(n: Node<'t>) -> Option<Node<'t>> {
 
 /// The `#if` / `#ifdef` a branch container belongs to.
 fn chain_top(mut c: Node<'_>) -> Option<Node<'_>> {
-    while is_alternative(c.kind()) {
+    while is_alternative(c.kind_name()) {
         c = c.parent()?;
     }
-    is_conditional(c.kind()).then_some(c)
+    is_conditional(c.kind_name()).then_some(c)
 }
 
 /// The code after `n`, climbing out of a `#if` branch that ends after it
@@ -91,11 +92,11 @@ fn chain_top(mut c: Node<'_>) -> Option<Node<'_>> {
 fn after(n: Node<'_>) -> Option<Node<'_>> {
     let mut cur = n;
     loop {
-        if let Some(k) = next_code(cur).filter(|k| !is_alternative(k.kind())) {
+        if let Some(k) = next_code(cur).filter(|k| !is_alternative(k.kind_name())) {
             return Some(k);
         }
         let p = cur.parent()?;
-        if !(is_conditional(p.kind()) || is_alternative(p.kind())) {
+        if !(is_conditional(p.kind_name()) || is_alternative(p.kind_name())) {
             return None;
         }
         cur = chain_top(p)?;
@@ -112,7 +113,7 @@ fn branch_items(c: Node<'_>) -> Vec<Node<'_>> {
         .map(|(i, k)| (k, c.field_name_for_child(i as u32)))
         .collect();
     kids.into_iter()
-        .filter(|(k, field)| k.is_named() && field.is_none() && k.kind() != "comment")
+        .filter(|(k, field)| k.is_named() && field.is_none() && k.kind_name() != "comment")
         .map(|(k, _)| k)
         .collect()
 }
@@ -124,7 +125,7 @@ fn branches(top: Node<'_>) -> Vec<Option<Node<'_>>> {
     let mut alt = top.child_by_field_name("alternative");
     loop {
         match alt {
-            Some(a) if a.kind() == "preproc_else" => {
+            Some(a) if a.kind_name() == "preproc_else" => {
                 out.push(branch_items(a).first().copied());
                 return out;
             }
@@ -146,7 +147,8 @@ fn branches(top: Node<'_>) -> Vec<Option<Node<'_>>> {
 fn branch_path(n: Node<'_>) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut a = n.parent();
-    while let Some(c) = a.filter(|c| is_conditional(c.kind()) || is_alternative(c.kind())) {
+    while let Some(c) = a.filter(|c| is_conditional(c.kind_name()) || is_alternative(c.kind_name()))
+    {
         let Some(top) = chain_top(c) else { break };
         out.push((top.id(), c.id()));
         a = top.parent();
@@ -184,7 +186,7 @@ pub(super) fn device_functions(root: Node<'_>, src: &str) -> HashSet<usize> {
         let mut c = n.walk();
         let kids: Vec<Node<'t>> = n.named_children(&mut c).collect();
         for k in kids {
-            match k.kind() {
+            match k.kind_name() {
                 "preproc_call" => {
                     let Some(d) = omp_directive(k, src) else {
                         continue;
@@ -281,7 +283,7 @@ impl<'t> Walker<'_, 't> {
         if omp_with_body(x, self.src) {
             return self.resolve(after(x), out);
         }
-        if is_conditional(x.kind()) {
+        if is_conditional(x.kind_name()) {
             let mut inside = Vec::new();
             let mut empty = false;
             for first in branches(x) {
@@ -307,7 +309,7 @@ impl<'t> Walker<'_, 't> {
             }
             return Ok(());
         }
-        if x.kind().starts_with("preproc") {
+        if x.kind_name().starts_with("preproc") {
             return Err(reason::NO_STATEMENT);
         }
         out.push(x);
@@ -321,12 +323,12 @@ impl<'t> Walker<'_, 't> {
         let mut top = n;
         while let Some(p) = top
             .parent()
-            .filter(|p| is_conditional(p.kind()) || is_alternative(p.kind()))
+            .filter(|p| is_conditional(p.kind_name()) || is_alternative(p.kind_name()))
         {
             top = chain_top(p).unwrap_or(p);
         }
         let around = |k: &Node<'t>| {
-            matches!(k.kind(), "comment" | "preproc_call") || is_conditional(k.kind())
+            matches!(k.kind_name(), "comment" | "preproc_call") || is_conditional(k.kind_name())
         };
         let mut window = vec![top];
         let mut p = top.prev_named_sibling();
@@ -342,7 +344,7 @@ impl<'t> Walker<'_, 't> {
         let mut members: Vec<(Node<'t>, Directive)> = Vec::new();
         let mut todo = window;
         while let Some(k) = todo.pop() {
-            if is_conditional(k.kind()) || is_alternative(k.kind()) {
+            if is_conditional(k.kind_name()) || is_alternative(k.kind_name()) {
                 let mut c = k.walk();
                 todo.extend(k.named_children(&mut c));
                 continue;
@@ -388,12 +390,12 @@ impl<'t> Walker<'_, 't> {
         let mut cur = Some(s);
         let mut innermost_body = None;
         for _ in 0..count {
-            let l = cur.filter(|l| is_loop(l.kind()))?;
+            let l = cur.filter(|l| is_loop(l.kind_name()))?;
             self.bound_loops.insert(l.id());
             let body = l.child_by_field_name("body");
             innermost_body = body;
             let mut inner = body;
-            while let Some(b) = inner.filter(|b| b.kind() == "compound_statement") {
+            while let Some(b) = inner.filter(|b| b.kind_name() == "compound_statement") {
                 inner = b.named_child(0).filter(|_| b.named_child_count() == 1);
             }
             cur = inner;
@@ -823,7 +825,7 @@ impl<'t> Walker<'_, 't> {
             return;
         };
         let d = depth_of(body);
-        if body.kind() == "compound_statement" {
+        if body.kind_name() == "compound_statement" {
             self.insert(body.start_byte() + 1, probes::guard(id), opening(d));
         } else {
             self.insert(

@@ -40,6 +40,7 @@
 //! before the directive) is compiled where it was and needs nothing.
 //! Otherwise the directive is left as written with a reason.
 
+use crate::c::syntax::KindName;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
@@ -62,12 +63,12 @@ pub(super) fn levels<'t>(n: Node<'t>, src: &str) -> Result<Vec<Level<'t>>, &'sta
     let mut out = Vec::new();
     let mut cur = n;
     loop {
-        if next_item(cur, src).is_some_and(|k| !is_alternative(k.kind())) {
+        if next_item(cur, src).is_some_and(|k| !is_alternative(k.kind_name())) {
             break;
         }
         let Some(p) = cur
             .parent()
-            .filter(|p| is_conditional(p.kind()) || is_alternative(p.kind()))
+            .filter(|p| is_conditional(p.kind_name()) || is_alternative(p.kind_name()))
         else {
             break;
         };
@@ -83,7 +84,7 @@ pub(super) fn levels<'t>(n: Node<'t>, src: &str) -> Result<Vec<Level<'t>>, &'sta
             // alternative directive the repeated chain would not know of.
             let plain = branch_items(b).iter().all(|k| {
                 let on_path = Some(k.id()) == inner && b.id() == l.branch.id();
-                on_path || !(is_conditional(k.kind()) || is_regio_pragma(*k, src))
+                on_path || !(is_conditional(k.kind_name()) || is_regio_pragma(*k, src))
             });
             if !plain {
                 return Err(reason::IF_GROUP);
@@ -108,7 +109,7 @@ pub(super) fn condition_holds(
         for b in chain_branches(l.top) {
             match condition_line(b, src) {
                 Some(line) => names.read(line),
-                None if b.kind() == "preproc_else" => {}
+                None if b.kind_name() == "preproc_else" => {}
                 None => return Err(reason::IF_CONDITION),
             }
         }
@@ -163,7 +164,7 @@ fn covered(levels: &[Level<'_>], k: usize, members: &[Node<'_>]) -> bool {
     };
     let has_else = chain_branches(l.top)
         .iter()
-        .any(|b| b.kind() == "preproc_else");
+        .any(|b| b.kind_name() == "preproc_else");
     has_else
         && chain_branches(l.top).iter().all(|b| {
             holds_member(*b, members)
@@ -237,7 +238,7 @@ fn condition_line<'s>(b: Node<'_>, src: &'s str) -> Option<&'s str> {
 fn next_item<'t>(n: Node<'t>, src: &str) -> Option<Node<'t>> {
     let mut next = n.next_named_sibling();
     while let Some(k) = next {
-        if k.kind() != "comment" && !is_kept_pragma(k, src) {
+        if k.kind_name() != "comment" && !is_kept_pragma(k, src) {
             return Some(k);
         }
         next = k.next_named_sibling();
