@@ -542,6 +542,15 @@ impl<'t> Walker<'_, 't> {
     /// Whether a `cancel` / `cancellation point` for `what` lies in `s`: its
     /// construct must keep its own barrier (no `nowait` may be added).
     fn cancels(&self, stmts: &[Node<'t>], what: &str) -> bool {
+        // Both directives read `cancel...` in the text: without the word
+        // there is nothing to find, and no walk of the whole construct.
+        let (Some(first), Some(last)) = (stmts.first(), stmts.last()) else {
+            return false;
+        };
+        let span = first.start_byte()..last.end_byte().max(first.start_byte());
+        if !self.src.get(span).is_some_and(|t| t.contains("cancel")) {
+            return false;
+        }
         let mut todo: Vec<Node<'t>> = stmts.to_vec();
         while let Some(k) = todo.pop() {
             if let Some(d) = omp_directive(k, self.src) {
