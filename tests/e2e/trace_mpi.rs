@@ -337,6 +337,15 @@ type Otf2Collective = (String, u64, u64);
 /// length) must pair up; returns (point-to-point messages, collective
 /// operations seen with their bytes sent and received).
 fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<Otf2Collective>)> {
+    otf2_messages_with(run_dir, out, &[])
+}
+
+/// [`otf2_messages`] with `env` set for the export.
+fn otf2_messages_with(
+    run_dir: &Path,
+    out: &Path,
+    env: &[(&str, &str)],
+) -> Option<(u64, Vec<Otf2Collective>)> {
     if !require_tool("otf2-print", "otf2-tools") {
         return None;
     }
@@ -345,7 +354,8 @@ fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<Otf2Collective>
             .args(["export", "--format", "otf2"])
             .arg(run_dir)
             .arg("--out")
-            .arg(out),
+            .arg(out)
+            .envs(env.iter().copied()),
     );
     let printed = run_ok(Command::new("otf2-print").arg(out.join("traces.otf2")));
     let mut sends: BTreeMap<String, u64> = BTreeMap::new();
@@ -1081,9 +1091,21 @@ fn check_intercomm_program(mpi: &Mpi) {
     // world rank through the InterComm's groups), as many messages as the
     // trace's.
     let archive = tmp.join("otf2");
+    let messages = matrix.values().map(|c| c.0).sum::<u64>();
     if let Some((total, _)) = otf2_messages(&run_dir, &archive) {
-        assert_eq!(total, matrix.values().map(|c| c.0).sum::<u64>());
+        assert_eq!(total, messages);
         check_otf2_intercomm(&archive);
+    }
+    // As a libotf2 without `InterComm` (before 3.0) gets it: a `Comm` over
+    // the world, peers and roots as world ranks; every message still pairs.
+    let old_otf2 = tmp.join("otf2-without-intercomm");
+    if let Some((total, _)) = otf2_messages_with(
+        &run_dir,
+        &old_otf2,
+        &[("REGIO_TEST_OTF2_NO_INTERCOMM", "1")],
+    ) {
+        assert_eq!(total, messages, "messages without InterComm");
+        check_otf2_without_intercomm(&old_otf2);
     }
     check_collective_bytes(&run_dir, intercomm_collectives);
     let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
@@ -1151,6 +1173,69 @@ for r in sorted(roots):
         "MPI Rank 3 ALLREDUCE UNDEFINED",
         "MPI Rank 3 BCAST 0",
         "MPI Rank 3 GATHER THIS_GROUP",
+    ];
+    assert_eq!(roots, want, "{out}");
+}
+
+/// The fallback for an OTF2 library without `InterComm`
+/// (`REGIO_TEST_OTF2_NO_INTERCOMM`): no `INTER_COMM` definition, the
+/// intercommunicator a `COMM` over the world's 4 ranks, and its
+/// collectives' roots world ranks (the `MPI_ROOT` process names itself,
+/// the `MPI_PROC_NULL` ones none). The messages were paired by world rank
+/// through that group in [`python_read_back`].
+fn check_otf2_without_intercomm(archive: &Path) {
+    let anchor = archive.join("traces.otf2");
+    let printed = run_ok(Command::new("otf2-print").arg("-G").arg(&anchor));
+    assert!(!printed.stderr.contains("warning"), "{}", printed.stderr);
+    let defs = printed.stdout;
+    assert!(!defs.lines().any(|l| l.starts_with("INTER_COMM")), "{defs}");
+    let comms: Vec<&str> = defs
+        .lines()
+        .filter(|l| l.starts_with("COMM ") && l.contains("intercommunicator"))
+        .collect();
+    assert_eq!(comms.len(), 1, "{defs}");
+    let Some(python) = python_with_otf2() else {
+        return;
+    };
+    let script = r#"
+import sys, otf2
+from otf2.events import MpiCollectiveEnd
+inter, members, roots = 0, [], []
+with otf2.reader.open(sys.argv[1]) as trace:
+    for c in trace.definitions.comms:
+        if isinstance(c, otf2.definitions.InterComm):
+            inter += 1
+        elif c.name.startswith('intercommunicator'):
+            members.append([m.group.name for m in c.group.members])
+    for loc, ev in trace.events:
+        if isinstance(ev, MpiCollectiveEnd) and ev.communicator.name.startswith('intercommunicator'):
+            root = 'UNDEFINED' if int(ev.root) == 0xFFFFFFFF else ev.communicator.location(ev.root).group.name
+            roots.append((loc.group.name, str(ev.collective_op).split('.')[-1], root))
+print(inter, members)
+for r in sorted(roots):
+    print(*r, sep=' | ')
+"#;
+    let out = run_ok(Command::new(python).arg("-c").arg(script).arg(&anchor)).stdout;
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("0 [['MPI Rank 0', 'MPI Rank 1', 'MPI Rank 2', 'MPI Rank 3']]"),
+        "{out}"
+    );
+    let roots: Vec<&str> = lines.collect();
+    let want = [
+        "MPI Rank 0 | ALLREDUCE | UNDEFINED",
+        "MPI Rank 0 | BCAST | MPI Rank 0",
+        "MPI Rank 0 | GATHER | MPI Rank 2",
+        "MPI Rank 1 | ALLREDUCE | UNDEFINED",
+        "MPI Rank 1 | BCAST | UNDEFINED",
+        "MPI Rank 1 | GATHER | MPI Rank 2",
+        "MPI Rank 2 | ALLREDUCE | UNDEFINED",
+        "MPI Rank 2 | BCAST | MPI Rank 0",
+        "MPI Rank 2 | GATHER | MPI Rank 2",
+        "MPI Rank 3 | ALLREDUCE | UNDEFINED",
+        "MPI Rank 3 | BCAST | MPI Rank 0",
+        "MPI Rank 3 | GATHER | UNDEFINED",
     ];
     assert_eq!(roots, want, "{out}");
 }
