@@ -1111,6 +1111,102 @@ fn check_intercomm_program(mpi: &Mpi) {
     let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
     assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
     check_warnings(&stderr, within);
+    check_perfetto_intercomm(&tmp.join("t.json"));
+}
+
+/// The Perfetto args of `mpi_intercomm.c`'s messages and collectives: on
+/// the intercommunicator, a message's `source`/`dest` are ranks in the
+/// sender's and receiver's groups (world rank % 2), on the merged
+/// communicator (world order) the world ranks; roots are ranks of the
+/// remote group (`root_rank`), `MPI_ROOT` and `MPI_PROC_NULL` in the
+/// root's own group, with their world rank (`root_world`); every event
+/// names its communicator by name and id and says whether it is an
+/// intercommunicator.
+fn check_perfetto_intercomm(json: &Path) {
+    use regio_trace_format::collective::{ALLREDUCE, BCAST, GATHER, REDUCE};
+    let text = std::fs::read_to_string(json).unwrap_or_else(|e| panic!("{e}"));
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let events = v["traceEvents"].as_array().map_or(&[][..], Vec::as_slice);
+    // Track (Perfetto pid) -> world rank, from "rank N (pid ...)".
+    let rank_of: BTreeMap<u64, u64> = events
+        .iter()
+        .filter(|e| e["name"] == "process_name")
+        .filter_map(|e| {
+            let name = e["args"]["name"].as_str()?;
+            let rank = name
+                .strip_prefix("rank ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()?;
+            Some((e["pid"].as_u64()?, rank))
+        })
+        .collect();
+    assert_eq!(rank_of.len(), RANKS as usize, "{rank_of:?}");
+    let mut ids: BTreeMap<String, Value> = BTreeMap::new();
+    let mut id_of = |a: &Value| {
+        let name = a["communicator"].as_str().unwrap_or("").to_string();
+        let id = ids
+            .entry(name)
+            .or_insert_with(|| a["communicator_id"].clone());
+        assert!(id.is_u64() && *id == a["communicator_id"], "{a}");
+    };
+    let mut flows = 0;
+    for e in events.iter().filter(|e| e["ph"] == "s" || e["ph"] == "f") {
+        let a = &e["args"];
+        id_of(a);
+        let (from, to) = (a["from"].as_u64(), a["to"].as_u64());
+        let inter = a["communicator"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("intercommunicator"));
+        let want = if inter {
+            (from.map(|f| f % 2), to.map(|t| t % 2))
+        } else {
+            (from, to)
+        };
+        assert_eq!((a["source"].as_u64(), a["dest"].as_u64()), want, "{e}");
+        assert_eq!(a["intercommunicator"], inter, "{e}");
+        flows += 1;
+    }
+    assert!(flows > 0, "no flows");
+    let mut roots = Vec::new();
+    for e in events.iter().filter(|e| e["name"] == "collective end") {
+        let a = &e["args"];
+        id_of(a);
+        let rank = rank_of.get(&e["pid"].as_u64().unwrap_or(0)).copied();
+        let inter = a["communicator"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("intercommunicator"));
+        assert_eq!(a["intercommunicator"], inter, "{e}");
+        roots.push((
+            rank.unwrap_or(u64::MAX),
+            a["op"].as_u64().unwrap_or(u64::MAX) as u32,
+            a["root_rank"].to_string(),
+            a["root_world"].to_string(),
+        ));
+    }
+    roots.sort();
+    let mut want = Vec::new();
+    for r in 0..u64::from(RANKS) {
+        let (bcast, gather) = match r {
+            0 => (("\"MPI_ROOT\"", "0"), ("0", "2")),
+            1 => (("\"MPI_PROC_NULL\"", "null"), ("0", "2")),
+            2 => (("0", "0"), ("\"MPI_ROOT\"", "2")),
+            _ => (("0", "0"), ("\"MPI_PROC_NULL\"", "null")),
+        };
+        let mut add = |op, (rank, world): (&str, &str)| {
+            want.push((r, op, rank.to_string(), world.to_string()));
+        };
+        add(BCAST, bcast);
+        add(GATHER, gather);
+        // The intercommunicator's and the merged communicator's.
+        add(ALLREDUCE, ("null", "null"));
+        add(ALLREDUCE, ("null", "null"));
+        add(REDUCE, ("0", "0"));
+    }
+    want.sort();
+    assert_eq!(roots, want, "(rank, op, root_rank, root_world)");
+    assert_eq!(ids.len(), 2 + 1, "communicators with events: {ids:?}");
 }
 
 /// The archive's `InterComm` (mpi_intercomm.c's two groups of two, made

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use regio_trace_format::Event;
+use regio_trace_format::{collective, Event};
 
 use crate::RegionInfo;
 
@@ -119,7 +119,35 @@ impl Comm {
     pub fn world_rank(&self, rank: u32) -> Option<u32> {
         self.members.get(rank as usize).copied()
     }
+
+    /// Process `world_rank` as process `me` names it in a call on this
+    /// communicator (MPI's peer or root argument): its rank here, or on an
+    /// intercommunicator its rank in `me`'s remote group. None if it is
+    /// not there (an unresolved wildcard, an old intercommunicator
+    /// definition without groups seen from outside).
+    pub fn rank_seen_by(&self, me: u32, world_rank: u32) -> Option<u32> {
+        let group = match &self.inter {
+            Some(g) => g.remote_of(me)?,
+            None => &self.members,
+        };
+        group
+            .iter()
+            .position(|w| *w == world_rank)
+            .map(|p| p as u32)
+    }
 }
+
+/// Collective operations with a root (`regio_trace_format::collective`):
+/// on an intercommunicator the root's group passes `MPI_ROOT` or
+/// `MPI_PROC_NULL` and records no remote root.
+pub const ROOTED: [u32; 6] = [
+    collective::BCAST,
+    collective::GATHER,
+    collective::GATHERV,
+    collective::SCATTER,
+    collective::SCATTERV,
+    collective::REDUCE,
+];
 
 impl Trace {
     pub fn region(&self, id: u32) -> RegionInfo {

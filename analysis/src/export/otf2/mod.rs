@@ -18,9 +18,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
-use regio_trace_format::{collective, Event};
+use regio_trace_format::Event;
 
-use super::model::{InterGroups, Trace};
+use super::model::{InterGroups, Trace, ROOTED};
 use super::ExportError;
 use crate::overhead::MpiFamily;
 use ffi::{paradigm, role, Lib};
@@ -331,16 +331,6 @@ fn collective_root(inter: Option<&InterGroups>, me: u32, op: u32, root: Option<u
         None => ffi::UNDEFINED_U32,
     }
 }
-
-/// Collective operations with a root.
-const ROOTED: [u32; 6] = [
-    collective::BCAST,
-    collective::GATHER,
-    collective::GATHERV,
-    collective::SCATTER,
-    collective::SCATTERV,
-    collective::REDUCE,
-];
 
 fn write_events(
     lib: &Lib,
@@ -765,6 +755,7 @@ fn write_global_defs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regio_trace_format::collective;
 
     #[test]
     fn intercommunicator_roots_name_the_remote_group_or_the_root_s_own_group() {
