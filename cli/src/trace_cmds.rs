@@ -60,6 +60,9 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
     for n in &s.notes {
         eprintln!("{}: note: {n}", args.run_dir.display());
     }
+    for w in &s.warnings {
+        eprintln!("{}: warning: {w}", args.run_dir.display());
+    }
     for p in &s.message_problems {
         eprintln!("{}: warning: {p}", args.run_dir.display());
     }

@@ -43,6 +43,8 @@ use regio_analysis::export::{load_trace_with, match_messages, Clocks, MessageChe
 use regio_trace_format::{decode, Event, SyncPhase, TraceFile};
 use serde_json::Value;
 
+mod spawn;
+
 use crate::common::report::{only_run, report_json};
 use crate::common::{
     compile, find_on_path, instrument_bin, instrument_flags, instrument_testdata, machine,

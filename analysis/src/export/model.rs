@@ -3,7 +3,7 @@
 //! merged profile, communicators and user event names numbered run-wide,
 //! and region enters and exits strictly nested.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use regio_trace_format::{collective, Event};
 
@@ -28,6 +28,9 @@ pub struct Trace {
     pub end_ns: u64,
     /// What was repaired or could not be read, for the user to see.
     pub notes: Vec<String>,
+    /// Processes (rank, pid) left out: started by `MPI_Comm_spawn`
+    /// (another `MPI_COMM_WORLD`).
+    pub spawned: BTreeSet<(u32, u32)>,
 }
 
 /// A region with the source range the OTF2 definition names.
@@ -99,6 +102,13 @@ impl InterGroups {
             a: a.to_vec(),
             b: b.to_vec(),
         })
+    }
+
+    /// Whether every process of both groups has a world rank below `size`
+    /// (not so when the remote group is another job's: `MPI_Comm_spawn`,
+    /// connect/accept, join; the runtime records those as `u32::MAX`).
+    pub fn within_world(&self, size: u32) -> bool {
+        self.a.iter().chain(&self.b).all(|r| *r < size)
     }
 
     /// The group that process `world_rank` is not in, whose ranks its

@@ -49,6 +49,7 @@ pub fn write_perfetto(trace: &Trace, check: &MessageCheck, out: &mut dyn Write) 
             "start_unix_ns": trace.start_unix_ns,
             "ranks": trace.size,
             "notes": trace.notes,
+            "left_out": crate::spawned::warning(&trace.spawned).into_iter().collect::<Vec<_>>(),
             "message_check": check.describe(trace),
         }),
     )?;
@@ -401,6 +402,7 @@ mod tests {
             start_unix_ns: 0,
             end_ns: 30,
             notes: Vec::new(),
+            spawned: Default::default(),
         }
     }
 

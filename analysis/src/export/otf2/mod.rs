@@ -218,7 +218,12 @@ fn definitions(trace: &Trace, inter_comm: bool) -> Result<Defs, String> {
             .comms
             .iter()
             .enumerate()
-            .filter_map(|(ci, c)| Some((ci as u32, c.inter.clone()?)))
+            // One reaching into another job (spawned, connected) stays a
+            // Comm over the world: OTF2 has no location for the others.
+            .filter_map(|(ci, c)| {
+                let g = c.inter.clone()?;
+                g.within_world(trace.size).then_some((ci as u32, g))
+            })
             .collect()
     } else {
         HashMap::new()
