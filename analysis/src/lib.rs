@@ -21,7 +21,7 @@ pub mod overhead;
 mod regions;
 pub mod render;
 pub mod score;
-mod spawned;
+pub mod spawned;
 pub mod throttled;
 mod units;
 mod user_events;

@@ -114,6 +114,9 @@ pub fn score(args: ScoreArgs) -> Result<ExitCode> {
         anyhow::bail!("error: unknown --format `{}` (text or json)", args.format);
     }
     let run = regio_analysis::load_run(&args.run_dir, args.idf.as_deref())?;
+    if let Some(w) = regio_analysis::spawned::warning(&run.spawned) {
+        eprintln!("{}: warning: {w}", args.run_dir.display());
+    }
     let calibration = match args
         .calibration
         .clone()

@@ -23,6 +23,9 @@ use crate::common::report::{only_run, report_json};
 use crate::common::{compile, instrument_bin, machine, require_tool, run, run_ok, Run, TestDir};
 
 const PARENTS: u32 = 2;
+
+/// Processes as (rank, pid).
+type Procs = BTreeSet<(u64, u64)>;
 const FILE: &str = "mpi_spawn.c";
 
 /// Runs `exe` on the parents' ranks with `env` (passed on to spawned
@@ -95,7 +98,7 @@ fn names(dir: &Path, prefix: &str, suffix: &str) -> Vec<String> {
 /// (the children's command line ends with "child"), after checking there
 /// are 2 of each, all readable, and that the children's markers name the
 /// children.
-fn processes(run_dir: &Path) -> (BTreeSet<(u64, u64)>, BTreeSet<(u64, u64)>) {
+fn processes(run_dir: &Path) -> (Procs, Procs) {
     let mut parents = BTreeSet::new();
     let mut children = BTreeSet::new();
     for name in names(run_dir, "profile-", ".json") {
@@ -116,7 +119,7 @@ fn processes(run_dir: &Path) -> (BTreeSet<(u64, u64)>, BTreeSet<(u64, u64)>) {
             parents.insert(key);
         }
     }
-    let ranks = |s: &BTreeSet<(u64, u64)>| s.iter().map(|k| k.0).collect::<Vec<_>>();
+    let ranks = |s: &Procs| s.iter().map(|k| k.0).collect::<Vec<_>>();
     assert_eq!(ranks(&parents), [0, 1], "parents {parents:?}");
     assert_eq!(ranks(&children), [0, 1], "children {children:?}");
     let markers: BTreeSet<String> = names(run_dir, "regio.spawned-", ".txt")
@@ -131,7 +134,7 @@ fn processes(run_dir: &Path) -> (BTreeSet<(u64, u64)>, BTreeSet<(u64, u64)>) {
 }
 
 /// The left-out warning names exactly the children.
-fn check_left_out(text: &str, children: &BTreeSet<(u64, u64)>) {
+fn check_left_out(text: &str, children: &Procs) {
     let list: Vec<String> = children
         .iter()
         .map(|(r, p)| format!("rank {r} pid {p}"))
@@ -146,11 +149,11 @@ fn check_left_out(text: &str, children: &BTreeSet<(u64, u64)>) {
 /// `report --format json`: the parents only, with the warning; the
 /// collectives per rank are the parents' (a Reduce of one long to rank
 /// 0), not mixed with the children's Allreduce.
-fn check_report(run_dir: &Path, parents: &BTreeSet<(u64, u64)>, children: &BTreeSet<(u64, u64)>) {
+fn check_report(run_dir: &Path, parents: &Procs, children: &Procs) {
     let report = report_json(&[run_dir]).unwrap_or_else(|e| panic!("{e}"));
     let r = only_run(&report).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r["processes"], 2, "{r}");
-    let shown: BTreeSet<(u64, u64)> = r["per_process"]
+    let shown: Procs = r["per_process"]
         .as_array()
         .into_iter()
         .flatten()
@@ -187,7 +190,7 @@ fn check_report(run_dir: &Path, parents: &BTreeSet<(u64, u64)>, children: &BTree
 }
 
 /// Every trace file decodes and carries the pid of its name.
-fn check_trace_files(run_dir: &Path, all: &BTreeSet<(u64, u64)>) {
+fn check_trace_files(run_dir: &Path, all: &Procs) {
     let mut seen = BTreeSet::new();
     for name in names(run_dir, "trace-", ".rtrace") {
         let data = std::fs::read(run_dir.join(&name)).unwrap_or_else(|e| panic!("{e}"));
@@ -202,7 +205,7 @@ fn check_trace_files(run_dir: &Path, all: &BTreeSet<(u64, u64)>) {
 
 /// `instrument export` of the trace: the parents' locations only, the
 /// two warnings, nothing unmatched.
-fn check_export(run_dir: &Path, tmp: &TestDir, children: &BTreeSet<(u64, u64)>) {
+fn check_export(run_dir: &Path, tmp: &TestDir, children: &Procs) {
     let json = tmp.join("t.json");
     let r = run_ok(
         Command::new(instrument_bin())
@@ -267,7 +270,7 @@ fn check_export(run_dir: &Path, tmp: &TestDir, children: &BTreeSet<(u64, u64)>) 
     assert_eq!(p2p, 4, "{}", printed.stdout);
 }
 
-fn check_export_warnings(stderr: &str, children: &BTreeSet<(u64, u64)>) {
+fn check_export_warnings(stderr: &str, children: &Procs) {
     check_left_out(stderr, children);
     assert!(
         stderr.contains(
@@ -299,7 +302,7 @@ fn check_spawn_program(mpi: &Mpi) {
         let (parents, children) = processes(&run_dir);
         check_report(&run_dir, &parents, &children);
         if mode == "trace" {
-            let all: BTreeSet<(u64, u64)> = parents.union(&children).copied().collect();
+            let all: Procs = parents.union(&children).copied().collect();
             check_trace_files(&run_dir, &all);
             check_export(&run_dir, &tmp, &children);
         }
