@@ -21,6 +21,7 @@ pub mod overhead;
 mod regions;
 pub mod render;
 pub mod score;
+pub mod spawned;
 pub mod throttled;
 mod units;
 mod user_events;

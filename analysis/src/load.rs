@@ -31,6 +31,9 @@ pub struct RunDir {
     /// wrote (`base + local id`) map to the ids of `idf`, which joins every
     /// IDF of the run (empty for runs whose profiles list no bases).
     pub object_ids: BTreeMap<(u32, u32), ObjectIds>,
+    /// Processes (rank, pid) whose files were left out: started by
+    /// `MPI_Comm_spawn`, another `MPI_COMM_WORLD` (`spawned.rs`).
+    pub spawned: BTreeSet<(u32, u32)>,
 }
 
 /// Reads every `profile-*.json` in `path` and the IDF: `idf_override`, else
@@ -51,6 +54,8 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
         profiles.push(read_profile(file)?);
     }
     profiles.sort_by_key(|p| (p.rank, p.pid));
+    let spawned = crate::spawned::left_out(path, profiles.iter().map(|p| (p.rank, p.pid)));
+    profiles.retain(|p| !spawned.contains(&(p.rank, p.pid)));
     let descriptor_ids = unify_descriptor_ids(&mut profiles);
 
     if objects::has_objects(&profiles) {
@@ -62,6 +67,7 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
             idf_path: joined.idf_path,
             descriptor_ids,
             object_ids: joined.ids,
+            spawned,
         });
     }
     let idf_path = match idf_override {
@@ -90,6 +96,7 @@ pub fn load_run(path: &Path, idf_override: Option<&Path>) -> Result<RunDir, Anal
         idf_path,
         descriptor_ids,
         object_ids: BTreeMap::new(),
+        spawned,
     })
 }
 

@@ -675,6 +675,7 @@ pub fn merge(run: &RunDir) -> Report {
         }
     }
     let roots = tree.build(&regions);
+    warnings.extend(crate::spawned::warning(&run.spawned));
 
     let mut undescribed = BTreeSet::new();
     for r in &roots {

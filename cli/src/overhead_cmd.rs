@@ -72,6 +72,14 @@ pub fn probe_cost(args: &CompensationArgs) -> Result<(f64, String)> {
 
 /// Loads, checks, merges, compensates and analyses; returns the rendered
 /// output.
+/// Processes of `MPI_Comm_spawn` left out of a run: said on stderr, the
+/// figures being those of the spawning job alone.
+fn warn_spawned(dir: &Path, run: &regio_analysis::RunDir) {
+    if let Some(w) = regio_analysis::spawned::warning(&run.spawned) {
+        eprintln!("{}: warning: {w}", dir.display());
+    }
+}
+
 pub fn analyse(
     baseline: &Path,
     runs: &[(PathBuf, Option<u32>)],
@@ -80,11 +88,13 @@ pub fn analyse(
 ) -> Result<String> {
     let (probe_ns, how) = probe_cost(compensation)?;
     let base = regio_analysis::load_run(baseline, None)?;
+    warn_spawned(baseline, &base);
     let mut base_report = regio_analysis::merge(&base);
     overhead::compensate(&mut base_report, probe_ns);
     let mut loaded = Vec::new();
     for (dir, p) in runs {
         let run = regio_analysis::load_run(dir, None)?;
+        warn_spawned(dir, &run);
         overhead::check_same_regions(&base, &run)?;
         let p = match p {
             Some(p) => *p,

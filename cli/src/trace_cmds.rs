@@ -60,6 +60,9 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
     for n in &s.notes {
         eprintln!("{}: note: {n}", args.run_dir.display());
     }
+    for w in &s.warnings {
+        eprintln!("{}: warning: {w}", args.run_dir.display());
+    }
     for p in &s.message_problems {
         eprintln!("{}: warning: {p}", args.run_dir.display());
     }
@@ -111,6 +114,9 @@ pub fn score(args: ScoreArgs) -> Result<ExitCode> {
         anyhow::bail!("error: unknown --format `{}` (text or json)", args.format);
     }
     let run = regio_analysis::load_run(&args.run_dir, args.idf.as_deref())?;
+    if let Some(w) = regio_analysis::spawned::warning(&run.spawned) {
+        eprintln!("{}: warning: {w}", args.run_dir.display());
+    }
     let calibration = match args
         .calibration
         .clone()

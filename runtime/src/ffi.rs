@@ -580,6 +580,9 @@ pub unsafe extern "C" fn regio_omp_join_(team: *const i64) {
 pub extern "C" fn regio_mpi_rank(rank: i32, size: i32) {
     if rank >= 0 && size > 0 && lifecycle::ensure_init_fast() != DEAD {
         config::confirm_rank(rank as u32, size as u32);
+        if let Some(cfg) = config::config() {
+            mpi::spawn::at_init(cfg, rank as u32);
+        }
         // The ranks' clocks against rank 0, while MPI is fresh.
         mpi::sync::at_init();
     }

@@ -43,6 +43,8 @@ use regio_analysis::export::{load_trace_with, match_messages, Clocks, MessageChe
 use regio_trace_format::{decode, Event, SyncPhase, TraceFile};
 use serde_json::Value;
 
+mod spawn;
+
 use crate::common::report::{only_run, report_json};
 use crate::common::{
     compile, find_on_path, instrument_bin, instrument_flags, instrument_testdata, machine,
@@ -337,6 +339,15 @@ type Otf2Collective = (String, u64, u64);
 /// length) must pair up; returns (point-to-point messages, collective
 /// operations seen with their bytes sent and received).
 fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<Otf2Collective>)> {
+    otf2_messages_with(run_dir, out, &[])
+}
+
+/// [`otf2_messages`] with `env` set for the export.
+fn otf2_messages_with(
+    run_dir: &Path,
+    out: &Path,
+    env: &[(&str, &str)],
+) -> Option<(u64, Vec<Otf2Collective>)> {
     if !require_tool("otf2-print", "otf2-tools") {
         return None;
     }
@@ -345,7 +356,8 @@ fn otf2_messages(run_dir: &Path, out: &Path) -> Option<(u64, Vec<Otf2Collective>
             .args(["export", "--format", "otf2"])
             .arg(run_dir)
             .arg("--out")
-            .arg(out),
+            .arg(out)
+            .envs(env.iter().copied()),
     );
     let printed = run_ok(Command::new("otf2-print").arg(out.join("traces.otf2")));
     let mut sends: BTreeMap<String, u64> = BTreeMap::new();
@@ -1081,14 +1093,122 @@ fn check_intercomm_program(mpi: &Mpi) {
     // world rank through the InterComm's groups), as many messages as the
     // trace's.
     let archive = tmp.join("otf2");
+    let messages = matrix.values().map(|c| c.0).sum::<u64>();
     if let Some((total, _)) = otf2_messages(&run_dir, &archive) {
-        assert_eq!(total, matrix.values().map(|c| c.0).sum::<u64>());
+        assert_eq!(total, messages);
         check_otf2_intercomm(&archive);
+    }
+    // As a libotf2 without `InterComm` (before 3.0) gets it: a `Comm` over
+    // the world, peers and roots as world ranks; every message still pairs.
+    let old_otf2 = tmp.join("otf2-without-intercomm");
+    if let Some((total, _)) = otf2_messages_with(
+        &run_dir,
+        &old_otf2,
+        &[("REGIO_TEST_OTF2_NO_INTERCOMM", "1")],
+    ) {
+        assert_eq!(total, messages, "messages without InterComm");
+        check_otf2_without_intercomm(&old_otf2);
     }
     check_collective_bytes(&run_dir, intercomm_collectives);
     let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
     assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
     check_warnings(&stderr, within);
+    check_perfetto_intercomm(&tmp.join("t.json"));
+}
+
+/// The Perfetto args of `mpi_intercomm.c`'s messages and collectives: on
+/// the intercommunicator, a message's `source`/`dest` are ranks in the
+/// sender's and receiver's groups (world rank % 2), on the merged
+/// communicator (world order) the world ranks; roots are ranks of the
+/// remote group (`root_rank`), `MPI_ROOT` and `MPI_PROC_NULL` in the
+/// root's own group, with their world rank (`root_world`); every event
+/// names its communicator by name and id and says whether it is an
+/// intercommunicator.
+fn check_perfetto_intercomm(json: &Path) {
+    use regio_trace_format::collective::{ALLREDUCE, BCAST, GATHER, REDUCE};
+    let text = std::fs::read_to_string(json).unwrap_or_else(|e| panic!("{e}"));
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let events = v["traceEvents"].as_array().map_or(&[][..], Vec::as_slice);
+    // Track (Perfetto pid) -> world rank, from "rank N (pid ...)".
+    let rank_of: BTreeMap<u64, u64> = events
+        .iter()
+        .filter(|e| e["name"] == "process_name")
+        .filter_map(|e| {
+            let name = e["args"]["name"].as_str()?;
+            let rank = name
+                .strip_prefix("rank ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()?;
+            Some((e["pid"].as_u64()?, rank))
+        })
+        .collect();
+    assert_eq!(rank_of.len(), RANKS as usize, "{rank_of:?}");
+    let mut ids: BTreeMap<String, Value> = BTreeMap::new();
+    let mut id_of = |a: &Value| {
+        let name = a["communicator"].as_str().unwrap_or("").to_string();
+        let id = ids
+            .entry(name)
+            .or_insert_with(|| a["communicator_id"].clone());
+        assert!(id.is_u64() && *id == a["communicator_id"], "{a}");
+    };
+    let mut flows = 0;
+    for e in events.iter().filter(|e| e["ph"] == "s" || e["ph"] == "f") {
+        let a = &e["args"];
+        id_of(a);
+        let (from, to) = (a["from"].as_u64(), a["to"].as_u64());
+        let inter = a["communicator"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("intercommunicator"));
+        let want = if inter {
+            (from.map(|f| f % 2), to.map(|t| t % 2))
+        } else {
+            (from, to)
+        };
+        assert_eq!((a["source"].as_u64(), a["dest"].as_u64()), want, "{e}");
+        assert_eq!(a["intercommunicator"], inter, "{e}");
+        flows += 1;
+    }
+    assert!(flows > 0, "no flows");
+    let mut roots = Vec::new();
+    for e in events.iter().filter(|e| e["name"] == "collective end") {
+        let a = &e["args"];
+        id_of(a);
+        let rank = rank_of.get(&e["pid"].as_u64().unwrap_or(0)).copied();
+        let inter = a["communicator"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("intercommunicator"));
+        assert_eq!(a["intercommunicator"], inter, "{e}");
+        roots.push((
+            rank.unwrap_or(u64::MAX),
+            a["op"].as_u64().unwrap_or(u64::MAX) as u32,
+            a["root_rank"].to_string(),
+            a["root_world"].to_string(),
+        ));
+    }
+    roots.sort();
+    let mut want = Vec::new();
+    for r in 0..u64::from(RANKS) {
+        let (bcast, gather) = match r {
+            0 => (("\"MPI_ROOT\"", "0"), ("0", "2")),
+            1 => (("\"MPI_PROC_NULL\"", "null"), ("0", "2")),
+            2 => (("0", "0"), ("\"MPI_ROOT\"", "2")),
+            _ => (("0", "0"), ("\"MPI_PROC_NULL\"", "null")),
+        };
+        let mut add = |op, (rank, world): (&str, &str)| {
+            want.push((r, op, rank.to_string(), world.to_string()));
+        };
+        add(BCAST, bcast);
+        add(GATHER, gather);
+        // The intercommunicator's and the merged communicator's.
+        add(ALLREDUCE, ("null", "null"));
+        add(ALLREDUCE, ("null", "null"));
+        add(REDUCE, ("0", "0"));
+    }
+    want.sort();
+    assert_eq!(roots, want, "(rank, op, root_rank, root_world)");
+    assert_eq!(ids.len(), 2 + 1, "communicators with events: {ids:?}");
 }
 
 /// The archive's `InterComm` (mpi_intercomm.c's two groups of two, made
@@ -1151,6 +1271,69 @@ for r in sorted(roots):
         "MPI Rank 3 ALLREDUCE UNDEFINED",
         "MPI Rank 3 BCAST 0",
         "MPI Rank 3 GATHER THIS_GROUP",
+    ];
+    assert_eq!(roots, want, "{out}");
+}
+
+/// The fallback for an OTF2 library without `InterComm`
+/// (`REGIO_TEST_OTF2_NO_INTERCOMM`): no `INTER_COMM` definition, the
+/// intercommunicator a `COMM` over the world's 4 ranks, and its
+/// collectives' roots world ranks (the `MPI_ROOT` process names itself,
+/// the `MPI_PROC_NULL` ones none). The messages were paired by world rank
+/// through that group in [`python_read_back`].
+fn check_otf2_without_intercomm(archive: &Path) {
+    let anchor = archive.join("traces.otf2");
+    let printed = run_ok(Command::new("otf2-print").arg("-G").arg(&anchor));
+    assert!(!printed.stderr.contains("warning"), "{}", printed.stderr);
+    let defs = printed.stdout;
+    assert!(!defs.lines().any(|l| l.starts_with("INTER_COMM")), "{defs}");
+    let comms: Vec<&str> = defs
+        .lines()
+        .filter(|l| l.starts_with("COMM ") && l.contains("intercommunicator"))
+        .collect();
+    assert_eq!(comms.len(), 1, "{defs}");
+    let Some(python) = python_with_otf2() else {
+        return;
+    };
+    let script = r#"
+import sys, otf2
+from otf2.events import MpiCollectiveEnd
+inter, members, roots = 0, [], []
+with otf2.reader.open(sys.argv[1]) as trace:
+    for c in trace.definitions.comms:
+        if isinstance(c, otf2.definitions.InterComm):
+            inter += 1
+        elif c.name.startswith('intercommunicator'):
+            members.append([m.group.name for m in c.group.members])
+    for loc, ev in trace.events:
+        if isinstance(ev, MpiCollectiveEnd) and ev.communicator.name.startswith('intercommunicator'):
+            root = 'UNDEFINED' if int(ev.root) == 0xFFFFFFFF else ev.communicator.location(ev.root).group.name
+            roots.append((loc.group.name, str(ev.collective_op).split('.')[-1], root))
+print(inter, members)
+for r in sorted(roots):
+    print(*r, sep=' | ')
+"#;
+    let out = run_ok(Command::new(python).arg("-c").arg(script).arg(&anchor)).stdout;
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("0 [['MPI Rank 0', 'MPI Rank 1', 'MPI Rank 2', 'MPI Rank 3']]"),
+        "{out}"
+    );
+    let roots: Vec<&str> = lines.collect();
+    let want = [
+        "MPI Rank 0 | ALLREDUCE | UNDEFINED",
+        "MPI Rank 0 | BCAST | MPI Rank 0",
+        "MPI Rank 0 | GATHER | MPI Rank 2",
+        "MPI Rank 1 | ALLREDUCE | UNDEFINED",
+        "MPI Rank 1 | BCAST | UNDEFINED",
+        "MPI Rank 1 | GATHER | MPI Rank 2",
+        "MPI Rank 2 | ALLREDUCE | UNDEFINED",
+        "MPI Rank 2 | BCAST | MPI Rank 0",
+        "MPI Rank 2 | GATHER | MPI Rank 2",
+        "MPI Rank 3 | ALLREDUCE | UNDEFINED",
+        "MPI Rank 3 | BCAST | MPI Rank 0",
+        "MPI Rank 3 | GATHER | UNDEFINED",
     ];
     assert_eq!(roots, want, "{out}");
 }

@@ -51,6 +51,10 @@ pub struct MessageCheck {
     pub violations: Vec<Violation>,
     pub unmatched_sends: usize,
     pub unmatched_recvs: usize,
+    /// Sends and receives with processes of another job (on an
+    /// intercommunicator from `MPI_Comm_spawn`, connect/accept or join):
+    /// not in the trace, so not paired, and not counted as unmatched.
+    pub outside_world: usize,
 }
 
 impl MessageCheck {
@@ -75,6 +79,12 @@ impl MessageCheck {
                 )
             })
             .collect();
+        if self.outside_world > 0 {
+            lines.push(format!(
+                "{} send(s) and receive(s) with processes outside this run's MPI_COMM_WORLD (an intercommunicator of MPI_Comm_spawn, MPI_Comm_connect/accept or MPI_Comm_join) not paired: MPI dynamic processes are not supported",
+                self.outside_world
+            ));
+        }
         if self.unmatched_sends + self.unmatched_recvs > 0 {
             lines.push(format!(
                 "{} send(s) and {} receive(s) without a partner in the trace",
@@ -129,12 +139,15 @@ pub fn match_messages(trace: &Trace) -> MessageCheck {
                 } => (false, peer, comm, tag, bytes),
                 _ => continue,
             };
-            let Some(peer) = trace
-                .comms
-                .get(comm as usize)
-                .and_then(|c| c.world_rank(peer))
-            else {
-                if send {
+            let c = trace.comms.get(comm as usize);
+            let Some(peer) = c.and_then(|c| c.world_rank(peer)) else {
+                let elsewhere = c
+                    .and_then(|c| c.inter.as_ref())
+                    .and_then(|g| g.remote_of(loc.rank))
+                    .is_some_and(|remote| remote.iter().any(|r| *r >= trace.size));
+                if elsewhere {
+                    check.outside_world += 1;
+                } else if send {
                     check.unmatched_sends += 1;
                 } else {
                     check.unmatched_recvs += 1;

@@ -38,6 +38,9 @@ pub struct ExportSummary {
     pub violations: usize,
     /// Repairs, cut files, unsynchronised clocks.
     pub notes: Vec<String>,
+    /// Processes left out (started by `MPI_Comm_spawn`): the export is
+    /// still written, without them.
+    pub warnings: Vec<String>,
     /// Receives before their sends and unmatched messages (warnings: the
     /// export is still written).
     pub message_problems: Vec<String>,
@@ -75,6 +78,9 @@ pub fn export_run(
         messages: check.messages.len(),
         violations: check.violations.len(),
         message_problems: check.describe(&trace),
+        warnings: crate::spawned::warning(&trace.spawned)
+            .into_iter()
+            .collect(),
         notes: trace.notes,
     })
 }

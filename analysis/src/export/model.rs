@@ -3,9 +3,9 @@
 //! merged profile, communicators and user event names numbered run-wide,
 //! and region enters and exits strictly nested.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use regio_trace_format::Event;
+use regio_trace_format::{collective, Event};
 
 use crate::RegionInfo;
 
@@ -28,6 +28,9 @@ pub struct Trace {
     pub end_ns: u64,
     /// What was repaired or could not be read, for the user to see.
     pub notes: Vec<String>,
+    /// Processes (rank, pid) left out: started by `MPI_Comm_spawn`
+    /// (another `MPI_COMM_WORLD`).
+    pub spawned: BTreeSet<(u32, u32)>,
 }
 
 /// A region with the source range the OTF2 definition names.
@@ -101,6 +104,13 @@ impl InterGroups {
         })
     }
 
+    /// Whether every process of both groups has a world rank below `size`
+    /// (not so when the remote group is another job's: `MPI_Comm_spawn`,
+    /// connect/accept, join; the runtime records those as `u32::MAX`).
+    pub fn within_world(&self, size: u32) -> bool {
+        self.a.iter().chain(&self.b).all(|r| *r < size)
+    }
+
     /// The group that process `world_rank` is not in, whose ranks its
     /// messages and roots name; None if it is in neither.
     pub fn remote_of(&self, world_rank: u32) -> Option<&[u32]> {
@@ -119,7 +129,35 @@ impl Comm {
     pub fn world_rank(&self, rank: u32) -> Option<u32> {
         self.members.get(rank as usize).copied()
     }
+
+    /// Process `world_rank` as process `me` names it in a call on this
+    /// communicator (MPI's peer or root argument): its rank here, or on an
+    /// intercommunicator its rank in `me`'s remote group. None if it is
+    /// not there (an unresolved wildcard, an old intercommunicator
+    /// definition without groups seen from outside).
+    pub fn rank_seen_by(&self, me: u32, world_rank: u32) -> Option<u32> {
+        let group = match &self.inter {
+            Some(g) => g.remote_of(me)?,
+            None => &self.members,
+        };
+        group
+            .iter()
+            .position(|w| *w == world_rank)
+            .map(|p| p as u32)
+    }
 }
+
+/// Collective operations with a root (`regio_trace_format::collective`):
+/// on an intercommunicator the root's group passes `MPI_ROOT` or
+/// `MPI_PROC_NULL` and records no remote root.
+pub const ROOTED: [u32; 6] = [
+    collective::BCAST,
+    collective::GATHER,
+    collective::GATHERV,
+    collective::SCATTER,
+    collective::SCATTERV,
+    collective::REDUCE,
+];
 
 impl Trace {
     pub fn region(&self, id: u32) -> RegionInfo {

@@ -2,6 +2,16 @@
 //! open: a process track per rank (process), a thread track per thread,
 //! `B`/`E` slices for regions, flow arrows from each send to its receive,
 //! a counter track per user event name, and instant events for the rest.
+//!
+//! Message and collective args name processes as world ranks (the
+//! tracks: `from`/`to` of a flow, `peer_world`/`root_world`) and as the
+//! MPI call names them (`source`/`dest` of a flow, `peer_rank`/
+//! `root_rank`: a rank of the communicator, on an intercommunicator of
+//! the remote group, the root's own group passing `MPI_ROOT` /
+//! `MPI_PROC_NULL`), with `communicator` (name), `communicator_id` (the
+//! run-wide index, OTF2's communicator id) and `intercommunicator`.
+//! `peer`/`root` are as the trace records them (a rank of the
+//! communicator; a world rank on an intercommunicator).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -9,8 +19,8 @@ use std::io::{self, Write};
 use regio_trace_format::Event;
 use serde_json::{json, Value};
 
-use super::messages::MessageCheck;
-use super::model::Trace;
+use super::messages::{Message, MessageCheck};
+use super::model::{Trace, ROOTED};
 
 /// Microseconds, the unit of `ts`, with the nanoseconds as decimals.
 fn us(ns: u64) -> f64 {
@@ -39,6 +49,7 @@ pub fn write_perfetto(trace: &Trace, check: &MessageCheck, out: &mut dyn Write) 
             "start_unix_ns": trace.start_unix_ns,
             "ranks": trace.size,
             "notes": trace.notes,
+            "left_out": crate::spawned::warning(&trace.spawned).into_iter().collect::<Vec<_>>(),
             "message_check": check.describe(trace),
         }),
     )?;
@@ -109,7 +120,13 @@ pub fn write_perfetto(trace: &Trace, check: &MessageCheck, out: &mut dyn Write) 
                     if flows.contains_key(&(li, ei)) {
                         Value::Null
                     } else {
-                        instant(p, t, ts, "unmatched message", describe(&e.event, trace))
+                        instant(
+                            p,
+                            t,
+                            ts,
+                            "unmatched message",
+                            describe(&e.event, l.rank, trace),
+                        )
                     }
                 }
                 Event::ClockSync { .. }
@@ -122,15 +139,13 @@ pub fn write_perfetto(trace: &Trace, check: &MessageCheck, out: &mut dyn Write) 
                     let args = json!({"duration_ticks": duration, "duration_ns": ns.round(), "bytes": bytes});
                     instant(p, t, ts, name_of(&e.event), args)
                 }
-                other => instant(p, t, ts, name_of(other), describe(other, trace)),
+                other => instant(p, t, ts, name_of(other), describe(other, l.rank, trace)),
             };
             if !v.is_null() {
                 emit(out, v)?;
             }
             for &(id, is_send) in flows.get(&(li, ei)).into_iter().flatten() {
-                let m = &check.messages[id];
-                let args = json!({"from":m.from,"to":m.to,"tag":m.tag,"bytes":m.bytes,
-                    "communicator": trace.comms.get(m.comm as usize).map_or("", |c| c.name.as_str())});
+                let args = flow_args(&check.messages[id], trace);
                 emit(
                     out,
                     if is_send {
@@ -143,6 +158,35 @@ pub fn write_perfetto(trace: &Trace, check: &MessageCheck, out: &mut dyn Write) 
         }
     }
     out.write_all(b"\n]}\n")
+}
+
+/// A message's args: world ranks, the ranks its send and receive name,
+/// tag, bytes and communicator.
+fn flow_args(m: &Message, trace: &Trace) -> Value {
+    let c = trace.comms.get(m.comm as usize);
+    json!({"from":m.from,"to":m.to,"tag":m.tag,"bytes":m.bytes,
+        "communicator": c.map_or("", |c| c.name.as_str()),
+        "communicator_id": m.comm,
+        "intercommunicator": c.is_some_and(|c| c.inter.is_some()),
+        // MPI_SOURCE of the receive's status and the send's dest.
+        "source": c.and_then(|c| c.rank_seen_by(m.to, m.from)),
+        "dest": c.and_then(|c| c.rank_seen_by(m.from, m.to))})
+}
+
+/// A collective's root as process `me` passed it: a rank of the
+/// communicator (of the remote group on an intercommunicator, where the
+/// root itself passes `MPI_ROOT` and the rest of its group
+/// `MPI_PROC_NULL`), or null for an operation without one.
+fn root_rank(trace: &Trace, comm: u32, me: u32, op: u32, root: Option<u32>) -> Value {
+    let Some(c) = trace.comms.get(comm as usize) else {
+        return Value::Null;
+    };
+    match root.and_then(|r| c.world_rank(r)) {
+        Some(w) if c.inter.is_some() && w == me => json!("MPI_ROOT"),
+        Some(w) => json!(c.rank_seen_by(me, w)),
+        None if c.inter.is_some() && ROOTED.contains(&op) => json!("MPI_PROC_NULL"),
+        None => Value::Null,
+    }
 }
 
 fn instant(pid: usize, tid: u32, ts: f64, name: &str, args: Value) -> Value {
@@ -166,13 +210,27 @@ fn name_of(e: &Event) -> &'static str {
     }
 }
 
-fn describe(e: &Event, trace: &Trace) -> Value {
+/// An event's args at a location of world rank `me`.
+fn describe(e: &Event, me: u32, trace: &Trace) -> Value {
     let comm = |c: &u32| {
         trace
             .comms
             .get(*c as usize)
             .map_or("", |c| c.name.as_str())
             .to_string()
+    };
+    let inter = |c: &u32| {
+        trace
+            .comms
+            .get(*c as usize)
+            .is_some_and(|c| c.inter.is_some())
+    };
+    let world = |c: &u32, r: &u32| trace.comms.get(*c as usize)?.world_rank(*r);
+    let peer_rank = |c: &u32, peer: &u32| {
+        trace
+            .comms
+            .get(*c as usize)?
+            .rank_seen_by(me, world(c, peer)?)
     };
     match e {
         Event::OmpFork { region, team_size } => {
@@ -198,7 +256,8 @@ fn describe(e: &Event, trace: &Trace) -> Value {
             comm: c,
             tag,
             bytes,
-        } => json!({"peer": peer, "communicator": comm(c), "tag": tag, "bytes": bytes}),
+        } => json!({"peer": peer, "communicator": comm(c), "tag": tag, "bytes": bytes,
+            "peer_rank": peer_rank(c, peer), "peer_world": world(c, peer), "communicator_id": c, "intercommunicator": inter(c)}),
         Event::MpiIsend {
             peer,
             comm: c,
@@ -213,7 +272,8 @@ fn describe(e: &Event, trace: &Trace) -> Value {
             bytes,
             request,
         } => {
-            json!({"peer": peer, "communicator": comm(c), "tag": tag, "bytes": bytes, "request": request})
+            json!({"peer": peer, "communicator": comm(c), "tag": tag, "bytes": bytes, "request": request,
+                "peer_rank": peer_rank(c, peer), "peer_world": world(c, peer), "communicator_id": c, "intercommunicator": inter(c)})
         }
         Event::MpiIsendComplete { request } | Event::MpiIrecvRequest { request } => {
             json!({"request": request})
@@ -225,12 +285,204 @@ fn describe(e: &Event, trace: &Trace) -> Value {
             sent,
             received,
         } => {
-            json!({"op": op, "communicator": comm(c), "root": root, "sent": sent, "received": received})
+            json!({"op": op, "communicator": comm(c), "root": root, "sent": sent, "received": received,
+                "root_rank": root_rank(trace, *c, me, *op, *root),
+                "root_world": root.and_then(|r| world(c, &r)), "communicator_id": c,
+                "intercommunicator": inter(c)})
         }
         Event::BufferFlush { duration, bytes } => {
             json!({"duration_ticks": duration, "bytes": bytes})
         }
         Event::Mask { mask } => json!({"mask": mask}),
         _ => json!({}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use regio_trace_format::{collective, Event};
+    use serde_json::Value;
+
+    use super::super::messages::match_messages;
+    use super::super::model::{Comm, InterGroups, Location, Trace, TraceEvent};
+    use super::write_perfetto;
+
+    fn location(rank: u32, events: Vec<Event>) -> Location {
+        Location {
+            rank,
+            pid: 100 + rank,
+            thread: 0,
+            os_tid: 100 + u64::from(rank),
+            host: "h".into(),
+            ticks_per_second: 1e9,
+            clock_uncertainty_ns: 0,
+            events: events
+                .into_iter()
+                .enumerate()
+                .map(|(i, event)| TraceEvent {
+                    ns: 10 * i as u64,
+                    event,
+                })
+                .collect(),
+        }
+    }
+
+    fn end(op: u32, comm: u32, root: Option<u32>) -> Event {
+        Event::MpiCollectiveEnd {
+            op,
+            comm,
+            root,
+            sent: 0,
+            received: 0,
+        }
+    }
+
+    /// World 0..4; communicator 1 has the world's ranks in reverse order;
+    /// 2 is an intercommunicator between {0, 1} and {2, 3} (peers and
+    /// roots recorded as world ranks, as the runtime does).
+    fn trace() -> Trace {
+        let send = |peer, comm, tag| Event::MpiSend {
+            peer,
+            comm,
+            tag,
+            bytes: 4,
+        };
+        let isend = Event::MpiIsend {
+            peer: 2,
+            comm: 2,
+            tag: 1,
+            bytes: 4,
+            request: 9,
+        };
+        let recv = Event::MpiRecv {
+            peer: 0,
+            comm: 2,
+            tag: 1,
+            bytes: 4,
+        };
+        let bcast = collective::BCAST;
+        Trace {
+            locations: vec![
+                location(0, vec![isend, end(bcast, 2, Some(0))]),
+                location(
+                    1,
+                    vec![
+                        send(3, 2, 5),
+                        end(bcast, 2, None),
+                        end(collective::ALLREDUCE, 2, None),
+                    ],
+                ),
+                location(2, vec![recv, end(bcast, 2, Some(0))]),
+                // Rank 1 of communicator 1 is world rank 2; its root 3
+                // is world rank 0.
+                location(3, vec![send(1, 1, 6), end(bcast, 1, Some(3))]),
+            ],
+            regions: BTreeMap::new(),
+            comms: vec![
+                Comm {
+                    name: "MPI_COMM_WORLD".into(),
+                    members: vec![0, 1, 2, 3],
+                    inter: None,
+                },
+                Comm {
+                    name: "communicator 1".into(),
+                    members: vec![3, 2, 1, 0],
+                    inter: None,
+                },
+                Comm {
+                    name: "intercommunicator 2".into(),
+                    members: vec![0, 1, 2, 3],
+                    inter: InterGroups::of(&[0, 1], &[2, 3]),
+                },
+            ],
+            user_names: Vec::new(),
+            size: 4,
+            start_unix_ns: 0,
+            end_ns: 30,
+            notes: Vec::new(),
+            spawned: Default::default(),
+        }
+    }
+
+    fn events() -> Vec<Value> {
+        let trace = trace();
+        let check = match_messages(&trace);
+        let mut out = Vec::new();
+        write_perfetto(&trace, &check, &mut out).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        v["traceEvents"].as_array().unwrap().clone()
+    }
+
+    /// Args of the events named `name` (flows: phase `s`), by pid.
+    fn args(events: &[Value], name: &str) -> Vec<(u64, Value)> {
+        events
+            .iter()
+            .filter(|e| e["name"] == name && e["ph"] != "f")
+            .map(|e| (e["pid"].as_u64().unwrap(), e["args"].clone()))
+            .collect()
+    }
+
+    #[test]
+    fn intercommunicator_messages_name_remote_group_ranks_and_world_ranks() {
+        let events = events();
+        let flows = args(&events, "message");
+        assert_eq!(flows.len(), 1);
+        let f = &flows[0].1;
+        assert_eq!((&f["from"], &f["to"]), (&Value::from(0), &Value::from(2)));
+        // Both are rank 0 of their group.
+        assert_eq!(
+            (&f["source"], &f["dest"]),
+            (&Value::from(0), &Value::from(0))
+        );
+        assert_eq!(f["communicator"], "intercommunicator 2");
+        assert_eq!(f["communicator_id"], 2);
+        assert_eq!(f["intercommunicator"], true);
+
+        let unmatched = args(&events, "unmatched message");
+        assert_eq!(unmatched.len(), 2);
+        // Rank 1's send to world rank 3: rank 1 of the remote group.
+        let inter = &unmatched[0].1;
+        assert_eq!(inter["peer"], 3);
+        assert_eq!(inter["peer_world"], 3);
+        assert_eq!(inter["peer_rank"], 1);
+        assert_eq!(inter["intercommunicator"], true);
+        assert_eq!(inter["communicator_id"], 2);
+        // Rank 3's send to rank 1 of communicator 1: world rank 2.
+        let intra = &unmatched[1].1;
+        assert_eq!(intra["peer"], 1);
+        assert_eq!(intra["peer_world"], 2);
+        assert_eq!(intra["peer_rank"], 1);
+        assert_eq!(intra["intercommunicator"], false);
+        assert_eq!(intra["communicator"], "communicator 1");
+    }
+
+    #[test]
+    fn intercommunicator_roots_are_remote_ranks_mpi_root_or_mpi_proc_null() {
+        let events = events();
+        let roots: Vec<(u64, Value, Value, Value)> = args(&events, "collective end")
+            .into_iter()
+            .map(|(pid, a)| {
+                (
+                    pid - 1,
+                    a["op"].clone(),
+                    a["root_rank"].clone(),
+                    a["root_world"].clone(),
+                )
+            })
+            .collect();
+        let bcast = Value::from(collective::BCAST);
+        let all = Value::from(collective::ALLREDUCE);
+        assert_eq!(
+            roots,
+            [
+                (0, bcast.clone(), "MPI_ROOT".into(), 0.into()),
+                (1, bcast.clone(), "MPI_PROC_NULL".into(), Value::Null),
+                (1, all, Value::Null, Value::Null),
+                (2, bcast.clone(), 0.into(), 0.into()),
+                (3, bcast, 3.into(), 0.into()),
+            ]
+        );
     }
 }

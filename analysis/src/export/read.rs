@@ -2,7 +2,7 @@
 //! put its times on rank 0's clock, renumber regions, communicators and
 //! user event names run-wide, and repair nesting where a trace was cut.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use regio_idf::rundir::FIRST_DESCRIPTOR_ID;
@@ -50,8 +50,23 @@ pub fn load_trace_with(
         }
         Err(e) => return Err(e.into()),
     };
-    let files = read_files(dir, &mut notes)?;
-    let run = match run {
+    let mut files = read_files(dir, &mut notes)?;
+    // Processes started by MPI_Comm_spawn: those whose profiles the run
+    // left out, and any that wrote a trace only.
+    let spawned = crate::spawned::left_out(
+        dir,
+        files
+            .iter()
+            .map(|f| (f.key.0, f.key.1))
+            .chain(run.iter().flat_map(|r| r.spawned.iter().copied())),
+    );
+    files.retain(|f| !spawned.contains(&(f.key.0, f.key.1)));
+    if files.is_empty() {
+        return Err(ExportError::NoTraces {
+            path: dir.display().to_string(),
+        });
+    }
+    let mut run = match run {
         Some(run) => run,
         None => {
             let keys: Vec<(u32, u32, &str)> = files
@@ -61,6 +76,7 @@ pub fn load_trace_with(
             run_without_profiles(dir, &keys, idf_override)?
         }
     };
+    run.spawned.extend(spawned);
     build(&run, files, notes, clocks)
 }
 
@@ -80,6 +96,7 @@ fn run_without_profiles(
             idf_path: joined.idf_path,
             descriptor_ids: BTreeMap::new(),
             object_ids: joined.ids,
+            spawned: BTreeSet::new(),
         });
     }
     let local = dir.join(IDF_FILE_NAME);
@@ -97,6 +114,7 @@ fn run_without_profiles(
         idf_path,
         descriptor_ids: BTreeMap::new(),
         object_ids: BTreeMap::new(),
+        spawned: BTreeSet::new(),
     })
 }
 
@@ -599,6 +617,7 @@ fn build(
         start_unix_ns: t0.saturating_add(min.round() as i64),
         end_ns,
         notes,
+        spawned: run.spawned.clone(),
     })
 }
 

@@ -3,7 +3,8 @@
 //! non-blocking messages and `world` translating ranks), clock
 //! synchronisation (`sync`), and their part of the profile (`write`);
 //! `events` sends a measured message to the profile's record and the
-//! trace (`comms`: communicators' trace ids).
+//! trace (`comms`: communicators' trace ids); `spawn` marks processes
+//! started by `MPI_Comm_spawn`.
 //! `pmpi` is the only module that calls the MPI library.
 
 pub mod comms;
@@ -11,6 +12,7 @@ pub mod events;
 pub mod pmpi;
 pub mod probes;
 pub mod requests;
+pub mod spawn;
 pub mod stats;
 pub mod sync;
 pub mod world;

@@ -232,6 +232,7 @@ static GRAPH_NEIGHBORS_COUNT: Lazy = Lazy::new(c"PMPI_Graph_neighbors_count");
 static DIST_GRAPH_NEIGHBORS_COUNT: Lazy = Lazy::new(c"PMPI_Dist_graph_neighbors_count");
 static REMOTE_SIZE: Lazy = Lazy::new(c"PMPI_Comm_remote_size");
 static REMOTE_GROUP: Lazy = Lazy::new(c"PMPI_Comm_remote_group");
+static COMM_GET_PARENT: Lazy = Lazy::new(c"PMPI_Comm_get_parent");
 
 /// `PMPI_Type_size(datatype)`, None if MPI refuses or is absent.
 pub fn type_size(datatype: u64) -> Option<u64> {
@@ -396,6 +397,25 @@ fn translate(group_of: &Lazy, comm: u64, ranks: &mut [i32]) -> bool {
         *r = if w < 0 { -1 } else { w };
     }
     true
+}
+
+/// Whether this process was started by `MPI_Comm_spawn` (its
+/// `MPI_Comm_get_parent` is not `MPI_COMM_NULL`); false when that cannot
+/// be told (no MPI, the call fails, `MPI_COMM_NULL` not found).
+pub fn spawned() -> bool {
+    let (Some(c), Some(f)) = (consts(), COMM_GET_PARENT.get()) else {
+        return false;
+    };
+    if c.comm_null == 0 {
+        return false;
+    }
+    let mut parent = c.comm_null;
+    // SAFETY: MPI_Comm_get_parent(MPI_Comm *), see `to_world` (an `int`
+    // handle fills the low half of the zero-extended u64).
+    let rc = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(*mut u64) -> c_int>(f)(&mut parent)
+    };
+    rc == 0 && parent != c.comm_null
 }
 
 /// `PMPI_Comm_dup(comm)`.

@@ -18,9 +18,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
-use regio_trace_format::{collective, Event};
+use regio_trace_format::Event;
 
-use super::model::{InterGroups, Trace};
+use super::model::{InterGroups, Trace, ROOTED};
 use super::ExportError;
 use crate::overhead::MpiFamily;
 use ffi::{paradigm, role, Lib};
@@ -36,6 +36,11 @@ pub struct Otf2Summary {
 
 /// The archive's name inside `out`.
 pub const ARCHIVE_NAME: &str = "traces";
+
+/// Set (to anything), the exporter writes as if the OTF2 library lacked
+/// `OTF2_GlobalDefWriter_WriteInterComm` (OTF2 before 3.0): tests reach
+/// the fallback with the one library installable here.
+pub const TEST_NO_INTER_COMM: &str = "REGIO_TEST_OTF2_NO_INTERCOMM";
 
 /// Run-wide string table; 0 is the empty string.
 #[derive(Default)]
@@ -103,7 +108,10 @@ pub fn write_otf2(trace: &Trace, out: &Path) -> Result<Otf2Summary, ExportError>
             out.display()
         )));
     }
-    let lib = Lib::load().map_err(ExportError::Otf2)?;
+    let mut lib = Lib::load().map_err(ExportError::Otf2)?;
+    if std::env::var_os(TEST_NO_INTER_COMM).is_some() {
+        lib.def_inter_comm = None;
+    }
     write_with(&lib, trace, out)
         .map_err(|e| ExportError::Otf2(format!("{}: error: {e}", out.display())))
 }
@@ -210,7 +218,12 @@ fn definitions(trace: &Trace, inter_comm: bool) -> Result<Defs, String> {
             .comms
             .iter()
             .enumerate()
-            .filter_map(|(ci, c)| Some((ci as u32, c.inter.clone()?)))
+            // One reaching into another job (spawned, connected) stays a
+            // Comm over the world: OTF2 has no location for the others.
+            .filter_map(|(ci, c)| {
+                let g = c.inter.clone()?;
+                g.within_world(trace.size).then_some((ci as u32, g))
+            })
             .collect()
     } else {
         HashMap::new()
@@ -323,16 +336,6 @@ fn collective_root(inter: Option<&InterGroups>, me: u32, op: u32, root: Option<u
         None => ffi::UNDEFINED_U32,
     }
 }
-
-/// Collective operations with a root.
-const ROOTED: [u32; 6] = [
-    collective::BCAST,
-    collective::GATHER,
-    collective::GATHERV,
-    collective::SCATTER,
-    collective::SCATTERV,
-    collective::REDUCE,
-];
 
 fn write_events(
     lib: &Lib,
@@ -757,6 +760,7 @@ fn write_global_defs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regio_trace_format::collective;
 
     #[test]
     fn intercommunicator_roots_name_the_remote_group_or_the_root_s_own_group() {
