@@ -187,15 +187,27 @@ pub(crate) fn analyse(
     // directive's `regio` is a word of its own (`words`: split at blanks,
     // comments and line splices), so `region` or `REGIO_X` does not count
     // (SQLite's comments say "region": every reading walked its tree).
+    // The walk enters only nodes that hold such a word: a directive's
+    // node holds its own, so no directive is missed, and the walk stays
+    // off the rest of the tree.
     let b = src.as_bytes();
     let ident = |k: usize| b[k].is_ascii_alphanumeric() || b[k] == b'_';
-    let mentions_regio = b.windows(5).enumerate().any(|(k, w)| {
-        w.eq_ignore_ascii_case(b"regio")
-            && (k == 0 || !ident(k - 1))
-            && (k + 5 == b.len() || !ident(k + 5))
-    });
+    let regio_words: Vec<usize> = b
+        .windows(5)
+        .enumerate()
+        .filter(|(k, w)| {
+            w.eq_ignore_ascii_case(b"regio")
+                && (*k == 0 || !ident(k - 1))
+                && (k + 5 == b.len() || !ident(k + 5))
+        })
+        .map(|(k, _)| k)
+        .collect();
+    let holds_regio_word = |n: Node<'_>| {
+        let first = regio_words.partition_point(|&k| k < n.start_byte());
+        regio_words.get(first).is_some_and(|&k| k < n.end_byte())
+    };
     preorder(root, |n, ancestors| {
-        if !mentions_regio {
+        if !holds_regio_word(n) {
             return false;
         }
         if n.kind_name() == "preproc_call" {

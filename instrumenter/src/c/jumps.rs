@@ -48,10 +48,26 @@ impl FunctionJumps {
         // them has none and needs no walk (the walk is most of a small
         // file's plan otherwise).
         let words = text(body, src);
-        if !["goto", "case", "default"].iter().any(|w| words.contains(w)) {
+        if !["goto", "case", "default"]
+            .iter()
+            .any(|w| words.contains(w))
+        {
             return j;
         }
+        // Every node the walk records holds a `:` (a label, a case) or a
+        // `goto`, so it enters only nodes that hold one of them.
+        let base = body.start_byte();
+        let marks: Vec<usize> = words
+            .match_indices([':', 'g'])
+            .filter(|(k, m)| *m == ":" || words[*k..].starts_with("goto"))
+            .map(|(k, _)| base + k)
+            .collect();
+        let holds_mark = |n: Node<'_>| {
+            let first = marks.partition_point(|&k| k < n.start_byte());
+            marks.get(first).is_some_and(|&k| k < n.end_byte())
+        };
         preorder(body, |n, ancestors| match n.kind_name() {
+            _ if !holds_mark(n) => false,
             "function_definition" => false,
             "labeled_statement" => {
                 if let Some(l) = n.child_by_field_name("label") {

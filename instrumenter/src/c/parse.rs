@@ -246,7 +246,18 @@ fn syntax_errors(root: Node<'_>, src: &str) -> Vec<SyntaxError> {
 /// GNU nested function is rare; its enclosing function is then left as
 /// written (measure less, never wrongly).
 fn misread_nested_definitions(root: Node<'_>, src: &str, found: &mut Vec<SyntaxError>) {
+    // A definition's body is a block, so its node holds a brace: the walk
+    // enters only nodes that hold one (most expressions do not), instead
+    // of every node of the file.
+    let braces: Vec<usize> = src.match_indices(['{', '}']).map(|(k, _)| k).collect();
+    let holds_brace = |n: Node<'_>| {
+        let first = braces.partition_point(|&k| k < n.start_byte());
+        braces.get(first).is_some_and(|&k| k < n.end_byte())
+    };
     preorder(root, |n, ancestors| {
+        if !holds_brace(n) {
+            return false;
+        }
         if n.kind_name() != "function_definition" {
             return true;
         }
