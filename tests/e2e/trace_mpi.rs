@@ -160,6 +160,20 @@ fn traced_run_matching_plain(mpi: &Mpi, file: &str, tag: &str) -> (TestDir, Path
     (tmp, run_dir)
 }
 
+/// `launcher` (mpirun, or `timeout` in front of it) without the settings
+/// of the test's own environment that would change what is measured, and
+/// allowed to run as root (CI).
+fn mpi_launcher(launcher: &str) -> Command {
+    let mut c = Command::new(launcher);
+    c.env_remove("LD_LIBRARY_PATH")
+        .env_remove("REGIO_DISABLE")
+        .env_remove("REGIO_FILTER")
+        .env_remove("REGIO_EVENTS")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    c
+}
+
 /// Runs `exe args` on `RANKS` ranks in trace mode into `run_dir`, with
 /// `env` besides: its standard output.
 fn mpirun_traced(
@@ -169,14 +183,8 @@ fn mpirun_traced(
     run_dir: &Path,
     env: &[(&str, String)],
 ) -> String {
-    let mut c = Command::new(mpi.run);
+    let mut c = mpi_launcher(mpi.run);
     c.current_dir(run_dir.parent().unwrap_or(Path::new(".")))
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("REGIO_DISABLE")
-        .env_remove("REGIO_FILTER")
-        .env_remove("REGIO_EVENTS")
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("REGIO_MODE", "trace")
         .env("REGIO_DIR", run_dir)
         .args(mpi.args)

@@ -18,7 +18,7 @@ use std::process::Command;
 use regio_trace_format::decode;
 use serde_json::Value;
 
-use super::{build, Mpi, MPICH, OPEN_MPI};
+use super::{build, mpi_launcher, Mpi, MPICH, OPEN_MPI};
 use crate::common::report::{only_run, report_json};
 use crate::common::{compile, instrument_bin, machine, require_tool, run, run_ok, Run, TestDir};
 
@@ -31,15 +31,9 @@ const FILE: &str = "mpi_spawn.c";
 /// Runs `exe` on the parents' ranks with `env` (passed on to spawned
 /// processes as well), at most two minutes.
 fn mpirun(mpi: &Mpi, exe: &Path, env: &[(&str, &Path)]) -> Run {
-    let mut c = Command::new("timeout");
+    let mut c = mpi_launcher("timeout");
     c.arg("120")
         .arg(mpi.run)
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("REGIO_DISABLE")
-        .env_remove("REGIO_FILTER")
-        .env_remove("REGIO_EVENTS")
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .args(mpi.args)
         .args(["-np", &PARENTS.to_string()]);
     for (k, v) in env {
