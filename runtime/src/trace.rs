@@ -145,9 +145,6 @@ pub struct TraceBuf {
     /// owner (`OWNER`: encoding, writing a full buffer out), the
     /// end-of-run writer (`END`, for good: nothing is written twice).
     writing: AtomicU8,
-    /// Ticks spent encoding full buffers since the last write-out: part of
-    /// the next `buffer_flush` record's duration. Under `writing`.
-    encoding: UnsafeCell<u64>,
     /// The file, -1 until the first write.
     fd: AtomicI32,
     location: u32,
@@ -178,7 +175,7 @@ const WRITE_OUT_BELOW: usize = 8;
 
 const NAME_WORDS: usize = crate::user_events::MAX_NAMES.div_ceil(64);
 
-// SAFETY: `block` and `encoding` are touched by whoever holds `writing`
+// SAFETY: `block` is touched by whoever holds `writing`
 // only (and by the fork child handler, when no other thread exists), the
 // raw records past `end` by the owner only; the rest is atomic or
 // immutable.
@@ -228,7 +225,6 @@ impl TraceBuf {
             end: AtomicUsize::new(buf as usize + BLOCK_HEADER_LEN),
             raw_limit: buf as usize + cap - RAW_REGION_RECORD_LEN,
             writing: AtomicU8::new(FREE),
-            encoding: UnsafeCell::new(0),
             fd: AtomicI32::new(-1),
             location,
             os_tid,
@@ -349,8 +345,6 @@ impl TraceBuf {
         let mut ok = true;
         if room < self.cap / WRITE_OUT_BELOW {
             ok = self.write_out(block, buf, before, now);
-        } else {
-            *self.encoding.get() += clock::ticks().saturating_sub(before);
         }
         self.end.store(self.buf as usize + block.len(), Release);
         self.writing.store(FREE, Release);
@@ -367,10 +361,10 @@ impl TraceBuf {
     }
 
     /// Writes the block out and starts a new one at `now` that records the
-    /// flush (its duration from `since`, plus the encodings of full buffers
-    /// since the last one). False if the file cannot be written (its
-    /// events are counted as dropped). Under `writing`, raw records
-    /// encoded.
+    /// flush (its duration from `since`: the last encoding and the write;
+    /// the encodings of full buffers that made room without a write-out
+    /// are in no record). False if the file cannot be written (its events
+    /// are counted as dropped). Under `writing`, raw records encoded.
     unsafe fn write_out(&self, block: &mut Block, buf: &mut [u8], since: u64, now: u64) -> bool {
         let bytes = block.len() as u64;
         let written = match (self.open(), block.finish(buf)) {
@@ -381,7 +375,7 @@ impl TraceBuf {
             self.dropped.fetch_add(u64::from(block.events()), Relaxed);
         }
         block.reset(now);
-        let took = clock::ticks().saturating_sub(since) + std::mem::take(&mut *self.encoding.get());
+        let took = clock::ticks().saturating_sub(since);
         let _ = block.push(
             buf,
             now,
@@ -650,7 +644,6 @@ impl TraceBuf {
             let _ = sys::close(fd);
         }
         (*self.block.get()).reset(now);
-        *self.encoding.get() = 0;
         self.end
             .store(self.buf as usize + BLOCK_HEADER_LEN, Release);
         self.writing.store(FREE, Release);

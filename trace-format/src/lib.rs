@@ -45,8 +45,8 @@ pub use encode::{
     SHORT_REGION_RECORD_LEN, VERSION,
 };
 pub use event::{collective, Event, Record, SyncPhase, Value};
-pub use raw::{raw_code_word, raw_region_record, NotRaw, RAW_REGION_RECORD_LEN};
 pub use naming::{parse_trace_file_name, trace_file_name, TRACE_PREFIX, TRACE_SUFFIX};
+pub use raw::{raw_code_word, raw_region_record, NotRaw, RAW_REGION_RECORD_LEN};
 
 #[cfg(test)]
 mod tests;

@@ -51,7 +51,10 @@ impl Block {
     /// a signal handler may call it. `NotRaw`, nothing changed, when the
     /// range is not whole raw records after the block's end inside `buf`.
     pub fn encode_raw(&mut self, buf: &mut [u8], from: usize, to: usize) -> Result<(), NotRaw> {
-        if self.pos > from || from > to || to > buf.len() || (to - from) % RAW_REGION_RECORD_LEN != 0
+        if self.pos > from
+            || from > to
+            || to > buf.len()
+            || (to - from) % RAW_REGION_RECORD_LEN != 0
         {
             return Err(NotRaw);
         }
@@ -170,9 +173,15 @@ mod avx2 {
             let v1 = _mm256_loadu_si256(p.add(32).cast()); // t2 r2 | t3 r3
             let t = _mm256_unpacklo_epi64(v0, v1); // t0 t2 | t1 t3
             let r = _mm256_unpackhi_epi64(v0, v1); // r0 r2 | r1 r3
-            // Predecessors: t-1 t1 | t0 t2 (lane 0 from the previous group).
-            let pt = _mm256_blend_epi32::<0b0000_0011>(_mm256_permute4x64_epi64::<0b01_00_10_00>(t), prev_t);
-            let pr = _mm256_blend_epi32::<0b0000_0011>(_mm256_permute4x64_epi64::<0b01_00_10_00>(r), prev_r);
+                                                   // Predecessors: t-1 t1 | t0 t2 (lane 0 from the previous group).
+            let pt = _mm256_blend_epi32::<0b0000_0011>(
+                _mm256_permute4x64_epi64::<0b01_00_10_00>(t),
+                prev_t,
+            );
+            let pr = _mm256_blend_epi32::<0b0000_0011>(
+                _mm256_permute4x64_epi64::<0b01_00_10_00>(r),
+                prev_r,
+            );
             let d = _mm256_sub_epi64(t, pt);
             // The low 32 bits of each region word's difference are the
             // regions' (wrapping); zigzagged as `region_delta` does.

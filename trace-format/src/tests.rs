@@ -1036,7 +1036,9 @@ fn raw_records_encode_to_the_bytes_the_direct_encoder_writes() {
     for round in 0..40 {
         let n = 50 + rng.below(4000) as usize;
         let events = random_stream(&mut rng, n);
-        let mut cuts: Vec<usize> = (0..rng.below(6)).map(|_| rng.below(n as u64) as usize).collect();
+        let mut cuts: Vec<usize> = (0..rng.below(6))
+            .map(|_| rng.below(n as u64) as usize)
+            .collect();
         cuts.retain(|&c| c > 0);
         let direct = direct_file(&events, &cuts);
         let raw = raw_file(&events, &cuts, Some(&mut rng));
@@ -1062,12 +1064,27 @@ fn whole_groups_of_short_raw_records_and_a_long_one_among_them() {
         let mut events = Vec::new();
         let mut t = 10_000u64;
         for i in 0..40usize {
-            t += if i == long_at * 3 + 1 { 1 << 20 } else { 100 + i as u64 };
+            t += if i == long_at * 3 + 1 {
+                1 << 20
+            } else {
+                100 + i as u64
+            };
             if i == 30 {
                 t -= 500;
             }
-            let region = if i == long_at * 2 + 5 { 0x8000_0007 } else { 3 + (i % 4) as u32 };
-            events.push((t, if i % 2 == 0 { Event::Enter { region } } else { Event::Exit { region } }));
+            let region = if i == long_at * 2 + 5 {
+                0x8000_0007
+            } else {
+                3 + (i % 4) as u32
+            };
+            events.push((
+                t,
+                if i % 2 == 0 {
+                    Event::Enter { region }
+                } else {
+                    Event::Exit { region }
+                },
+            ));
         }
         let direct = direct_file(&events, &[]);
         // One call over the whole run.
@@ -1087,7 +1104,10 @@ fn raw_records_are_refused_where_they_cannot_be_encoded_in_place() {
     // Not whole records, beyond the buffer, before the block's end.
     assert_eq!(block.encode_raw(&mut buf, start, start + 15), Err(NotRaw));
     assert_eq!(block.encode_raw(&mut buf, start, 300), Err(NotRaw));
-    assert_eq!(block.encode_raw(&mut buf, start - 1, start + 15), Err(NotRaw));
+    assert_eq!(
+        block.encode_raw(&mut buf, start - 1, start + 15),
+        Err(NotRaw)
+    );
     assert_eq!(block, before);
     block.encode_raw(&mut buf, start, start + 16).unwrap();
     assert_eq!(buf[start..start + 4], [1, 0x85, 0, 6]);
