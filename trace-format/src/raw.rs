@@ -189,7 +189,12 @@ mod avx2 {
             let z = _mm256_xor_si256(_mm256_slli_epi32::<1>(g), _mm256_srai_epi32::<31>(g));
             // Any delta of 2^14 or more (a clock going back wraps to a huge
             // one) or field of 128 or more: not a short group.
-            if _mm256_testz_si256(d, long_delta) == 0 || _mm256_testz_si256(z, long_field) == 0 {
+            // One test of both (two tests become a reduction of each).
+            let long = _mm256_or_si256(
+                _mm256_and_si256(d, long_delta),
+                _mm256_and_si256(z, long_field),
+            );
+            if _mm256_testz_si256(long, long) == 0 {
                 break;
             }
             // code | 0x8000 | (d + (d & !0x7f)) << 8 | field << 24, in the
