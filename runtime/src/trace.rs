@@ -67,6 +67,10 @@ static WARNED: AtomicBool = AtomicBool::new(false);
 /// Switches trace mode on for the process (start-up, before any thread
 /// registers). `bytes` is clamped to [`MIN_BUFFER_BYTES`].
 pub fn init(bytes: usize, run_dir: &[u8], host: &[u8], rank: u32, size: u32, start_unix_ns: u64) {
+    // The raw records' encoder asks the CPU for AVX2 once and keeps the
+    // answer: asked now, the end-of-run write in a signal handler finds it.
+    #[cfg(target_arch = "x86_64")]
+    let _ = std::arch::is_x86_feature_detected!("avx2");
     RANK.store(u64::from(rank) << 32 | u64::from(size), Release);
     let _ = SETTINGS.set(Settings {
         bytes: bytes.max(MIN_BUFFER_BYTES),
