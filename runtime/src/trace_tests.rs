@@ -293,7 +293,7 @@ fn an_end_of_run_write_from_another_thread_takes_the_raw_records_published_so_fa
             while !stop.load(Relaxed) && i < 2_000_000 {
                 // SAFETY: this thread is the buffer's owner.
                 unsafe {
-                    let (code, region) = if i % 2 == 0 {
+                    let (code, region) = if i.is_multiple_of(2) {
                         (code::ENTER, 5)
                     } else {
                         (code::EXIT, 5)
@@ -337,7 +337,7 @@ fn an_end_of_run_write_from_another_thread_takes_the_raw_records_published_so_fa
         records.len()
     );
     for (i, r) in records.iter().enumerate() {
-        let e = if i % 2 == 0 {
+        let e = if i.is_multiple_of(2) {
             Event::Enter { region: 5 }
         } else {
             Event::Exit { region: 5 }

@@ -54,7 +54,7 @@ impl Block {
         if self.pos > from
             || from > to
             || to > buf.len()
-            || (to - from) % RAW_REGION_RECORD_LEN != 0
+            || !(to - from).is_multiple_of(RAW_REGION_RECORD_LEN)
         {
             return Err(NotRaw);
         }
