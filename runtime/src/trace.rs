@@ -329,37 +329,46 @@ impl TraceBuf {
 
     /// The buffer is full of records: encodes its raw ones, writes it out
     /// if that left too little room (starting a new block at `now` with
-    /// the flush's record), and returns where the next raw record goes.
-    /// None when the buffer is the end-of-run writer's (the process is
-    /// exiting) or cannot be written.
+    /// the flush's record; a block that cannot be written has its events
+    /// counted dropped), and returns where the next raw record goes. None
+    /// when the buffer is the end-of-run writer's (the process is exiting).
     #[cold]
     #[inline(never)]
     unsafe fn make_room(&self, now: u64) -> Option<usize> {
-        if self.writing.swap(OWNER, Acquire) != FREE {
-            // The end-of-run writer's, for good (the owner never finds
-            // itself here: it holds `writing` only in this module's calls,
-            // which make no probe).
+        if !self.take_for_owner() {
             return None;
         }
         let before = clock::ticks();
         let block = &mut *self.block.get();
         let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
         self.encode_raw(block, buf);
-        let room = self.cap - block.len();
-        let mut ok = true;
-        if room < self.cap / WRITE_OUT_BELOW {
-            ok = self.write_out(block, buf, before, now);
+        if self.cap - block.len() < self.cap / WRITE_OUT_BELOW {
+            // A failed write counts the block's events dropped; recording
+            // goes on in the new block.
+            self.write_out(block, buf, before, now);
         }
-        self.end.store(self.buf as usize + block.len(), Release);
+        let at = self.buf as usize + block.len();
+        self.end.store(at, Release);
         self.writing.store(FREE, Release);
-        let at = self.end.load(Relaxed);
-        (ok && at <= self.raw_limit).then_some(at)
+        (at <= self.raw_limit).then_some(at)
+    }
+
+    /// Takes `writing` for the owner's encoding or write-out; false if the
+    /// end-of-run writer has it (for good). The owner never finds itself
+    /// holding it: it holds it only inside this module's calls, which make
+    /// no probe.
+    fn take_for_owner(&self) -> bool {
+        self.writing
+            .compare_exchange(FREE, OWNER, Acquire, Relaxed)
+            .is_ok()
     }
 
     /// Encodes the raw records after `block` (up to `end`) into it, in
     /// place. Under `writing`.
     unsafe fn encode_raw(&self, block: &mut Block, buf: &mut [u8]) {
-        let to = self.end.load(Relaxed) - self.buf as usize;
+        // Acquire: the end-of-run writer on another thread sees the raw
+        // records below the end the owner published.
+        let to = self.end.load(Acquire) - self.buf as usize;
         // Cannot fail: raw records only ever follow the block's end.
         let _ = block.encode_raw(buf, block.len(), to);
     }
@@ -367,9 +376,9 @@ impl TraceBuf {
     /// Writes the block out and starts a new one at `now` that records the
     /// flush (its duration from `since`: the last encoding and the write;
     /// the encodings of full buffers that made room without a write-out
-    /// are in no record). False if the file cannot be written (its events
-    /// are counted as dropped). Under `writing`, raw records encoded.
-    unsafe fn write_out(&self, block: &mut Block, buf: &mut [u8], since: u64, now: u64) -> bool {
+    /// are in no record). A block that cannot be written has its events
+    /// counted as dropped. Under `writing`, raw records encoded.
+    unsafe fn write_out(&self, block: &mut Block, buf: &mut [u8], since: u64, now: u64) {
         let bytes = block.len() as u64;
         let written = match (self.open(), block.finish(buf)) {
             (Some(fd), Ok(data)) => write_or_warn(fd, data),
@@ -388,27 +397,27 @@ impl TraceBuf {
                 bytes,
             },
         );
-        written
     }
 
     /// Runs `f` on the block with its raw records encoded (so `f` writes
     /// after them and takes its time and region differences from them);
     /// on a full buffer writes it out and runs `f` again on the new block.
-    /// Counts the event dropped if it cannot be written (the end-of-run
-    /// writer has the buffer, or the file cannot be written).
+    /// Counts the event dropped if it cannot be recorded (the end-of-run
+    /// writer has the buffer, or it does not fit an empty block).
     #[inline(never)]
     unsafe fn encoded(&self, ticks: u64, f: impl Fn(&mut Block, &mut [u8]) -> Result<(), Full>) {
-        if self.writing.swap(OWNER, Acquire) != FREE {
+        if !self.take_for_owner() {
             bump(&self.dropped);
             return;
         }
         let block = &mut *self.block.get();
         let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
         self.encode_raw(block, buf);
-        if f(block, buf).is_err()
-            && !(self.write_out(block, buf, clock::ticks(), ticks) && f(block, buf).is_ok())
-        {
-            bump(&self.dropped);
+        if f(block, buf).is_err() {
+            self.write_out(block, buf, clock::ticks(), ticks);
+            if f(block, buf).is_err() {
+                bump(&self.dropped);
+            }
         }
         self.end.store(self.buf as usize + block.len(), Release);
         self.writing.store(FREE, Release);

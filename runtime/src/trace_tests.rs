@@ -321,6 +321,11 @@ fn an_end_of_run_write_from_another_thread_takes_the_raw_records_published_so_fa
     stop.store(true, Relaxed);
     let made = owner.join().unwrap();
     assert!(tb.dropped.load(Relaxed) >= 1);
+    // The owner's attempts to encode left the buffer the end-of-run
+    // writer's: a second end-of-run write returns at once, writing nothing.
+    let t0 = std::time::Instant::now();
+    tb.write_at_end(u64::MAX / 2, 1000, 1000);
+    assert!(t0.elapsed() < std::time::Duration::from_millis(500));
     assert_eq!(std::fs::read(&path).unwrap(), written, "written once");
     let t = decode(&written).unwrap();
     assert!(t.truncated.is_none());
