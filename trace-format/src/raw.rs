@@ -60,57 +60,73 @@ impl Block {
         }
         let mut i = from;
         #[cfg(target_arch = "x86_64")]
-        let simd = std::arch::is_x86_feature_detected!("avx2");
-        while i < to {
-            #[cfg(target_arch = "x86_64")]
-            if simd && to - i >= 4 * RAW_REGION_RECORD_LEN {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            while to - i >= 4 * RAW_REGION_RECORD_LEN {
                 // SAFETY: AVX2 is there; `i..to` lies in `buf` and the
                 // block's end is at most `i` (checked above, kept below).
                 let (next, out) = unsafe { avx2::encode_short_groups(buf, i, to, self) };
                 if next > i {
                     let n = (next - i) / RAW_REGION_RECORD_LEN;
-                    let last = raw_at(buf, next - RAW_REGION_RECORD_LEN);
+                    let (ticks, region, _) = raw_at(buf, next - RAW_REGION_RECORD_LEN);
                     self.pos = out;
-                    self.last = last.0;
-                    self.region = last.1;
+                    self.last = ticks;
+                    self.region = region;
                     self.count += n as u32;
                     i = next;
-                    continue;
+                } else {
+                    // A group with a long record: these four one by one.
+                    self.encode_raw_one_by_one(buf, i, i + 4 * RAW_REGION_RECORD_LEN);
+                    i += 4 * RAW_REGION_RECORD_LEN;
                 }
-                // A group with a long record: these four one by one.
-                let end = i + 4 * RAW_REGION_RECORD_LEN;
-                while i < end {
-                    self.encode_one_raw(buf, i);
-                    i += RAW_REGION_RECORD_LEN;
-                }
-                continue;
             }
-            self.encode_one_raw(buf, i);
-            i += RAW_REGION_RECORD_LEN;
         }
+        self.encode_raw_one_by_one(buf, i, to);
         Ok(())
     }
 
-    /// The raw record at `buf[at..]` (`self.pos <= at`, the record inside
-    /// `buf`) as the block's next record.
-    #[inline(always)]
-    fn encode_one_raw(&mut self, buf: &mut [u8], at: usize) {
-        let (ticks, region, word) = raw_at(buf, at);
-        let field = region_delta(region, self.region);
-        let d = ticks.wrapping_sub(self.last);
-        if d < 1 << 14 && field < 1 << 7 {
-            // `Block::short_record_word`'s word.
-            let d = d as u32;
-            let w = word | (d + (d & !0x7f)) << 8 | field << 24;
-            buf[self.pos..self.pos + 4].copy_from_slice(&w.to_le_bytes());
-            self.pos += 4;
-            self.last = ticks;
-            self.region = region;
-            self.count += 1;
-        } else {
-            // Room: the record is at most 16 bytes from `self.pos <= at`.
-            self.put_region_record(buf, word as u8, ticks, field, region);
+    /// The raw records of `buf[from..to]` (`self.pos <= from`, whole
+    /// records inside `buf`: `encode_raw` checked it) as the block's next
+    /// records, one at a time, the block's state kept in registers for the
+    /// short ones.
+    fn encode_raw_one_by_one(&mut self, buf: &mut [u8], from: usize, to: usize) {
+        debug_assert!(self.pos <= from && to <= buf.len());
+        let (mut pos, mut last, mut previous, mut count) =
+            (self.pos, self.last, self.region, self.count);
+        let base = buf.as_mut_ptr();
+        let mut i = from;
+        while i + RAW_REGION_RECORD_LEN <= to {
+            // SAFETY: `i + 16 <= to <= buf.len()`: the record is inside
+            // `buf` (no bounds check per record: about ten instructions).
+            let (ticks, region, word) = unsafe {
+                let r = base.add(i);
+                (
+                    u64::from_le(std::ptr::read_unaligned(r.cast::<u64>())),
+                    u32::from_le(std::ptr::read_unaligned(r.add(8).cast::<u32>())),
+                    u32::from_le(std::ptr::read_unaligned(r.add(12).cast::<u32>())),
+                )
+            };
+            let field = region_delta(region, previous);
+            let d = ticks.wrapping_sub(last);
+            if d < 1 << 14 && field < 1 << 7 {
+                // `Block::short_record_word`'s word.
+                let d = d as u32;
+                let w = word | (d + (d & !0x7f)) << 8 | field << 24;
+                // SAFETY: `pos <= i` (no record grows), so the four bytes
+                // are inside `buf`, at or before the record just read.
+                unsafe { std::ptr::write_unaligned(base.add(pos).cast::<u32>(), w.to_le()) };
+                pos += 4;
+                last = ticks;
+                count += 1;
+            } else {
+                (self.pos, self.last, self.count) = (pos, last, count);
+                // Room: the record is at most 16 bytes from `pos <= i`.
+                self.put_region_record(buf, word as u8, ticks, field, region);
+                (pos, last, count) = (self.pos, self.last, self.count);
+            }
+            previous = region;
+            i += RAW_REGION_RECORD_LEN;
         }
+        (self.pos, self.last, self.region, self.count) = (pos, last, previous, count);
     }
 }
 
