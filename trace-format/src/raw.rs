@@ -88,7 +88,7 @@ impl Block {
     /// records inside `buf`: `encode_raw` checked it) as the block's next
     /// records, one at a time, the block's state kept in registers for the
     /// short ones.
-    fn encode_raw_one_by_one(&mut self, buf: &mut [u8], from: usize, to: usize) {
+    pub(crate) fn encode_raw_one_by_one(&mut self, buf: &mut [u8], from: usize, to: usize) {
         debug_assert!(self.pos <= from && to <= buf.len());
         let (mut pos, mut last, mut previous, mut count) =
             (self.pos, self.last, self.region, self.count);

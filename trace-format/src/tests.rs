@@ -990,7 +990,19 @@ fn direct_file(events: &[(u64, Event)], cuts: &[usize]) -> Vec<u8> {
 /// (`Block::encode_raw`) before any other event, before a block is
 /// finished, and whenever `rng` says so (any number of raw records at
 /// once, as a full buffer would).
-fn raw_file(events: &[(u64, Event)], cuts: &[usize], mut rng: Option<&mut Rng>) -> Vec<u8> {
+fn raw_file(events: &[(u64, Event)], cuts: &[usize], rng: Option<&mut Rng>) -> Vec<u8> {
+    raw_file_with(events, cuts, rng, |b, buf, from, to| {
+        b.encode_raw(buf, from, to).unwrap()
+    })
+}
+
+/// [`raw_file`] with `encode` in place of `Block::encode_raw`.
+fn raw_file_with(
+    events: &[(u64, Event)],
+    cuts: &[usize],
+    mut rng: Option<&mut Rng>,
+    encode: impl Fn(&mut Block, &mut [u8], usize, usize),
+) -> Vec<u8> {
     let mut file = vec![0u8; 4096];
     let n = write_file_header(&mut file, &meta()).unwrap();
     file.truncate(n);
@@ -999,7 +1011,8 @@ fn raw_file(events: &[(u64, Event)], cuts: &[usize], mut rng: Option<&mut Rng>) 
     let mut raw_end = block.len();
     for (i, (ticks, e)) in events.iter().enumerate() {
         if cuts.contains(&i) {
-            block.encode_raw(&mut buf, block.len(), raw_end).unwrap();
+            let from = block.len();
+            encode(&mut block, &mut buf, from, raw_end);
             file.extend_from_slice(block.finish(&mut buf).unwrap());
             block.reset(*ticks);
             raw_end = block.len();
@@ -1008,7 +1021,8 @@ fn raw_file(events: &[(u64, Event)], cuts: &[usize], mut rng: Option<&mut Rng>) 
             Event::Enter { .. } => code::ENTER,
             Event::Exit { .. } => code::EXIT,
             _ => {
-                block.encode_raw(&mut buf, block.len(), raw_end).unwrap();
+                let from = block.len();
+                encode(&mut block, &mut buf, from, raw_end);
                 block.push(&mut buf, *ticks, e).unwrap();
                 raw_end = block.len();
                 continue;
@@ -1021,11 +1035,13 @@ fn raw_file(events: &[(u64, Event)], cuts: &[usize], mut rng: Option<&mut Rng>) 
             .copy_from_slice(&raw_region_record(code, *ticks, region));
         raw_end += RAW_REGION_RECORD_LEN;
         if rng.as_mut().is_some_and(|r| r.below(40) == 0) {
-            block.encode_raw(&mut buf, block.len(), raw_end).unwrap();
+            let from = block.len();
+            encode(&mut block, &mut buf, from, raw_end);
             raw_end = block.len();
         }
     }
-    block.encode_raw(&mut buf, block.len(), raw_end).unwrap();
+    let from = block.len();
+    encode(&mut block, &mut buf, from, raw_end);
     file.extend_from_slice(block.finish(&mut buf).unwrap());
     file
 }
@@ -1043,6 +1059,11 @@ fn raw_records_encode_to_the_bytes_the_direct_encoder_writes() {
         let direct = direct_file(&events, &cuts);
         let raw = raw_file(&events, &cuts, Some(&mut rng));
         assert!(direct == raw, "round {round}: the raw path's file differs");
+        // The one-by-one path alone (a CPU without AVX2) writes them too.
+        let one = raw_file_with(&events, &cuts, None, |b, buf, from, to| {
+            b.encode_raw_one_by_one(buf, from, to)
+        });
+        assert!(direct == one, "round {round}: the one-by-one file differs");
         // And the file says what happened (times made monotonic).
         let t = decode(&raw).unwrap();
         assert_eq!(t.truncated, None);
