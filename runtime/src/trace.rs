@@ -20,7 +20,9 @@
 //! stopping its owner, which only ever appends past it. `writing` decides
 //! who encodes and writes: the owner takes it for each encoding and
 //! write-out, the end-of-run writer takes it for good (waiting while the
-//! owner holds it), so nothing is encoded or written twice.
+//! owner holds it on another thread; a signal handler that interrupted
+//! the owner there gives the buffer up), so nothing is encoded or written
+//! twice.
 //!
 //! This module knows neither threads' registry nor the configuration: the
 //! start-up (`lifecycle`) hands it the run directory and the header's
