@@ -564,16 +564,15 @@ impl ThreadState {
     /// thread whose only reason for the slow path is its trace (the caller
     /// found `slow` to be exactly `SLOW_TRACE` and the clock inline): an
     /// existing node, room on the stack and in the trace buffer. The
-    /// record is prepared before the clock is read, so only its last
-    /// stores fall inside the region. Written so that its common path
-    /// needs few saved registers: every other case leaves by a jump,
-    /// [`Self::enter_slowest`] before anything changed,
-    /// [`Self::enter_traced_long`] for a record longer than the short
-    /// form. Ends the probe. `extern "C"` so that it cannot unwind: the C
-    /// entry points, which may not unwind either, then reach it by a jump
-    /// rather than a call (a call into a function that may unwind needs a
-    /// landing pad after it), and it returns straight to the probe's
-    /// caller.
+    /// record is raw (`TraceBuf::put_raw`: tick, region, code, encoded when
+    /// the buffer is written), its room checked before the clock is read,
+    /// so only its stores fall inside the region. Every other case leaves
+    /// by a jump to [`Self::enter_slowest`] before anything changed (a full
+    /// buffer is made room in there, before its clock read). Ends the
+    /// probe. `extern "C"` so that it cannot unwind: the C entry points,
+    /// which may not unwind either, then reach it by a jump rather than a
+    /// call (a call into a function that may unwind needs a landing pad
+    /// after it), and it returns straight to the probe's caller.
     #[inline(never)]
     unsafe extern "C" fn enter_traced<C: Clock>(&self, region: u32, clock: &C) -> u64 {
         let (calls, polls) = (1, 0);
@@ -590,47 +589,17 @@ impl ThreadState {
         // `SLOW_TRACE` is set only after the buffer (`set_trace`): no
         // null test on this path.
         let tb = &*self.trace.load(Relaxed);
-        let Some(record) = tb.prepare_enter(region) else {
+        let Some(at) = tb.raw_room() else {
             return self.enter_slowest(region, clock, calls, polls);
         };
         let (_, _, f) = Self::open_frame(stack, d, region, child, calls, polls);
         let start = clock.now_inline();
         f.start.store(start, Relaxed);
-        // The depth is read again rather than kept: one register fewer
-        // across the clock read, which leaves this path without a stack
-        // frame (the owner alone writes it, so the value is `d`).
-        let d = self.depth();
-        if !tb.enter_prepared_short(record, start) {
-            return self.enter_traced_long(tb, region, d, start);
-        }
+        tb.put_raw(at, regio_trace_format::schema::code::ENTER, start, region);
         // Release: a reader that sees the new depth sees the frame.
         self.depth.store(d as u32 + 1, Release);
         self.end_probe();
         start
-    }
-
-    /// The end of [`Self::enter_traced`] for an enter record longer than
-    /// the short form (a long time since the previous event, a distant
-    /// region); ends the probe.
-    #[cold]
-    #[inline(never)]
-    unsafe extern "C" fn enter_traced_long(
-        &self,
-        tb: &TraceBuf,
-        region: u32,
-        d: usize,
-        start: u64,
-    ) -> u64 {
-        // The room was checked: this writes the same record in its long
-        // form (the arguments are scalars, so the caller's call is a jump).
-        tb.enter(start, region);
-        self.depth.store(d as u32 + 1, Release);
-        self.end_probe();
-        // The start as the frame holds it rather than the argument: a
-        // function that returns its argument is known to, and its caller
-        // then keeps the value in a saved register across a call instead
-        // of jumping to it.
-        self.frame(d).start.load(Relaxed)
     }
 
     #[inline(always)]
@@ -783,19 +752,15 @@ impl ThreadState {
         }
         let now = clock.now_inline();
         let throttle_node = self.pop_plain::<PAIRED>(stack, d, key, now);
-        // The buffer (set before `SLOW_TRACE`: not null) is loaded and the
-        // record prepared only now: fewer registers live across the clock
-        // read and the pop, so this path needs fewer saved registers. A full
-        // buffer is written out by `exit_traced_rest`, after the frame is
-        // closed as `pop` does it.
+        // The buffer (set before `SLOW_TRACE`: not null) is loaded only
+        // now: fewer registers live across the clock read and the pop. A
+        // full buffer is made room in `exit_traced_rest`, after the frame
+        // is closed, as `pop` does it.
         let tb = &*self.trace.load(Relaxed);
-        let short = match tb.prepare_exit(region) {
-            Some(record) => tb.exit_prepared_short(record, now),
-            None => false,
-        };
-        if !short {
+        let Some(at) = tb.raw_room() else {
             return self.exit_traced_rest(tb, region, now, throttle_node);
-        }
+        };
+        tb.put_raw(at, regio_trace_format::schema::code::EXIT, now, region);
         // As in `pop`, the throttled mark follows the exit record.
         if let Some(node) = throttle_node {
             return self.exit_traced_throttle(node, now);
@@ -812,10 +777,10 @@ impl ThreadState {
         self.end_probe();
     }
 
-    /// The end of [`Self::exit_traced`] when the exit record is longer
-    /// than the short form, the buffer is full (written out first) or the
-    /// node is to be considered for throttling (as in `pop`, the throttled
-    /// mark follows the exit record); ends the probe.
+    /// The end of [`Self::exit_traced`] on a full buffer: makes room
+    /// (encodes it, writes it out if need be), writes the exit record, then
+    /// considers the node for throttling if due (as in `pop`, the
+    /// throttled mark follows the exit record); ends the probe.
     #[cold]
     #[inline(never)]
     unsafe extern "C" fn exit_traced_rest(
@@ -1329,10 +1294,9 @@ mod tests {
     #[test]
     fn the_traced_path_writes_long_records_and_nested_regions_exactly() {
         // Gaps beyond the short record's 2^14 ticks and region fields
-        // beyond 127 (regions far apart) take the long forms
-        // (`enter_traced_long`, `exit_traced_rest`); short ones come
-        // between them. Every probe after the first entry of each node is
-        // on the traced path.
+        // beyond 127 (regions far apart) take the long forms once the raw
+        // records are encoded; short ones come between them. Every probe
+        // after the first entry of each node is on the traced path.
         let tb = TraceBuf::for_test(1 << 16, 0, 0);
         let t = ThreadState::for_fake_clock(1);
         t.set_trace(tb);
@@ -1369,6 +1333,50 @@ mod tests {
         assert!(n.iter().all(|x| x.2.calls == 3), "{n:?}");
         let r1001 = n.iter().find(|x| x.1 == 1001).expect("node of 1001");
         assert_eq!(r1001.2.inclusive, 3 << 20);
+    }
+
+    #[test]
+    fn the_traced_path_makes_room_in_a_full_buffer_and_loses_nothing() {
+        // A buffer of 4 KiB takes 254 raw records: the traced probes find
+        // it full again and again (`enter_slowest`, `exit_traced_rest`),
+        // which encodes it and writes it out when encoded records fill
+        // most of it. The file holds every record at its clock reading.
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("t.rtrace");
+        let tb = TraceBuf::for_test_with_file(4096, 0, 0, &path);
+        let t = ThreadState::for_fake_clock(1);
+        t.set_trace(tb);
+        let c = Fake(Cell::new(0));
+        let mut want = Vec::new();
+        let mut now = 0;
+        for i in 0..5000u64 {
+            let region = 1 + (i % 3) as u32;
+            now += 40 + i % 7;
+            unsafe { t.enter(region, c.at(now)) };
+            want.push((now, true, region));
+            now += 25;
+            unsafe { t.exit(region, c.at(now)) };
+            want.push((now, false, region));
+        }
+        tb.write_at_end(now + 1, 1, 1);
+        assert_eq!(tb.dropped.load(Relaxed), 0);
+        let file = regio_trace_format::decode(&std::fs::read(&path).unwrap()).unwrap();
+        assert!(file.truncated.is_none());
+        let mut flushes = 0;
+        let mut got = Vec::new();
+        for r in file.records {
+            use regio_trace_format::Event;
+            match r.event {
+                Event::Enter { region } => got.push((r.ticks, true, region)),
+                Event::Exit { region } => got.push((r.ticks, false, region)),
+                Event::BufferFlush { .. } => flushes += 1,
+                Event::ClockRate { .. } => {}
+                e => panic!("unexpected event {e:?}"),
+            }
+        }
+        assert_eq!(got, want);
+        // 10 000 records of 4 bytes in blocks of at least 7/8 of 4 KiB.
+        assert!((8..=12).contains(&flushes), "{flushes} write-outs");
     }
 
     #[test]

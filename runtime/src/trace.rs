@@ -5,15 +5,24 @@
 //! on MPI_Abort (`profile::write` calls [`TraceBuf::write_at_end`] for
 //! every thread).
 //!
-//! The probe path (`TraceBuf::enter`/`exit`/...) writes into the owner's
-//! buffer only: no lock, allocation or system call, except the flush of a
-//! full buffer, which is the owner's own `write`. After each whole record
-//! the owner publishes the buffer's filled length (`committed`, a plain
-//! store on x86), so a writer on another thread (or in a signal handler)
-//! can write a buffer up to its last whole record without stopping its
-//! owner. `writing` decides who writes a file: the owner's flush and the
-//! end-of-run writer each take it, and the end-of-run writer never gives it
-//! back, so nothing is written twice.
+//! The probe path (`TraceBuf::enter`/`exit`, `raw_room` + `put_raw`)
+//! appends a raw enter/exit record (tick, region, code: 16 bytes, a few
+//! stores) to the owner's buffer: no lock, allocation or system call, and
+//! no encoding. The raw records are encoded in place into the compact
+//! format (`Block::encode_raw`: a compact record is never longer) before
+//! any other event is written (so its time and region differences follow
+//! them), when the buffer is full (written out only if that leaves less
+//! than 1/8 of it free: the owner's own `write`, the one system call), and
+//! by the end-of-run writer; the files hold compact records only. After
+//! each whole record the owner publishes the end of its records (`end`, a
+//! plain store on x86), so a writer on another thread (or in a signal
+//! handler) can write a buffer up to its last whole record without
+//! stopping its owner, which only ever appends past it. `writing` decides
+//! who encodes and writes: the owner takes it for each encoding and
+//! write-out, the end-of-run writer takes it for good (waiting while the
+//! owner holds it on another thread; a signal handler that interrupted
+//! the owner there gives the buffer up), so nothing is encoded or written
+//! twice.
 //!
 //! This module knows neither threads' registry nor the configuration: the
 //! start-up (`lifecycle`) hands it the run directory and the header's
@@ -21,13 +30,15 @@
 //! `config::confirm_rank` the rank MPI confirmed.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{
+    AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering::*,
+};
 use std::sync::OnceLock;
 
 use regio_trace_format::schema::code;
 use regio_trace_format::{
-    block_header, write_file_header, Block, Event, FileMeta, Full, PreparedRecord,
-    BLOCK_HEADER_LEN, TRACE_PREFIX, TRACE_SUFFIX,
+    block_header, raw_code_word, write_file_header, Block, Event, FileMeta, Full, BLOCK_HEADER_LEN,
+    RAW_REGION_RECORD_LEN, TRACE_PREFIX, TRACE_SUFFIX,
 };
 
 use crate::clock;
@@ -58,6 +69,10 @@ static WARNED: AtomicBool = AtomicBool::new(false);
 /// Switches trace mode on for the process (start-up, before any thread
 /// registers). `bytes` is clamped to [`MIN_BUFFER_BYTES`].
 pub fn init(bytes: usize, run_dir: &[u8], host: &[u8], rank: u32, size: u32, start_unix_ns: u64) {
+    // The raw records' encoder asks the CPU for AVX2 once and keeps the
+    // answer: asked now, the end-of-run write in a signal handler finds it.
+    #[cfg(target_arch = "x86_64")]
+    let _ = std::arch::is_x86_feature_detected!("avx2");
     RANK.store(u64::from(rank) << 32 | u64::from(size), Release);
     let _ = SETTINGS.set(Settings {
         bytes: bytes.max(MIN_BUFFER_BYTES),
@@ -112,19 +127,32 @@ pub fn parse_buffer_bytes(text: &str) -> Option<usize> {
 
 /// One thread's trace buffer. Leaked like the thread state that points to
 /// it; the buffer itself is an anonymous mapping made at registration.
+///
+/// The buffer holds a block's encoded records (from its start to
+/// `block.len()`), then the enters and exits recorded since, raw
+/// (`regio_trace_format::RAW_REGION_RECORD_LEN` bytes each: tick, region,
+/// code), up to `end`. A probe appends a raw record with a few stores; the
+/// raw records are encoded in place (`Block::encode_raw`, never longer)
+/// before any other event is written, when the buffer is full, and by the
+/// end-of-run writer, so the files hold the compact records only.
 pub struct TraceBuf {
     buf: *mut u8,
     cap: usize,
-    /// The block being filled: the owner's only.
+    /// The encoded part: touched only by whoever holds `writing` (the
+    /// owner in `encoded`, the end-of-run writer).
     block: UnsafeCell<Block>,
-    /// `block.base_ticks()` and `block.len()` after the last whole record,
-    /// for a writer on another thread.
-    base: AtomicU64,
-    committed: AtomicUsize,
+    /// Address after the last whole record (raw or encoded): where the
+    /// owner appends, and, published with Release after each record, how
+    /// far a writer on another thread (or in a signal handler) may read.
+    end: AtomicUsize,
+    /// The last address a raw record may start at.
+    raw_limit: usize,
+    /// Who works on the encoded part and the file: nobody (`FREE`), the
+    /// owner (`OWNER`: encoding, writing a full buffer out), the
+    /// end-of-run writer (`END`, for good: nothing is written twice).
+    writing: AtomicU8,
     /// The file, -1 until the first write.
     fd: AtomicI32,
-    /// A flush or the end-of-run writer owns the file and the block's start.
-    writing: AtomicBool,
     location: u32,
     os_tid: u64,
     /// Events lost: the buffer was full and could not be written out.
@@ -140,10 +168,23 @@ pub struct TraceBuf {
     join_tick: AtomicU64,
 }
 
+const FREE: u8 = 0;
+const OWNER: u8 = 1;
+const END: u8 = 2;
+
+/// A full buffer is written out when, its raw records encoded, less than
+/// this share of it is left (else the owner goes on recording into the
+/// room the encoding made): written blocks fill at least 7/8 of the
+/// buffer, and a buffer of raw records takes about 1/4 of its room once
+/// encoded, so a block takes a few encodings.
+const WRITE_OUT_BELOW: usize = 8;
+
 const NAME_WORDS: usize = crate::user_events::MAX_NAMES.div_ceil(64);
 
-// SAFETY: `block` is touched by the owner only (and by the fork child
-// handler, when no other thread exists); the rest is atomic or immutable.
+// SAFETY: `block` is touched by whoever holds `writing`
+// only (and by the fork child handler, when no other thread exists), the
+// raw records past `end` by the owner only; the rest is atomic or
+// immutable.
 unsafe impl Sync for TraceBuf {}
 unsafe impl Send for TraceBuf {}
 
@@ -179,17 +220,18 @@ impl TraceBuf {
         ))
     }
 
-    /// A buffer over `cap` bytes at `buf`, empty, its first block starting
-    /// at `now`; never freed (threads' buffers live as long as the process).
+    /// A buffer over `cap` bytes at `buf` (at least [`MIN_BUFFER_BYTES`]
+    /// in use), empty, its first block starting at `now`; never freed
+    /// (threads' buffers live as long as the process).
     fn leaked(buf: *mut u8, cap: usize, location: u32, os_tid: u64, now: u64) -> &'static TraceBuf {
         Box::leak(Box::new(TraceBuf {
             buf,
             cap,
             block: UnsafeCell::new(Block::new(location, now)),
-            base: AtomicU64::new(now),
-            committed: AtomicUsize::new(BLOCK_HEADER_LEN),
+            end: AtomicUsize::new(buf as usize + BLOCK_HEADER_LEN),
+            raw_limit: buf as usize + cap - RAW_REGION_RECORD_LEN,
+            writing: AtomicU8::new(FREE),
             fd: AtomicI32::new(-1),
-            writing: AtomicBool::new(false),
             location,
             os_tid,
             dropped: AtomicU64::new(0),
@@ -200,125 +242,43 @@ impl TraceBuf {
         }))
     }
 
+    /// Where the next raw record goes, if it fits (None: the buffer is
+    /// full, [`TraceBuf::enter`] / [`TraceBuf::exit`] make room). For a
+    /// probe that checks the room before it reads the clock and writes the
+    /// record with [`TraceBuf::put_raw`] after, with no record between.
+    ///
+    /// # Safety
+    /// Only the owning thread.
+    #[inline(always)]
+    pub unsafe fn raw_room(&self) -> Option<usize> {
+        let at = self.end.load(Relaxed);
+        (at <= self.raw_limit).then_some(at)
+    }
+
+    /// Writes the raw record of `code` at `ticks` for `region` at `at`
+    /// (from [`TraceBuf::raw_room`], no record since) and publishes it.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::raw_room`].
+    #[inline(always)]
+    pub unsafe fn put_raw(&self, at: usize, code: u8, ticks: u64, region: u32) {
+        let p = at as *mut u8;
+        // SAFETY: `raw_room` found the record's bytes inside the buffer,
+        // past every byte anyone else reads.
+        std::ptr::write_unaligned(p.cast::<u64>(), ticks.to_le());
+        std::ptr::write_unaligned(p.add(8).cast::<u32>(), region.to_le());
+        std::ptr::write_unaligned(p.add(12).cast::<u32>(), raw_code_word(code).to_le());
+        // Release: a writer that reads this end sees the record.
+        self.end.store(at + RAW_REGION_RECORD_LEN, Release);
+    }
+
     /// Region enter at `ticks` (the probe's own clock reading).
     ///
     /// # Safety
-    /// Only the owning thread, outside any other call on this buffer.
+    /// Only the owning thread may call this.
     #[inline(always)]
     pub unsafe fn enter(&self, ticks: u64, region: u32) {
-        let block = &mut *self.block.get();
-        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
-        if block.enter(buf, ticks, region).is_ok() {
-            self.committed.store(block.len(), Release);
-        } else {
-            self.put_after_flush(ticks, &Event::Enter { region });
-        }
-    }
-
-    /// Region enter at the time `clock` reads, which it reads after the
-    /// record is prepared (room checked, region field computed): the
-    /// probe starts measuring the region at that reading, so only the
-    /// record's last stores fall inside it. Returns the reading.
-    ///
-    /// # Safety
-    /// As [`TraceBuf::enter`].
-    #[inline(always)]
-    pub unsafe fn enter_timed(&self, region: u32, clock: impl Fn() -> u64) -> u64 {
-        let block = &mut *self.block.get();
-        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
-        match block.enter_timed(buf, region, &clock) {
-            Ok(ticks) => {
-                // Release: a writer that reads this length sees the record.
-                self.committed.store(block.len(), Release);
-                ticks
-            }
-            Err(Full) => self.enter_after_flush(region, &clock),
-        }
-    }
-
-    /// The enter record of `region` but its time, if the buffer has room
-    /// (else None: [`TraceBuf::enter_timed`] writes the buffer out).
-    ///
-    /// # Safety
-    /// As [`TraceBuf::enter`].
-    #[inline(always)]
-    pub unsafe fn prepare_enter(&self, region: u32) -> Option<PreparedRecord> {
-        let block = &*self.block.get();
-        let buf = std::slice::from_raw_parts(self.buf, self.cap);
-        block.prepare_enter(buf, region).ok()
-    }
-
-    /// [`TraceBuf::prepare_enter`] for an exit record (None: the buffer
-    /// is full, [`TraceBuf::exit`] writes it out).
-    ///
-    /// # Safety
-    /// As [`TraceBuf::enter`].
-    #[inline(always)]
-    pub unsafe fn prepare_exit(&self, region: u32) -> Option<PreparedRecord> {
-        let block = &*self.block.get();
-        let buf = std::slice::from_raw_parts(self.buf, self.cap);
-        block.prepare_exit(buf, region).ok()
-    }
-
-    /// Writes the enter record `prepared` (nothing recorded since) at
-    /// `ticks` if it takes the short form (`Block::short_record_word`);
-    /// false, nothing written, else: [`TraceBuf::enter`] writes it.
-    ///
-    /// # Safety
-    /// As [`TraceBuf::enter`]; `prepared` from [`TraceBuf::prepare_enter`]
-    /// with no record written since.
-    #[inline(always)]
-    pub unsafe fn enter_prepared_short(&self, prepared: PreparedRecord, ticks: u64) -> bool {
-        self.put_short(code::ENTER, prepared, ticks)
-    }
-
-    /// [`TraceBuf::enter_prepared_short`] for the exit record `prepared`
-    /// ([`TraceBuf::prepare_exit`]); false, nothing written, else:
-    /// [`TraceBuf::exit`] writes it.
-    ///
-    /// # Safety
-    /// As [`TraceBuf::enter_prepared_short`].
-    #[inline(always)]
-    pub unsafe fn exit_prepared_short(&self, prepared: PreparedRecord, ticks: u64) -> bool {
-        self.put_short(code::EXIT, prepared, ticks)
-    }
-
-    /// Stores the short record's word itself: `prepare_*` checked that
-    /// the longest region record fits at `prepared`'s position, so the
-    /// encoder's second bounds check (four instructions) is not needed.
-    #[inline(always)]
-    unsafe fn put_short(&self, code: u8, prepared: PreparedRecord, ticks: u64) -> bool {
-        let block = &mut *self.block.get();
-        let Some(word) = block.short_record_word(code, ticks, prepared) else {
-            return false;
-        };
-        // SAFETY: the room for the record at this position was checked
-        // against `cap` by `prepare_*`, and no record came since.
-        std::ptr::write_unaligned(
-            self.buf.add(Block::prepared_pos(prepared)).cast::<u32>(),
-            word.to_le(),
-        );
-        block.advance_short(ticks, prepared);
-        // Release: a writer that reads this length sees the record.
-        self.committed.store(block.len(), Release);
-        true
-    }
-
-    /// [`TraceBuf::enter_timed`] on a full buffer: writes it out first, so
-    /// the write stays outside the region too.
-    #[cold]
-    #[inline(never)]
-    unsafe fn enter_after_flush(&self, region: u32, clock: &impl Fn() -> u64) -> u64 {
-        if self.flush(clock()) {
-            let block = &mut *self.block.get();
-            let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
-            if let Ok(ticks) = block.enter_timed(buf, region, clock) {
-                self.committed.store(block.len(), Release);
-                return ticks;
-            }
-        }
-        bump(&self.dropped);
-        clock()
+        self.region_record(code::ENTER, ticks, region);
     }
 
     /// Region exit at `ticks`.
@@ -327,23 +287,142 @@ impl TraceBuf {
     /// As [`TraceBuf::enter`].
     #[inline(always)]
     pub unsafe fn exit(&self, ticks: u64, region: u32) {
-        // Written out rather than through `put`, whose closure, called
-        // twice, stays out of line (about 30 instructions per record).
-        let block = &mut *self.block.get();
-        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
-        if block.exit(buf, ticks, region).is_ok() {
-            self.committed.store(block.len(), Release);
-        } else {
-            self.put_after_flush(ticks, &Event::Exit { region });
+        self.region_record(code::EXIT, ticks, region);
+    }
+
+    #[inline(always)]
+    unsafe fn region_record(&self, code: u8, ticks: u64, region: u32) {
+        match self.raw_room() {
+            Some(at) => self.put_raw(at, code, ticks, region),
+            None => self.region_record_after_room(code, ticks, region),
         }
     }
 
-    /// `event` at `ticks` on a buffer that had no room for it: writes the
-    /// buffer out, then the event.
+    /// A region record on a full buffer: makes room first.
     #[cold]
     #[inline(never)]
-    unsafe fn put_after_flush(&self, ticks: u64, event: &Event) {
-        self.put(ticks, |b, buf| b.push(buf, ticks, event));
+    unsafe fn region_record_after_room(&self, code: u8, ticks: u64, region: u32) {
+        match self.make_room(ticks) {
+            Some(at) => self.put_raw(at, code, ticks, region),
+            None => bump(&self.dropped),
+        }
+    }
+
+    /// Region enter at the time `clock` reads, which it reads after the
+    /// room for the record is checked (and made, on a full buffer): the
+    /// probe starts measuring the region at that reading, so only the
+    /// record's stores fall inside it. Returns the reading.
+    ///
+    /// # Safety
+    /// As [`TraceBuf::enter`].
+    #[inline(always)]
+    pub unsafe fn enter_timed(&self, region: u32, clock: impl Fn() -> u64) -> u64 {
+        let at = match self.raw_room() {
+            Some(at) => Some(at),
+            None => self.make_room(clock()),
+        };
+        let ticks = clock();
+        match at {
+            Some(at) => self.put_raw(at, code::ENTER, ticks, region),
+            None => bump(&self.dropped),
+        }
+        ticks
+    }
+
+    /// The buffer is full of records: encodes its raw ones, writes it out
+    /// if that left too little room (starting a new block at `now` with
+    /// the flush's record; a block that cannot be written has its events
+    /// counted dropped), and returns where the next raw record goes. None
+    /// when the buffer is the end-of-run writer's (the process is exiting).
+    #[cold]
+    #[inline(never)]
+    unsafe fn make_room(&self, now: u64) -> Option<usize> {
+        if !self.take_for_owner() {
+            return None;
+        }
+        let before = clock::ticks();
+        let block = &mut *self.block.get();
+        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+        self.encode_raw(block, buf);
+        if self.cap - block.len() < self.cap / WRITE_OUT_BELOW {
+            // A failed write counts the block's events dropped; recording
+            // goes on in the new block.
+            self.write_out(block, buf, before, now);
+        }
+        let at = self.buf as usize + block.len();
+        self.end.store(at, Release);
+        self.writing.store(FREE, Release);
+        (at <= self.raw_limit).then_some(at)
+    }
+
+    /// Takes `writing` for the owner's encoding or write-out; false if the
+    /// end-of-run writer has it (for good). The owner never finds itself
+    /// holding it: it holds it only inside this module's calls, which make
+    /// no probe.
+    fn take_for_owner(&self) -> bool {
+        self.writing
+            .compare_exchange(FREE, OWNER, Acquire, Relaxed)
+            .is_ok()
+    }
+
+    /// Encodes the raw records after `block` (up to `end`) into it, in
+    /// place. Under `writing`.
+    unsafe fn encode_raw(&self, block: &mut Block, buf: &mut [u8]) {
+        // Acquire: the end-of-run writer on another thread sees the raw
+        // records below the end the owner published.
+        let to = self.end.load(Acquire) - self.buf as usize;
+        // Cannot fail: raw records only ever follow the block's end.
+        let _ = block.encode_raw(buf, block.len(), to);
+    }
+
+    /// Writes the block out and starts a new one at `now` that records the
+    /// flush (its duration from `since`: the last encoding and the write;
+    /// the encodings of full buffers that made room without a write-out
+    /// are in no record). A block that cannot be written has its events
+    /// counted as dropped. Under `writing`, raw records encoded.
+    unsafe fn write_out(&self, block: &mut Block, buf: &mut [u8], since: u64, now: u64) {
+        let bytes = block.len() as u64;
+        let written = match (self.open(), block.finish(buf)) {
+            (Some(fd), Ok(data)) => write_or_warn(fd, data),
+            _ => false,
+        };
+        if !written {
+            self.dropped.fetch_add(u64::from(block.events()), Relaxed);
+        }
+        block.reset(now);
+        let took = clock::ticks().saturating_sub(since);
+        let _ = block.push(
+            buf,
+            now,
+            &Event::BufferFlush {
+                duration: took,
+                bytes,
+            },
+        );
+    }
+
+    /// Runs `f` on the block with its raw records encoded (so `f` writes
+    /// after them and takes its time and region differences from them);
+    /// on a full buffer writes it out and runs `f` again on the new block.
+    /// Counts the event dropped if it cannot be recorded (the end-of-run
+    /// writer has the buffer, or it does not fit an empty block).
+    #[inline(never)]
+    unsafe fn encoded(&self, ticks: u64, f: impl Fn(&mut Block, &mut [u8]) -> Result<(), Full>) {
+        if !self.take_for_owner() {
+            bump(&self.dropped);
+            return;
+        }
+        let block = &mut *self.block.get();
+        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+        self.encode_raw(block, buf);
+        if f(block, buf).is_err() {
+            self.write_out(block, buf, clock::ticks(), ticks);
+            if f(block, buf).is_err() {
+                bump(&self.dropped);
+            }
+        }
+        self.end.store(self.buf as usize + block.len(), Release);
+        self.writing.store(FREE, Release);
     }
 
     /// Any event (OpenMP, MPI, masks). Builds no string: `Event::String`
@@ -351,9 +430,12 @@ impl TraceBuf {
     ///
     /// # Safety
     /// As [`TraceBuf::enter`].
-    #[inline]
     pub unsafe fn event(&self, ticks: u64, event: &Event) {
-        self.put(ticks, |b, buf| b.push(buf, ticks, event));
+        match *event {
+            Event::Enter { region } => self.enter(ticks, region),
+            Event::Exit { region } => self.exit(ticks, region),
+            _ => self.encoded(ticks, |b, buf| b.push(buf, ticks, event)),
+        }
     }
 
     /// Enters the join span `region` at `ticks`, at the end of a team
@@ -412,58 +494,10 @@ impl TraceBuf {
             return;
         }
         if names[word] & bit == 0 {
-            self.put(ticks, |b, buf| b.string(buf, ticks, name, text));
+            self.encoded(ticks, |b, buf| b.string(buf, ticks, name, text));
             names[word] |= bit;
         }
-        self.put(ticks, |b, buf| b.user(buf, ticks, name, value));
-    }
-
-    #[inline(always)]
-    unsafe fn put(&self, ticks: u64, f: impl Fn(&mut Block, &mut [u8]) -> Result<(), Full>) {
-        let block = &mut *self.block.get();
-        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
-        if f(block, buf).is_err() && !(self.flush(ticks) && f(block, buf).is_ok()) {
-            bump(&self.dropped);
-            return;
-        }
-        // Release: a writer that reads this length sees the record's bytes.
-        self.committed.store(block.len(), Release);
-    }
-
-    /// Writes the full block out, starts a new one at `now` and records the
-    /// flush in it. False if the file is the end-of-run writer's (the
-    /// process is exiting) or cannot be written.
-    #[cold]
-    #[inline(never)]
-    unsafe fn flush(&self, now: u64) -> bool {
-        if self.writing.swap(true, Acquire) {
-            return false;
-        }
-        let before = clock::ticks();
-        let block = &mut *self.block.get();
-        let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
-        let bytes = block.len() as u64;
-        let written = match (self.open(), block.finish(buf)) {
-            (Some(fd), Ok(data)) => write_or_warn(fd, data),
-            _ => false,
-        };
-        if !written {
-            self.dropped.fetch_add(u64::from(block.events()), Relaxed);
-        }
-        block.reset(now);
-        self.base.store(now, Relaxed);
-        let took = clock::ticks().saturating_sub(before);
-        let _ = block.push(
-            buf,
-            now,
-            &Event::BufferFlush {
-                duration: took,
-                bytes,
-            },
-        );
-        self.committed.store(block.len(), Release);
-        self.writing.store(false, Release);
-        true
+        self.encoded(ticks, |b, buf| b.user(buf, ticks, name, value));
     }
 
     /// The file's descriptor, created with its header on first use.
@@ -527,24 +561,26 @@ impl TraceBuf {
     }
 
     /// End of the run (exit, fatal signal, MPI_Abort): writes the buffer up
-    /// to its last whole record, then the clock rate over the run
-    /// (`span_ticks` ticks in `span_ns` ns), and closes the file. Any
-    /// thread may call it, for any buffer, once; afterwards the owner
-    /// records into its buffer but never writes it again.
+    /// to its last whole record (its raw records encoded first, in place),
+    /// then the clock rate over the run (`span_ticks` ticks in `span_ns`
+    /// ns), and closes the file. Any thread may call it, for any buffer,
+    /// once; afterwards the owner records into its buffer but never
+    /// encodes or writes it again. While the owner itself encodes or writes
+    /// its buffer out, a writer on another thread waits for it (a while at
+    /// most); on the owner's thread (a signal handler that interrupted
+    /// it) the buffer is given up.
     pub fn write_at_end(&self, now: u64, span_ticks: u64, span_ns: u64) {
-        if self.writing.swap(true, Acquire) {
-            return; // the owner is flushing (interrupted) or already done
+        if !self.take_for_good() {
+            return;
         }
-        let committed = self.committed.load(Acquire).min(self.cap);
-        let base = self.base.load(Relaxed);
-        // SAFETY: bytes below `committed` are whole records the owner no
-        // longer changes until its next flush, which `writing` excludes.
-        let payload = unsafe {
-            std::slice::from_raw_parts(
-                self.buf.add(BLOCK_HEADER_LEN),
-                committed.saturating_sub(BLOCK_HEADER_LEN),
-            )
-        };
+        // SAFETY: `writing` (ours for good) makes us the only one to touch
+        // the block and the file. The raw records below `end` are whole
+        // and the owner never changes them: it appends past `end`.
+        let block = unsafe { &mut *self.block.get() };
+        let buf = unsafe { std::slice::from_raw_parts_mut(self.buf, self.cap) };
+        // SAFETY: as above.
+        unsafe { self.encode_raw(block, buf) };
+        let payload = &buf[BLOCK_HEADER_LEN..block.len()];
         if payload.is_empty() && self.fd.load(Relaxed) < 0 {
             return; // nothing recorded, no file
         }
@@ -554,7 +590,12 @@ impl TraceBuf {
         };
         let mut ok = true;
         if !payload.is_empty() {
-            if let Ok(h) = block_header(self.location, base, None, payload) {
+            if let Ok(h) = block_header(
+                self.location,
+                block.base_ticks(),
+                Some(block.events()),
+                payload,
+            ) {
                 ok = write_or_warn(fd, &h) && write_or_warn(fd, payload);
             }
         }
@@ -579,6 +620,33 @@ impl TraceBuf {
         self.fd.store(-1, Relaxed);
     }
 
+    /// Takes `writing` for the end-of-run writer; false if it was already
+    /// taken for good, or the owner holds it and cannot finish (this is
+    /// its own thread) or does not within a second.
+    fn take_for_good(&self) -> bool {
+        let mut deadline = None;
+        loop {
+            match self.writing.compare_exchange(FREE, END, Acquire, Relaxed) {
+                Ok(_) => return true,
+                Err(END) => return false,
+                Err(_) => {}
+            }
+            // The owner is encoding or writing its buffer out.
+            let now = clock::monotonic_ns();
+            let limit = *deadline.get_or_insert_with(|| {
+                if sys::gettid() == self.os_tid {
+                    0 // interrupted by us: it does not go on
+                } else {
+                    now + 1_000_000_000
+                }
+            });
+            if now >= limit {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+    }
+
     /// In a forked child: the parent's file is not ours, its records
     /// neither. Starts empty at `now`; the child's own file is made on its
     /// first write.
@@ -591,9 +659,9 @@ impl TraceBuf {
             let _ = sys::close(fd);
         }
         (*self.block.get()).reset(now);
-        self.base.store(now, Relaxed);
-        self.committed.store(BLOCK_HEADER_LEN, Release);
-        self.writing.store(false, Release);
+        self.end
+            .store(self.buf as usize + BLOCK_HEADER_LEN, Release);
+        self.writing.store(FREE, Release);
         // The child's file defines its names anew.
         *self.names.get() = [0; NAME_WORDS];
         self.join_region.store(0, Relaxed);
@@ -644,37 +712,75 @@ impl TraceBuf {
         Self::leaked(buf.as_mut_ptr(), bytes, location, 0, now)
     }
 
-    /// The records written so far (up to `committed`, as the end-of-run
-    /// writer sees them), through the format's own decoder.
+    /// [`TraceBuf::for_test`] writing to a new file at `path` (its header
+    /// written), so its flushes and its end-of-run write can be read back.
+    pub(crate) fn for_test_with_file(
+        bytes: usize,
+        location: u32,
+        now: u64,
+        path: &std::path::Path,
+    ) -> &'static TraceBuf {
+        use std::os::fd::IntoRawFd;
+        let tb = Self::for_test(bytes, location, now);
+        let mut header = vec![0u8; 8192];
+        let n = write_file_header(&mut header, &test_meta(location)).expect("header fits");
+        std::fs::write(path, &header[..n]).expect("test file");
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .expect("test file");
+        tb.fd.store(file.into_raw_fd(), Relaxed);
+        tb
+    }
+
+    /// The records written so far, raw ones encoded (as the end-of-run
+    /// writer writes them), through the format's own decoder.
     pub(crate) fn decoded_for_test(&self) -> Vec<regio_trace_format::Record> {
-        let committed = self.committed.load(Acquire);
-        // SAFETY: the test's own thread wrote these bytes and is done.
+        // SAFETY: the test's own thread owns the buffer and is done.
+        unsafe { self.encoded(0, |_, _| Ok(())) };
+        let block = unsafe { &*self.block.get() };
         let payload = unsafe {
-            std::slice::from_raw_parts(self.buf.add(BLOCK_HEADER_LEN), committed - BLOCK_HEADER_LEN)
-        };
-        let meta = FileMeta {
-            rank: 0,
-            size: 1,
-            pid: 1,
-            thread: self.location,
-            os_tid: 0,
-            ticks_per_second: 1e9,
-            start_ticks: 0,
-            start_unix_ns: 0,
-            clock_source: "test",
-            host: "test",
+            std::slice::from_raw_parts(
+                self.buf.add(BLOCK_HEADER_LEN),
+                block.len() - BLOCK_HEADER_LEN,
+            )
         };
         let mut file = vec![0u8; 8192];
-        let n = write_file_header(&mut file, &meta).expect("header fits");
+        let n = write_file_header(&mut file, &test_meta(self.location)).expect("header fits");
         file.truncate(n);
-        let base = self.base.load(Relaxed);
-        file.extend_from_slice(&block_header(self.location, base, None, payload).expect("block"));
+        let header = block_header(
+            self.location,
+            block.base_ticks(),
+            Some(block.events()),
+            payload,
+        );
+        file.extend_from_slice(&header.expect("block"));
         file.extend_from_slice(payload);
         let decoded = regio_trace_format::decode(&file).expect("the buffer decodes");
         assert!(decoded.truncated.is_none());
         decoded.records
     }
 }
+
+#[cfg(test)]
+fn test_meta(location: u32) -> FileMeta<'static> {
+    FileMeta {
+        rank: 0,
+        size: 1,
+        pid: 1,
+        thread: location,
+        os_tid: 0,
+        ticks_per_second: 1e9,
+        start_ticks: 0,
+        start_unix_ns: 0,
+        clock_source: "test",
+        host: "test",
+    }
+}
+
+#[cfg(test)]
+#[path = "trace_tests.rs"]
+mod raw_tests;
 
 #[cfg(test)]
 mod tests {

@@ -196,7 +196,7 @@ pub struct Block {
     pub(crate) last: u64,
     /// The block's previous region field (0 at its start): region fields
     /// are written as the difference from it.
-    region: u32,
+    pub(crate) region: u32,
     location: u32,
 }
 
@@ -438,7 +438,14 @@ impl Block {
     /// below 2^14 ticks, a region field below 128) in a few instructions,
     /// any other by a loop over its varints.
     #[inline(always)]
-    fn put_region_record(&mut self, buf: &mut [u8], code: u8, ticks: u64, field: u32, region: u32) {
+    pub(crate) fn put_region_record(
+        &mut self,
+        buf: &mut [u8],
+        code: u8,
+        ticks: u64,
+        field: u32,
+        region: u32,
+    ) {
         let d = self.delta(ticks);
         let pos = self.pos;
         let Some(out) = buf

@@ -34,6 +34,7 @@ mod decode;
 mod encode;
 mod event;
 pub mod naming;
+mod raw;
 pub mod schema;
 pub mod varint;
 
@@ -45,6 +46,7 @@ pub use encode::{
 };
 pub use event::{collective, Event, Record, SyncPhase, Value};
 pub use naming::{parse_trace_file_name, trace_file_name, TRACE_PREFIX, TRACE_SUFFIX};
+pub use raw::{raw_code_word, raw_region_record, NotRaw, RAW_REGION_RECORD_LEN};
 
 #[cfg(test)]
 mod tests;

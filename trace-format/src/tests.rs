@@ -3,6 +3,7 @@
 //! version with event types and fields it does not know.
 
 use crate::encode::{Out, BLOCK_HEADER_LEN};
+use crate::schema::code;
 use crate::schema::{EventDef, FieldDef, FieldType, EVENTS};
 use crate::varint::put_u64;
 use crate::*;
@@ -876,4 +877,260 @@ fn a_file_of_short_region_records_cut_anywhere_reads_up_to_its_last_complete_blo
             .map_or(0, |(_, n)| *n);
         assert_eq!(t.records, whole.records[..n], "cut at {cut}");
     }
+}
+
+/// xorshift64*: reproducible pseudo-random streams without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A random stream for the raw encoder: mostly the probes' common case
+/// (short gaps, neighbouring regions: whole groups of short records), and
+/// around it gaps across the short form's limits (127/128, 2^14 - 1/2^14,
+/// huge), a clock going back, region ids small, near, far and at the
+/// ends of the range, and every other event type (some with a region
+/// field) in between.
+fn random_stream(rng: &mut Rng, n: usize) -> Vec<(u64, Event)> {
+    let others = every_event()
+        .into_iter()
+        .filter(|e| !matches!(e, Event::Enter { .. } | Event::Exit { .. }))
+        .collect::<Vec<_>>();
+    let mut t = 1u64 << 32;
+    let mut region = 5u32;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let short = rng.below(100) < 85;
+        t = if short {
+            t + rng.below(1 << 13)
+        } else {
+            match rng.below(9) {
+                0 => t + 127,
+                1 => t + 128,
+                2 => t + (1 << 14) - 1,
+                3 => t + (1 << 14),
+                4 => t + (1 << 14) + rng.below(1 << 20),
+                5 => t + rng.below(1 << 40),
+                6 => t.saturating_sub(rng.below(1000) + 1),
+                7 => t,
+                _ => t + rng.below(1 << 14),
+            }
+        };
+        if short || rng.below(2) == 0 {
+            region = region.wrapping_add(rng.below(7) as u32).wrapping_sub(3);
+        } else {
+            region = match rng.below(7) {
+                0 => region.wrapping_add(63),
+                1 => region.wrapping_add(64),
+                2 => region.wrapping_sub(64),
+                3 => region.wrapping_sub(65),
+                4 => 0x8000_0000 | rng.below(100) as u32,
+                5 => u32::MAX - rng.below(3) as u32,
+                _ => rng.next() as u32,
+            };
+        }
+        let e = match rng.below(100) {
+            0..=46 => Event::Enter { region },
+            47..=93 => Event::Exit { region },
+            _ => match others[rng.below(others.len() as u64) as usize].clone() {
+                Event::Throttled { .. } => Event::Throttled { region },
+                e => e,
+            },
+        };
+        out.push((t, e));
+    }
+    out
+}
+
+/// Writes `events` as the runtime's probes did before raw records: each
+/// enter/exit in the short form when it applies, else the long; any other
+/// event with `Block::push`. A new block starts at each index of `cuts`.
+fn direct_file(events: &[(u64, Event)], cuts: &[usize]) -> Vec<u8> {
+    let mut file = vec![0u8; 4096];
+    let n = write_file_header(&mut file, &meta()).unwrap();
+    file.truncate(n);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut block = Block::new(1, events[0].0);
+    for (i, (ticks, e)) in events.iter().enumerate() {
+        if cuts.contains(&i) {
+            file.extend_from_slice(block.finish(&mut buf).unwrap());
+            block.reset(*ticks);
+        }
+        match *e {
+            Event::Enter { region } => {
+                let p = block.prepare_enter(&buf, region).unwrap();
+                if !block.enter_prepared_short(&mut buf, p, *ticks) {
+                    block.enter_prepared(&mut buf, p, *ticks);
+                }
+            }
+            Event::Exit { region } => {
+                let p = block.prepare_exit(&buf, region).unwrap();
+                if !block.exit_prepared_short(&mut buf, p, *ticks) {
+                    block.exit_prepared(&mut buf, p, *ticks);
+                }
+            }
+            _ => block.push(&mut buf, *ticks, e).unwrap(),
+        }
+    }
+    file.extend_from_slice(block.finish(&mut buf).unwrap());
+    file
+}
+
+/// The same stream written as the runtime writes it now: enters and exits
+/// appended raw after the block's encoded records and encoded in place
+/// (`Block::encode_raw`) before any other event, before a block is
+/// finished, and whenever `rng` says so (any number of raw records at
+/// once, as a full buffer would).
+fn raw_file(events: &[(u64, Event)], cuts: &[usize], rng: Option<&mut Rng>) -> Vec<u8> {
+    raw_file_with(events, cuts, rng, |b, buf, from, to| {
+        b.encode_raw(buf, from, to).unwrap()
+    })
+}
+
+/// [`raw_file`] with `encode` in place of `Block::encode_raw`.
+fn raw_file_with(
+    events: &[(u64, Event)],
+    cuts: &[usize],
+    mut rng: Option<&mut Rng>,
+    encode: impl Fn(&mut Block, &mut [u8], usize, usize),
+) -> Vec<u8> {
+    let mut file = vec![0u8; 4096];
+    let n = write_file_header(&mut file, &meta()).unwrap();
+    file.truncate(n);
+    let mut buf = vec![0u8; 1 << 22];
+    let mut block = Block::new(1, events[0].0);
+    let mut raw_end = block.len();
+    for (i, (ticks, e)) in events.iter().enumerate() {
+        if cuts.contains(&i) {
+            let from = block.len();
+            encode(&mut block, &mut buf, from, raw_end);
+            file.extend_from_slice(block.finish(&mut buf).unwrap());
+            block.reset(*ticks);
+            raw_end = block.len();
+        }
+        let code = match *e {
+            Event::Enter { .. } => code::ENTER,
+            Event::Exit { .. } => code::EXIT,
+            _ => {
+                let from = block.len();
+                encode(&mut block, &mut buf, from, raw_end);
+                block.push(&mut buf, *ticks, e).unwrap();
+                raw_end = block.len();
+                continue;
+            }
+        };
+        let (Event::Enter { region } | Event::Exit { region }) = *e else {
+            unreachable!()
+        };
+        buf[raw_end..raw_end + RAW_REGION_RECORD_LEN]
+            .copy_from_slice(&raw_region_record(code, *ticks, region));
+        raw_end += RAW_REGION_RECORD_LEN;
+        if rng.as_mut().is_some_and(|r| r.below(40) == 0) {
+            let from = block.len();
+            encode(&mut block, &mut buf, from, raw_end);
+            raw_end = block.len();
+        }
+    }
+    let from = block.len();
+    encode(&mut block, &mut buf, from, raw_end);
+    file.extend_from_slice(block.finish(&mut buf).unwrap());
+    file
+}
+
+#[test]
+fn raw_records_encode_to_the_bytes_the_direct_encoder_writes() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..40 {
+        let n = 50 + rng.below(4000) as usize;
+        let events = random_stream(&mut rng, n);
+        let mut cuts: Vec<usize> = (0..rng.below(6))
+            .map(|_| rng.below(n as u64) as usize)
+            .collect();
+        cuts.retain(|&c| c > 0);
+        let direct = direct_file(&events, &cuts);
+        let raw = raw_file(&events, &cuts, Some(&mut rng));
+        assert!(direct == raw, "round {round}: the raw path's file differs");
+        // The one-by-one path alone (a CPU without AVX2) writes them too.
+        let one = raw_file_with(&events, &cuts, None, |b, buf, from, to| {
+            b.encode_raw_one_by_one(buf, from, to)
+        });
+        assert!(direct == one, "round {round}: the one-by-one file differs");
+        // And the file says what happened (times made monotonic).
+        let t = decode(&raw).unwrap();
+        assert_eq!(t.truncated, None);
+        assert_eq!(t.records.len(), n, "round {round}");
+        let mut last = 0;
+        for (r, (ticks, e)) in t.records.iter().zip(&events) {
+            last = last.max(*ticks);
+            assert_eq!((r.ticks, &r.event), (last, e), "round {round}");
+        }
+    }
+}
+
+#[test]
+fn whole_groups_of_short_raw_records_and_a_long_one_among_them() {
+    // A run of short records long enough for the four-at-a-time path,
+    // with one long record at each position of a group in turn and a
+    // clock going back: the same bytes as the direct encoder.
+    for long_at in 0..9 {
+        let mut events = Vec::new();
+        let mut t = 10_000u64;
+        for i in 0..40usize {
+            t += if i == long_at * 3 + 1 {
+                1 << 20
+            } else {
+                100 + i as u64
+            };
+            if i == 30 {
+                t -= 500;
+            }
+            let region = if i == long_at * 2 + 5 {
+                0x8000_0007
+            } else {
+                3 + (i % 4) as u32
+            };
+            events.push((
+                t,
+                if i % 2 == 0 {
+                    Event::Enter { region }
+                } else {
+                    Event::Exit { region }
+                },
+            ));
+        }
+        let direct = direct_file(&events, &[]);
+        // One call over the whole run.
+        let raw = raw_file(&events, &[], None);
+        assert!(direct == raw, "long record at {long_at}");
+    }
+}
+
+#[test]
+fn raw_records_are_refused_where_they_cannot_be_encoded_in_place() {
+    let mut buf = vec![0u8; 256];
+    let mut block = Block::new(0, 0);
+    let start = block.len();
+    let r = raw_region_record(code::ENTER, 5, 3);
+    buf[start..start + 16].copy_from_slice(&r);
+    let before = block;
+    // Not whole records, beyond the buffer, before the block's end.
+    assert_eq!(block.encode_raw(&mut buf, start, start + 15), Err(NotRaw));
+    assert_eq!(block.encode_raw(&mut buf, start, 300), Err(NotRaw));
+    assert_eq!(
+        block.encode_raw(&mut buf, start - 1, start + 15),
+        Err(NotRaw)
+    );
+    assert_eq!(block, before);
+    block.encode_raw(&mut buf, start, start + 16).unwrap();
+    assert_eq!(buf[start..start + 4], [1, 0x85, 0, 6]);
+    assert_eq!(block.len(), start + 4);
 }
