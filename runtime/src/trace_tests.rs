@@ -187,21 +187,7 @@ fn direct_block(
         b.push(&mut buf, base, f).unwrap();
     }
     for (t, e) in events {
-        match *e {
-            Event::Enter { region } => {
-                let p = b.prepare_enter(&buf, region).unwrap();
-                if !b.enter_prepared_short(&mut buf, p, *t) {
-                    b.enter_prepared(&mut buf, p, *t);
-                }
-            }
-            Event::Exit { region } => {
-                let p = b.prepare_exit(&buf, region).unwrap();
-                if !b.exit_prepared_short(&mut buf, p, *t) {
-                    b.exit_prepared(&mut buf, p, *t);
-                }
-            }
-            _ => b.push(&mut buf, *t, e).unwrap(),
-        }
+        b.push_direct(&mut buf, *t, e).unwrap();
     }
     b.finish(&mut buf).unwrap().to_vec()
 }

@@ -528,6 +528,31 @@ impl Block {
         Ok(())
     }
 
+    /// Appends any event as a writer without raw records does: enter and
+    /// exit in the 4-byte short form when they fit (as the probes wrote
+    /// them before raw records), else as [`Self::push`]. These are the
+    /// bytes [`Self::encode_raw`] must reproduce; the tests that check it
+    /// (here and in the runtime) write their reference with it.
+    pub fn push_direct(&mut self, buf: &mut [u8], ticks: u64, event: &Event) -> Result<(), Full> {
+        match *event {
+            Event::Enter { region } => {
+                let p = self.prepare_enter(buf, region)?;
+                if !self.enter_prepared_short(buf, p, ticks) {
+                    self.enter_prepared(buf, p, ticks);
+                }
+                Ok(())
+            }
+            Event::Exit { region } => {
+                let p = self.prepare_exit(buf, region)?;
+                if !self.exit_prepared_short(buf, p, ticks) {
+                    self.exit_prepared(buf, p, ticks);
+                }
+                Ok(())
+            }
+            _ => self.push(buf, ticks, event),
+        }
+    }
+
     /// Appends any event. `Event::Unknown` has no definition in this
     /// version, so it writes nothing.
     pub fn push(&mut self, buf: &mut [u8], ticks: u64, event: &Event) -> Result<(), Full> {

@@ -965,21 +965,7 @@ fn direct_file(events: &[(u64, Event)], cuts: &[usize]) -> Vec<u8> {
             file.extend_from_slice(block.finish(&mut buf).unwrap());
             block.reset(*ticks);
         }
-        match *e {
-            Event::Enter { region } => {
-                let p = block.prepare_enter(&buf, region).unwrap();
-                if !block.enter_prepared_short(&mut buf, p, *ticks) {
-                    block.enter_prepared(&mut buf, p, *ticks);
-                }
-            }
-            Event::Exit { region } => {
-                let p = block.prepare_exit(&buf, region).unwrap();
-                if !block.exit_prepared_short(&mut buf, p, *ticks) {
-                    block.exit_prepared(&mut buf, p, *ticks);
-                }
-            }
-            _ => block.push(&mut buf, *ticks, e).unwrap(),
-        }
+        block.push_direct(&mut buf, *ticks, e).unwrap();
     }
     file.extend_from_slice(block.finish(&mut buf).unwrap());
     file
