@@ -89,7 +89,8 @@ pub struct Score {
     /// The thread that would write most, and how much.
     pub max_thread_trace_bytes: u64,
     pub buffer_bytes: u64,
-    /// Times the largest thread's buffer would fill and be written.
+    /// Times the largest thread's buffer would be written out (at 7/8 full or
+    /// more, the runtime's rule).
     pub max_thread_flushes: u64,
     pub total_cost_ns: Option<f64>,
     /// The same with the suggested filter applied.
@@ -348,7 +349,7 @@ pub fn score(run: &RunDir, opts: &ScoreOptions) -> Score {
         total_trace_bytes,
         max_thread_trace_bytes: max_thread,
         buffer_bytes: opts.buffer_bytes,
-        max_thread_flushes: max_thread / opts.buffer_bytes.max(1),
+        max_thread_flushes: flushes(max_thread, opts.buffer_bytes),
         total_cost_ns,
         filtered_trace_bytes,
         filtered_max_thread_trace_bytes: filtered_max_thread,
@@ -382,9 +383,32 @@ impl Score {
     }
 }
 
+/// Write-outs of a thread's buffer for `bytes` of trace: the runtime
+/// encodes raw records in place and writes the buffer out once its
+/// encoded records leave less than 1/8 of it free, so each write-out
+/// carries between 7/8 of the buffer and all of it; the estimate takes
+/// the smaller size (the most write-outs).
+fn flushes(bytes: u64, buffer_bytes: u64) -> u64 {
+    let written_at = (buffer_bytes.max(1) / 8 * 7).max(1);
+    bytes / written_at
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_outs_count_blocks_of_seven_eighths_of_the_buffer() {
+        let mib8 = 8 << 20;
+        assert_eq!(flushes(0, mib8), 0);
+        assert_eq!(flushes(mib8 / 8 * 7 - 1, mib8), 0);
+        assert_eq!(flushes(mib8 / 8 * 7, mib8), 1);
+        // 24 MiB: three full buffers, but blocks of 7 MiB make three
+        // write-outs with 3 MiB left raw or encoded in the buffer.
+        assert_eq!(flushes(3 * mib8, mib8), 3);
+        assert_eq!(flushes(7 * mib8, mib8), 8);
+        assert_eq!(flushes(100, 0), 100);
+    }
 
     #[test]
     fn glob_metacharacters_are_escaped_and_plain_names_kept() {
