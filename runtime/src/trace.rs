@@ -509,6 +509,9 @@ impl TraceBuf {
         // SAFETY: `defer_signal` wrote the copy before the signal number;
         // plain system calls on our own process and thread.
         unsafe {
+            // The owner may be inside a probe or a wrapped call: errno as
+            // it was (the handler keeps it too).
+            let errno = sys::errno();
             let mut info = (*self.deferred_info.get()).assume_init();
             let pid = sys::getpid() as libc::c_long;
             let tid = sys::gettid() as libc::c_long;
@@ -523,6 +526,7 @@ impl TraceBuf {
             if !sent {
                 libc::syscall(libc::SYS_tgkill, pid, tid, sig as libc::c_long);
             }
+            *libc::__errno_location() = errno;
         }
     }
 
