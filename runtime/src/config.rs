@@ -45,6 +45,10 @@ pub struct Config {
     /// `REGIO_TEST_CLOCK_SKEW=rank:offset_ns:drift_ppm` (tests only): the
     /// clock the MPI clock synchronisation reads is skewed on that rank.
     pub test_clock_skew: Option<ClockSkew>,
+    /// `REGIO_TEST_SIGNAL_IN_ENCODING=SIGNUM` (tests only, trace mode):
+    /// each thread sends itself this signal in the middle of its trace
+    /// buffer's first encoding (0: never).
+    pub test_signal_in_encoding: i32,
 }
 
 /// A skew added on purpose to one rank's clock (`mpi::sync`).
@@ -172,6 +176,10 @@ pub fn load() -> Option<&'static Config> {
             }
             skew
         }),
+        test_signal_in_encoding: env("REGIO_TEST_SIGNAL_IN_ENCODING")
+            .and_then(|v| std::str::from_utf8(&v).ok()?.trim().parse().ok())
+            .filter(|&s| (1..=64).contains(&s))
+            .unwrap_or(0),
     };
     CONFIG.set(config).ok()?;
     CONFIG.get()

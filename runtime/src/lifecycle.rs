@@ -95,6 +95,9 @@ fn start() -> u8 {
             cfg.size,
             cfg.start_unix_ns,
         );
+        if cfg.test_signal_in_encoding != 0 {
+            trace::signal_in_first_encoding(cfg.test_signal_in_encoding);
+        }
         idf::trace_into(&cfg.run_dir, &cfg.host);
     }
     // SAFETY: registering a plain extern "C" function.

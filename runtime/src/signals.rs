@@ -7,6 +7,15 @@
 //! by it, with the exit status a shell or a parent expects. For a fault
 //! (SIGSEGV, SIGBUS, SIGFPE) returning re-executes the faulting
 //! instruction under the restored disposition.
+//!
+//! Trace mode: a signal that reaches a thread while it encodes or writes
+//! out its own trace buffer would find that buffer mid-use, and its
+//! records would be lost. Unless it is a fault the thread itself caused
+//! (which cannot wait: returning re-executes the faulting instruction),
+//! the handler leaves it to the thread (`TraceBuf::defer_signal`) and
+//! returns; the thread sends it to itself again, with its original
+//! siginfo, as soon as its records are encoded, and this handler then
+//! runs as it would have.
 
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
@@ -15,6 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use libc::{c_int, c_void, siginfo_t};
 
 use crate::profile::{self, Reason};
+use crate::registry;
 use crate::sys;
 
 const SIGNALS: [c_int; 6] = [
@@ -86,6 +96,12 @@ extern "C" fn handler(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
         unsafe { *libc::__errno_location() = errno };
         return;
     }
+    // SAFETY: `info` is the kernel's siginfo for this delivery.
+    if unsafe { can_wait(sig, info) } && deferred_to_own_encoding(sig, info) {
+        // SAFETY: restoring errno as the interrupted code left it.
+        unsafe { *libc::__errno_location() = errno };
+        return;
+    }
     let me = sys::gettid();
     loop {
         match HANDLING.compare_exchange(0, me, Acquire, Relaxed) {
@@ -122,6 +138,43 @@ extern "C" fn handler(sig: c_int, info: *mut siginfo_t, ctx: *mut c_void) {
     HANDLING.store(0, Release);
     // SAFETY: restoring errno as the interrupted code left it.
     unsafe { *libc::__errno_location() = errno };
+}
+
+/// Whether `sig` may be handled a little later than delivered: anything
+/// but a fault the thread caused itself. Termination signals always; the
+/// fault signals when sent (`kill`, `tgkill`, `sigqueue`: `si_code` <= 0,
+/// where a fault the kernel reports has a positive one); SIGABRT when
+/// sent by another process (`abort()` sends it to its own thread, and
+/// kills the process without our handler if it returns).
+unsafe fn can_wait(sig: c_int, info: *const siginfo_t) -> bool {
+    if sig == libc::SIGTERM || sig == libc::SIGINT {
+        return true;
+    }
+    let Some(info) = info.as_ref() else {
+        return false;
+    };
+    let sent = info.si_code <= 0;
+    if sig == libc::SIGABRT {
+        return sent && info.si_pid() as u64 != sys::getpid();
+    }
+    sent
+}
+
+/// Leaves `sig` to this thread's own trace buffer if the signal
+/// interrupted the thread while it encodes or writes it out (see the
+/// module doc). False when not (or no trace).
+fn deferred_to_own_encoding(sig: c_int, info: *const siginfo_t) -> bool {
+    let me = registry::current();
+    if me.is_null() {
+        return false;
+    }
+    // SAFETY: this thread's own leaked state and buffer.
+    unsafe {
+        match (*me).trace() {
+            Some(tb) => tb.defer_signal(sig, info),
+            None => false,
+        }
+    }
 }
 
 /// Restores the previous disposition of `sig` and passes the signal on.

@@ -20,9 +20,13 @@
 //! stopping its owner, which only ever appends past it. `writing` decides
 //! who encodes and writes: the owner takes it for each encoding and
 //! write-out, the end-of-run writer takes it for good (waiting while the
-//! owner holds it on another thread; a signal handler that interrupted
-//! the owner there gives the buffer up), so nothing is encoded or written
-//! twice.
+//! owner holds it on another thread), so nothing is encoded or written
+//! twice. A fatal signal that interrupts the owner there, on its own
+//! thread, waits for it: the handler leaves it to the buffer
+//! ([`TraceBuf::defer_signal`]) and returns, and the owner, once its
+//! encoding or write-out is done and the record it was making written,
+//! sends the signal to itself again (one load on the way out); only a
+//! fault inside that work (which cannot wait) still gives the buffer up.
 //!
 //! This module knows neither threads' registry nor the configuration: the
 //! start-up (`lifecycle`) hands it the run directory and the header's
@@ -30,8 +34,9 @@
 //! `config::confirm_rank` the rank MPI confirmed.
 
 use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{
-    AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering::*,
+    compiler_fence, AtomicBool, AtomicI32, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering::*,
 };
 use std::sync::OnceLock;
 
@@ -65,6 +70,16 @@ static SETTINGS: OnceLock<Settings> = OnceLock::new();
 static RANK: AtomicU64 = AtomicU64::new(1);
 /// A write failed: warn once, not once per flush.
 static WARNED: AtomicBool = AtomicBool::new(false);
+/// `REGIO_TEST_SIGNAL_IN_ENCODING` (tests only): the signal each buffer's
+/// owner sends itself in the middle of its first encoding (0: none).
+static TEST_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// Tests only: every buffer made from now on has its owner send itself
+/// `sig` (as `sigqueue` would, `SI_QUEUE`) in its first encoding, with
+/// half of its raw records encoded: a signal at the worst instant.
+pub fn signal_in_first_encoding(sig: i32) {
+    TEST_SIGNAL.store(sig, Relaxed);
+}
 
 /// Switches trace mode on for the process (start-up, before any thread
 /// registers). `bytes` is clamped to [`MIN_BUFFER_BYTES`].
@@ -151,6 +166,11 @@ pub struct TraceBuf {
     /// owner (`OWNER`: encoding, writing a full buffer out), the
     /// end-of-run writer (`END`, for good: nothing is written twice).
     writing: AtomicU8,
+    /// A signal that reached the owner inside its own encoding or
+    /// write-out (`defer_signal`), sent again once the records are
+    /// encoded (`deliver_deferred`); 0: none. The owner's thread only.
+    deferred: AtomicI32,
+    deferred_info: UnsafeCell<MaybeUninit<libc::siginfo_t>>,
     /// The file, -1 until the first write.
     fd: AtomicI32,
     location: u32,
@@ -171,6 +191,10 @@ pub struct TraceBuf {
 const FREE: u8 = 0;
 const OWNER: u8 = 1;
 const END: u8 = 2;
+/// `FREE`, with the test signal due in the owner's next encoding
+/// (`TEST_SIGNAL`): found by the owner's compare-exchange failing, so the
+/// hook costs the encodings nothing.
+const ARMED: u8 = 3;
 
 /// A full buffer is written out when, its raw records encoded, less than
 /// this share of it is left (else the owner goes on recording into the
@@ -230,7 +254,13 @@ impl TraceBuf {
             block: UnsafeCell::new(Block::new(location, now)),
             end: AtomicUsize::new(buf as usize + BLOCK_HEADER_LEN),
             raw_limit: buf as usize + cap - RAW_REGION_RECORD_LEN,
-            writing: AtomicU8::new(FREE),
+            writing: AtomicU8::new(if TEST_SIGNAL.load(Relaxed) != 0 {
+                ARMED
+            } else {
+                FREE
+            }),
+            deferred: AtomicI32::new(0),
+            deferred_info: UnsafeCell::new(MaybeUninit::uninit()),
             fd: AtomicI32::new(-1),
             location,
             os_tid,
@@ -306,6 +336,7 @@ impl TraceBuf {
             Some(at) => self.put_raw(at, code, ticks, region),
             None => bump(&self.dropped),
         }
+        self.after_window();
     }
 
     /// Region enter at the time `clock` reads, which it reads after the
@@ -317,15 +348,25 @@ impl TraceBuf {
     /// As [`TraceBuf::enter`].
     #[inline(always)]
     pub unsafe fn enter_timed(&self, region: u32, clock: impl Fn() -> u64) -> u64 {
-        let at = match self.raw_room() {
-            Some(at) => Some(at),
-            None => self.make_room(clock()),
+        let Some(at) = self.raw_room() else {
+            return self.enter_timed_after_room(region, clock);
         };
+        let ticks = clock();
+        self.put_raw(at, code::ENTER, ticks, region);
+        ticks
+    }
+
+    /// [`TraceBuf::enter_timed`] on a full buffer: makes room first.
+    #[cold]
+    #[inline(never)]
+    unsafe fn enter_timed_after_room(&self, region: u32, clock: impl Fn() -> u64) -> u64 {
+        let at = self.make_room(clock());
         let ticks = clock();
         match at {
             Some(at) => self.put_raw(at, code::ENTER, ticks, region),
             None => bump(&self.dropped),
         }
+        self.after_window();
         ticks
     }
 
@@ -334,6 +375,8 @@ impl TraceBuf {
     /// the flush's record; a block that cannot be written has its events
     /// counted dropped), and returns where the next raw record goes. None
     /// when the buffer is the end-of-run writer's (the process is exiting).
+    /// The caller writes its record, then calls `after_window` (a signal
+    /// deferred meanwhile then finds that record in the buffer too).
     #[cold]
     #[inline(never)]
     unsafe fn make_room(&self, now: u64) -> Option<usize> {
@@ -351,7 +394,7 @@ impl TraceBuf {
         }
         let at = self.buf as usize + block.len();
         self.end.store(at, Release);
-        self.writing.store(FREE, Release);
+        self.release();
         (at <= self.raw_limit).then_some(at)
     }
 
@@ -359,10 +402,132 @@ impl TraceBuf {
     /// end-of-run writer has it (for good). The owner never finds itself
     /// holding it: it holds it only inside this module's calls, which make
     /// no probe.
+    #[inline(always)]
     fn take_for_owner(&self) -> bool {
-        self.writing
-            .compare_exchange(FREE, OWNER, Acquire, Relaxed)
-            .is_ok()
+        match self.writing.compare_exchange(FREE, OWNER, Acquire, Relaxed) {
+            Ok(_) => true,
+            Err(w) => w == ARMED && self.take_armed(),
+        }
+    }
+
+    /// `take_for_owner` with the test signal due (`ARMED`): takes
+    /// `writing`, encodes half the raw records, sends the signal to this
+    /// thread (which gets it at once, inside the window), and encodes the
+    /// rest, as one encoding would.
+    #[cold]
+    #[inline(never)]
+    fn take_armed(&self) -> bool {
+        if self
+            .writing
+            .compare_exchange(ARMED, OWNER, Acquire, Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        // SAFETY: `writing` is ours; the raw records below `end` are whole.
+        unsafe {
+            let block = &mut *self.block.get();
+            let buf = std::slice::from_raw_parts_mut(self.buf, self.cap);
+            let (from, to) = (block.len(), self.end.load(Relaxed) - self.buf as usize);
+            let half = (to - from) / RAW_REGION_RECORD_LEN / 2 * RAW_REGION_RECORD_LEN;
+            let _ = block.encode_raw(buf, from, from + half);
+            // Queued as `sigqueue` queues it (SI_QUEUE): the tests see
+            // that the program's handler gets this siginfo, not another.
+            let sig = TEST_SIGNAL.load(Relaxed);
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            info.si_signo = sig;
+            info.si_code = libc::SI_QUEUE;
+            libc::syscall(
+                libc::SYS_rt_tgsigqueueinfo,
+                sys::getpid() as libc::c_long,
+                sys::gettid() as libc::c_long,
+                sig as libc::c_long,
+                &mut info as *mut libc::siginfo_t,
+            );
+            let _ = block.encode_raw(buf, from + half, to);
+            // The caller's encoding then finds no raw record left.
+            self.end.store(self.buf as usize + block.len(), Release);
+        }
+        true
+    }
+
+    /// Gives `writing` back after the owner's encoding or write-out (the
+    /// caller then calls `after_window` once its own record is written).
+    #[inline(always)]
+    fn release(&self) {
+        self.writing.store(FREE, Release);
+    }
+
+    /// On the owner's thread, out of its encoding or write-out: sends
+    /// again a fatal signal deferred inside it. One load on the way.
+    #[inline(always)]
+    fn after_window(&self) {
+        // A signal fence: the load stays after `release`'s store, so a
+        // signal that reached the handler before that store is found,
+        // one after it was not deferred.
+        compiler_fence(SeqCst);
+        if self.deferred.load(Relaxed) != 0 {
+            self.deliver_deferred();
+        }
+    }
+
+    /// From the fatal-signal handler, on this buffer's owner's thread:
+    /// if the owner was interrupted inside its own encoding or write-out
+    /// (`writing` is `OWNER`, which only the owner sets), keeps `sig` (the
+    /// first one; `info` copied) for the owner to send itself again once
+    /// out of it, and returns true: the handler returns at once, and the
+    /// signal's end-of-run write then finds every record encoded and the
+    /// buffer free. False otherwise (the handler goes on).
+    ///
+    /// # Safety
+    /// Only on the owning thread; `info` null or a handler's siginfo.
+    pub unsafe fn defer_signal(&self, sig: i32, info: *const libc::siginfo_t) -> bool {
+        if self.writing.load(Relaxed) != OWNER {
+            return false;
+        }
+        if self.deferred.load(Relaxed) == 0 {
+            let copy = &mut *self.deferred_info.get();
+            match info.as_ref() {
+                Some(i) => *copy = MaybeUninit::new(*i),
+                None => *copy = MaybeUninit::zeroed(),
+            }
+            compiler_fence(SeqCst);
+            self.deferred.store(sig, Relaxed);
+        }
+        true
+    }
+
+    /// Sends the deferred signal to this thread again, with the siginfo
+    /// it came with (`rt_tgsigqueueinfo`: a program's own handler, chained
+    /// to, sees the original sender), or plainly if that fails. The
+    /// handler runs on the way out of the system call.
+    #[cold]
+    #[inline(never)]
+    fn deliver_deferred(&self) {
+        let sig = self.deferred.swap(0, Relaxed);
+        compiler_fence(SeqCst);
+        // SAFETY: `defer_signal` wrote the copy before the signal number;
+        // plain system calls on our own process and thread.
+        unsafe {
+            // The owner may be inside a probe or a wrapped call: errno as
+            // it was (the handler keeps it too).
+            let errno = sys::errno();
+            let mut info = (*self.deferred_info.get()).assume_init();
+            let pid = sys::getpid() as libc::c_long;
+            let tid = sys::gettid() as libc::c_long;
+            let sent = info.si_signo == sig
+                && libc::syscall(
+                    libc::SYS_rt_tgsigqueueinfo,
+                    pid,
+                    tid,
+                    sig as libc::c_long,
+                    &mut info as *mut libc::siginfo_t,
+                ) == 0;
+            if !sent {
+                libc::syscall(libc::SYS_tgkill, pid, tid, sig as libc::c_long);
+            }
+            *libc::__errno_location() = errno;
+        }
     }
 
     /// Encodes the raw records after `block` (up to `end`) into it, in
@@ -422,7 +587,8 @@ impl TraceBuf {
             }
         }
         self.end.store(self.buf as usize + block.len(), Release);
-        self.writing.store(FREE, Release);
+        self.release();
+        self.after_window();
     }
 
     /// Any event (OpenMP, MPI, masks). Builds no string: `Event::String`
@@ -567,8 +733,9 @@ impl TraceBuf {
     /// once; afterwards the owner records into its buffer but never
     /// encodes or writes it again. While the owner itself encodes or writes
     /// its buffer out, a writer on another thread waits for it (a while at
-    /// most); on the owner's thread (a signal handler that interrupted
-    /// it) the buffer is given up.
+    /// most); on the owner's thread (a signal handler that interrupted it
+    /// with a fault it could not defer, see [`TraceBuf::defer_signal`])
+    /// the buffer is given up.
     pub fn write_at_end(&self, now: u64, span_ticks: u64, span_ns: u64) {
         if !self.take_for_good() {
             return;
@@ -629,9 +796,22 @@ impl TraceBuf {
             match self.writing.compare_exchange(FREE, END, Acquire, Relaxed) {
                 Ok(_) => return true,
                 Err(END) => return false,
+                Err(ARMED) => {
+                    // No encoding yet: free as well (tests only).
+                    if self
+                        .writing
+                        .compare_exchange(ARMED, END, Acquire, Relaxed)
+                        .is_ok()
+                    {
+                        return true;
+                    }
+                    continue;
+                }
                 Err(_) => {}
             }
-            // The owner is encoding or writing its buffer out.
+            // The owner is encoding or writing its buffer out. On its own
+            // thread this is a signal it could not defer (a fault inside
+            // the encoding: `defer_signal` takes every other one).
             let now = clock::monotonic_ns();
             let limit = *deadline.get_or_insert_with(|| {
                 if sys::gettid() == self.os_tid {
