@@ -139,6 +139,44 @@ pub fn mkdir_p(path: &mut [u8]) -> Result<(), i32> {
     Ok(())
 }
 
+/// Zeroed anonymous memory, unmapped on drop: scratch space for code that
+/// may run in a signal handler on a small alternate stack (no heap, no
+/// large stack frame).
+pub struct Mapping {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Mapping {
+    /// `len` bytes, or None when the kernel refuses.
+    pub fn new(len: usize) -> Option<Mapping> {
+        // SAFETY: an anonymous private mapping; checked below.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        (p != libc::MAP_FAILED).then(|| Mapping { ptr: p.cast(), len })
+    }
+
+    pub fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: `len` bytes mapped readable and writable, ours alone.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the mapping `new` made.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -668,6 +668,8 @@ impl TraceBuf {
 
     /// The file's descriptor, created with its header on first use.
     unsafe fn open(&self) -> Option<i32> {
+        const PATH_SCRATCH: usize = 4096;
+        const OPEN_SCRATCH: usize = PATH_SCRATCH + 8192;
         let fd = self.fd.load(Relaxed);
         if fd >= 0 {
             return Some(fd);
@@ -676,16 +678,19 @@ impl TraceBuf {
         let rs = RANK.load(Acquire);
         let (rank, size) = ((rs >> 32) as u32, rs as u32);
         let pid = sys::getpid();
-        let mut dir_buf = [0u8; 4096];
-        let mut dir = Cat::new(&mut dir_buf);
+        // The path and the header are built in a mapping, not on the
+        // stack: the end-of-run write may run in a signal handler on a
+        // thread whose alternate stack is a few KiB (Rust's std threads).
+        let mut scratch = sys::Mapping::new(OPEN_SCRATCH)?;
+        let (path_buf, header) = scratch.bytes().split_at_mut(PATH_SCRATCH);
+        let mut dir = Cat::new(path_buf);
         dir.push(&s.run_dir);
         let dir = dir.finish()?;
         if let Err(e) = sys::mkdir_p(dir) {
             warn_once(&[b"cannot create run directory ", &s.run_dir], Some(e));
             return None;
         }
-        let mut path_buf = [0u8; 4096];
-        let mut path = Cat::new(&mut path_buf);
+        let mut path = Cat::new(path_buf);
         path.push(&s.run_dir)
             .push(b"/")
             .push(TRACE_PREFIX.as_bytes());
@@ -700,7 +705,6 @@ impl TraceBuf {
                 return None;
             }
         };
-        let mut header = [0u8; 8192];
         let host = std::str::from_utf8(&s.host).unwrap_or("unknown");
         let meta = FileMeta {
             rank,
@@ -714,7 +718,7 @@ impl TraceBuf {
             clock_source: clock::source_name(),
             host,
         };
-        let ok = match write_file_header(&mut header, &meta) {
+        let ok = match write_file_header(header, &meta) {
             Ok(n) => write_or_warn(fd, &header[..n]),
             Err(Full) => false,
         };

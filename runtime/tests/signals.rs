@@ -43,15 +43,17 @@ fn child_entry() {
             .ok();
         }
         // Trace mode with REGIO_TEST_SIGNAL_IN_ENCODING: the signal comes
-        // in the middle of the encoding before the user event.
+        // in the middle of the encoding before the user event. These run
+        // on a libtest thread, whose alternate signal stack (std's) is a
+        // few KiB: the handler's end-of-run trace write must fit in it
+        // (it failed when the trace file's path and header were built on
+        // the stack).
         "trace_event" => {
-            big_alt_stack();
             pairs(TRACE_PAIRS);
             regio::event("phase", 1.0);
         }
         // ... or of the encoding that makes room in a full buffer.
         "trace_full" => {
-            big_alt_stack();
             pairs(1_000_000);
         }
         "worker_overflow" => {
@@ -65,22 +67,6 @@ fn child_entry() {
         other => panic!("unknown scenario {other}"),
     }
     unreachable!("scenario {s} should have died");
-}
-
-/// The test runs on a thread of libtest, whose signal stack (std's, a
-/// few KiB) is too small for the handler's end-of-run trace write (it
-/// opens the file with 16 KiB of path and header buffers on the stack):
-/// give it one as large as the runtime gives the main thread and more.
-fn big_alt_stack() {
-    const SIZE: usize = 1 << 20;
-    let stack: &'static mut [u8] = Box::leak(vec![0u8; SIZE].into_boxed_slice());
-    let ss = libc::stack_t {
-        ss_sp: stack.as_mut_ptr().cast(),
-        ss_flags: 0,
-        ss_size: SIZE,
-    };
-    // SAFETY: a leaked buffer, handed to the kernel for this thread only.
-    assert_eq!(unsafe { libc::sigaltstack(&ss, std::ptr::null_mut()) }, 0);
 }
 
 fn pairs(n: u64) {
@@ -164,7 +150,6 @@ fn child_trace_with_handler() {
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
     }
-    big_alt_stack();
     regio::enter(1);
     regio::enter(2);
     pairs(TRACE_PAIRS);
