@@ -40,10 +40,32 @@ pub fn hold() -> Held {
 }
 
 /// A turn to run one command: waits while another test holds the machine.
-/// None on the thread that holds it.
-pub fn command_turn() -> Option<RwLockReadGuard<'static, ()>> {
-    if HOLDING.with(Cell::get) {
+/// None on the thread that holds it, and for a command started while this
+/// thread already has a turn (a test that runs commands while its own
+/// program runs): the standard library's `RwLock` prefers writers, so a
+/// second read on one thread while another test waits to hold the machine
+/// would wait forever.
+pub fn command_turn() -> Option<Turn> {
+    if HOLDING.with(Cell::get) || TURNS.with(Cell::get) > 0 {
         return None;
     }
-    Some(MACHINE.read().unwrap_or_else(|e| e.into_inner()))
+    let guard = MACHINE.read().unwrap_or_else(|e| e.into_inner());
+    TURNS.with(|t| t.set(t.get() + 1));
+    Some(Turn { _guard: guard })
+}
+
+thread_local! {
+    /// Turns this thread holds (0 or 1).
+    static TURNS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// One command's turn, given back when dropped.
+pub struct Turn {
+    _guard: RwLockReadGuard<'static, ()>,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        TURNS.with(|t| t.set(t.get() - 1));
+    }
 }
