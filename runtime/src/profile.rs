@@ -95,7 +95,8 @@ static SCAN: ScanScratch = ScanScratch(UnsafeCell::new([0; SCAN_SLOTS]));
 /// drop; null when neither is available.
 struct ScanSpace {
     ptr: *mut u32,
-    mapped: usize,
+    /// The mapping behind `ptr` for a deep stack; unmapped on drop.
+    _mapped: Option<sys::Mapping>,
 }
 
 impl ScanSpace {
@@ -105,37 +106,15 @@ impl ScanSpace {
         if depth <= SCAN_SLOTS {
             return ScanSpace {
                 ptr: SCAN.0.get().cast(),
-                mapped: 0,
+                _mapped: None,
             };
         }
-        let len = depth.saturating_mul(4);
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        if p == libc::MAP_FAILED {
-            ScanSpace {
-                ptr: std::ptr::null_mut(),
-                mapped: 0,
-            }
-        } else {
-            ScanSpace {
-                ptr: p.cast(),
-                mapped: len,
-            }
-        }
-    }
-}
-
-impl Drop for ScanSpace {
-    fn drop(&mut self) {
-        if self.mapped > 0 {
-            // SAFETY: unmapping the mapping `new` made.
-            unsafe { libc::munmap(self.ptr.cast(), self.mapped) };
+        let mut mapped = sys::Mapping::new(depth.saturating_mul(4));
+        ScanSpace {
+            ptr: mapped
+                .as_mut()
+                .map_or(std::ptr::null_mut(), |m| m.as_mut_ptr().cast()),
+            _mapped: mapped,
         }
     }
 }

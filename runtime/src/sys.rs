@@ -139,6 +139,23 @@ pub fn mkdir_p(path: &mut [u8]) -> Result<(), i32> {
     Ok(())
 }
 
+/// `len` zeroed bytes of private anonymous memory (async-signal-safe, no
+/// heap); None when the kernel refuses. The caller owns the mapping.
+pub fn map_anonymous(len: usize) -> Option<*mut u8> {
+    // SAFETY: an anonymous private mapping; checked below.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p.cast())
+}
+
 /// Zeroed anonymous memory, unmapped on drop: scratch space for code that
 /// may run in a signal handler on a small alternate stack (no heap, no
 /// large stack frame).
@@ -150,18 +167,11 @@ pub struct Mapping {
 impl Mapping {
     /// `len` bytes, or None when the kernel refuses.
     pub fn new(len: usize) -> Option<Mapping> {
-        // SAFETY: an anonymous private mapping; checked below.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        (p != libc::MAP_FAILED).then(|| Mapping { ptr: p.cast(), len })
+        map_anonymous(len).map(|ptr| Mapping { ptr, len })
+    }
+
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr
     }
 
     pub fn bytes(&mut self) -> &mut [u8] {

@@ -217,31 +217,14 @@ impl TraceBuf {
     /// or the mapping fails (the thread then records its profile only).
     pub fn new(location: u32, os_tid: u64) -> Option<&'static TraceBuf> {
         let s = SETTINGS.get()?;
-        // SAFETY: a fresh private anonymous mapping; checked below.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                s.bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
+        let Some(p) = sys::map_anonymous(s.bytes) else {
             warn(
                 &[b"cannot map a trace buffer; this thread records its profile only"],
                 Some(sys::errno()),
             );
             return None;
-        }
-        Some(Self::leaked(
-            p.cast(),
-            s.bytes,
-            location,
-            os_tid,
-            clock::ticks(),
-        ))
+        };
+        Some(Self::leaked(p, s.bytes, location, os_tid, clock::ticks()))
     }
 
     /// A buffer over `cap` bytes at `buf` (at least [`MIN_BUFFER_BYTES`]

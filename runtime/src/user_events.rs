@@ -263,19 +263,10 @@ impl Table {
 
 /// A zeroed table in a mapping of its own; None when the kernel refuses.
 fn map_table() -> Option<&'static Table> {
-    // SAFETY: a fresh private anonymous mapping; zero bytes are a valid
+    let p = crate::sys::map_anonymous(std::mem::size_of::<Table>())?;
+    // SAFETY: a fresh mapping, never unmapped; zero bytes are a valid
     // `Table` (atomics and a null pointer).
-    unsafe {
-        let p = libc::mmap(
-            ptr::null_mut(),
-            std::mem::size_of::<Table>(),
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        (p != libc::MAP_FAILED).then(|| &*(p as *const Table))
-    }
+    Some(unsafe { &*(p as *const Table) })
 }
 
 /// The calling thread's table (for the thread state at address `owner`),
