@@ -1,12 +1,11 @@
 //! Which call expressions become `io` or `call` regions, and how their
 //! probes must be written so the value and evaluation order stay the same.
 
-use crate::c::syntax::KindName;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::syntax::{squashed, text};
+use super::syntax::{squashed, text, KindName};
 use crate::mpi_routines::{self, Spelling};
 
 /// stdio and POSIX I/O functions: kind `io` (with `--regions io`).

@@ -2,7 +2,6 @@
 //! `begin` with `end`. Everything here is decided before any edit is made,
 //! so a file with a bad directive produces errors and no output.
 
-use crate::c::syntax::KindName;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -11,7 +10,7 @@ use tree_sitter::Node;
 use crate::diag::Diagnostic;
 
 use super::jumps::{JumpCache, JumpIn};
-use super::syntax::{innermost_function, is_loop, preorder, text, Lines};
+use super::syntax::{innermost_function, is_loop, preorder, text, KindName, Lines, Marks};
 
 use crate::directive_grammar as grammar;
 pub(crate) use crate::directive_grammar::Command;
@@ -192,22 +191,18 @@ pub(crate) fn analyse(
     // off the rest of the tree.
     let b = src.as_bytes();
     let ident = |k: usize| b[k].is_ascii_alphanumeric() || b[k] == b'_';
-    let regio_words: Vec<usize> = b
-        .windows(5)
-        .enumerate()
-        .filter(|(k, w)| {
-            w.eq_ignore_ascii_case(b"regio")
-                && (*k == 0 || !ident(k - 1))
-                && (k + 5 == b.len() || !ident(k + 5))
-        })
-        .map(|(k, _)| k)
-        .collect();
-    let holds_regio_word = |n: Node<'_>| {
-        let first = regio_words.partition_point(|&k| k < n.start_byte());
-        regio_words.get(first).is_some_and(|&k| k < n.end_byte())
-    };
+    let regio_words = Marks::new(
+        b.windows(5)
+            .enumerate()
+            .filter(|(k, w)| {
+                w.eq_ignore_ascii_case(b"regio")
+                    && (*k == 0 || !ident(k - 1))
+                    && (k + 5 == b.len() || !ident(k + 5))
+            })
+            .map(|(k, _)| k),
+    );
     preorder(root, |n, ancestors| {
-        if !holds_regio_word(n) {
+        if !regio_words.within(n) {
             return false;
         }
         if n.kind_name() == "preproc_call" {

@@ -3,13 +3,12 @@
 //! jumps leave such a span (they need an exit probe) and which enter one
 //! from outside (they would skip the entry probe).
 
-use crate::c::syntax::KindName;
 use std::collections::HashMap;
 use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::syntax::{is_loop, preorder, text};
+use super::syntax::{is_loop, preorder, text, KindName, Marks};
 
 struct Goto {
     at: usize,
@@ -57,17 +56,14 @@ impl FunctionJumps {
         // Every node the walk records holds a `:` (a label, a case) or a
         // `goto`, so it enters only nodes that hold one of them.
         let base = body.start_byte();
-        let marks: Vec<usize> = words
-            .match_indices([':', 'g'])
-            .filter(|(k, m)| *m == ":" || words[*k..].starts_with("goto"))
-            .map(|(k, _)| base + k)
-            .collect();
-        let holds_mark = |n: Node<'_>| {
-            let first = marks.partition_point(|&k| k < n.start_byte());
-            marks.get(first).is_some_and(|&k| k < n.end_byte())
-        };
+        let marks = Marks::new(
+            words
+                .match_indices([':', 'g'])
+                .filter(|(k, m)| *m == ":" || words[*k..].starts_with("goto"))
+                .map(|(k, _)| base + k),
+        );
         preorder(body, |n, ancestors| match n.kind_name() {
-            _ if !holds_mark(n) => false,
+            _ if !marks.within(n) => false,
             "function_definition" => false,
             "labeled_statement" => {
                 if let Some(l) = n.child_by_field_name("label") {

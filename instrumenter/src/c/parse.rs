@@ -1,13 +1,12 @@
 //! Turning text into a tree, and refusing what is not plain C text.
 
-use crate::c::syntax::KindName;
 use std::borrow::Cow;
 
 use tree_sitter::{InputEdit, Node, Parser, Tree};
 
 use crate::diag::Diagnostic;
 
-use super::syntax::{function_name, outermost_function, preorder, text, Lines};
+use super::syntax::{function_name, outermost_function, preorder, text, KindName, Lines, Marks};
 
 /// NUL bytes mean a binary file, whatever its name says.
 pub(crate) fn binary_file(display_path: &str) -> Diagnostic {
@@ -249,13 +248,9 @@ fn misread_nested_definitions(root: Node<'_>, src: &str, found: &mut Vec<SyntaxE
     // A definition's body is a block, so its node holds a brace: the walk
     // enters only nodes that hold one (most expressions do not), instead
     // of every node of the file.
-    let braces: Vec<usize> = src.match_indices(['{', '}']).map(|(k, _)| k).collect();
-    let holds_brace = |n: Node<'_>| {
-        let first = braces.partition_point(|&k| k < n.start_byte());
-        braces.get(first).is_some_and(|&k| k < n.end_byte())
-    };
+    let braces = Marks::new(src.match_indices(['{', '}']).map(|(k, _)| k));
     preorder(root, |n, ancestors| {
-        if !holds_brace(n) {
+        if !braces.within(n) {
             return false;
         }
         if n.kind_name() != "function_definition" {

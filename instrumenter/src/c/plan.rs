@@ -4,7 +4,6 @@
 
 mod openmp;
 
-use crate::c::syntax::KindName;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use regio_idf::{Pos, Region, RegionKind};
@@ -23,7 +22,7 @@ use super::jumps::{break_target, JumpCache, JumpIn};
 use super::mpi_capture::{self, CaptureText};
 use super::probes;
 use super::syntax::{
-    function_name, is_loop, loop_keyword, loop_variable, returns_void, text, Lines,
+    function_name, is_loop, loop_keyword, loop_variable, returns_void, text, KindName, Lines,
 };
 use super::unreadable::Unreadable;
 

@@ -25,7 +25,6 @@
 //! its edits lies inside a conditional group of the unit; otherwise it
 //! stays as written.
 
-use crate::c::syntax::KindName;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -42,7 +41,7 @@ use super::jumps::JumpCache;
 use super::parse;
 use super::plan::{self, Scope};
 use super::probes;
-use super::syntax::{self, Lines};
+use super::syntax::{self, KindName, Lines};
 use super::unreadable::{Unit, Unreadable};
 
 /// What the second reading measured.

@@ -1,13 +1,12 @@
 //! The shape of a C function body for the small-function rule
 //! (`crate::small_functions`, which decides).
 
-use crate::c::syntax::KindName;
 use std::collections::HashSet;
 
 use tree_sitter::Node;
 
 use super::calls::control_macro;
-use super::syntax::{is_loop, preorder, text};
+use super::syntax::{is_loop, preorder, text, KindName};
 use crate::small_functions::Shape;
 
 /// What `body` (a function definition's compound statement) holds. `name`

@@ -34,6 +34,24 @@ fn kind(node: Node<'_>) -> &'static str {
     }
 }
 
+/// Sorted byte offsets of what a walk looks for (a word, a brace), found
+/// by a text scan first: a walk that needs a node holding one of them
+/// enters only nodes that do, instead of the whole tree.
+pub(crate) struct Marks(Vec<usize>);
+
+impl Marks {
+    /// `offsets` in increasing order.
+    pub(crate) fn new(offsets: impl Iterator<Item = usize>) -> Self {
+        Marks(offsets.collect())
+    }
+
+    /// Whether a mark lies in the node's text.
+    pub(crate) fn within(&self, n: Node<'_>) -> bool {
+        let first = self.0.partition_point(|&k| k < n.start_byte());
+        self.0.get(first).is_some_and(|&k| k < n.end_byte())
+    }
+}
+
 pub(crate) fn text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
     &src[node.byte_range()]
 }
