@@ -96,6 +96,10 @@ fn recurse(depth: u32) {
 }
 
 fn regions() {
+    // Touch what the busy span uses (its code pages, the stdout buffer,
+    // the stack below) before any region, so its page-fault count shows
+    // the regions' attribution and not the first use of the test's code.
+    busy("warm-up", 1_000_000);
     regio::enter(1);
     {
         // 32 MiB of fresh anonymous pages, written once each.
@@ -237,10 +241,12 @@ fn software_counters_are_measured_per_region() {
     // where transparent huge pages back it.
     let touch = node(main, &[1, 2]);
     assert!(value(touch, &available, "page-faults").unwrap() >= 16);
-    assert_eq!(
-        value(node(main, &[1, 3]), &available, "page-faults"),
-        Some(0)
-    );
+    // The busy span touches no new memory: the 8192 faults of region 2
+    // must not show up here. A page or two may still fault (the kernel
+    // can reclaim a clean code page between the warm-up and the span; CI
+    // saw 1 once without the warm-up), so allow a handful, far under 16.
+    let busy_faults = value(node(main, &[1, 3]), &available, "page-faults").unwrap();
+    assert!(busy_faults <= 4, "busy region page faults {busy_faults}");
     check_busy(node(main, &[1, 3]), &available, &r.stdout, "busy");
     // Sleeping takes wall time, not CPU time.
     let sleep = node(main, &[1, 4]);
