@@ -11,8 +11,9 @@
 //! no encoding. The raw records are encoded in place into the compact
 //! format (`Block::encode_raw`: a compact record is never longer) before
 //! any other event is written (so its time and region differences follow
-//! them), when the buffer is full (written out only if that leaves less
-//! than 1/8 of it free: the owner's own `write`, the one system call), and
+//! them), every `RAW_BATCH` bytes of raw records (so they stay in the L1
+//! cache; the buffer is written out once that leaves less than 1/8 of it
+//! free: the owner's own `write`, the one system call), and
 //! by the end-of-run writer; the files hold compact records only. After
 //! each whole record the owner publishes the end of its records (`end`, a
 //! plain store on x86), so a writer on another thread (or in a signal
@@ -148,7 +149,7 @@ pub fn parse_buffer_bytes(text: &str) -> Option<usize> {
 /// (`regio_trace_format::RAW_REGION_RECORD_LEN` bytes each: tick, region,
 /// code), up to `end`. A probe appends a raw record with a few stores; the
 /// raw records are encoded in place (`Block::encode_raw`, never longer)
-/// before any other event is written, when the buffer is full, and by the
+/// before any other event is written, every `RAW_BATCH` bytes, and by the
 /// end-of-run writer, so the files hold the compact records only.
 pub struct TraceBuf {
     buf: *mut u8,
@@ -160,8 +161,12 @@ pub struct TraceBuf {
     /// owner appends, and, published with Release after each record, how
     /// far a writer on another thread (or in a signal handler) may read.
     end: AtomicUsize,
-    /// The last address a raw record may start at.
-    raw_limit: usize,
+    /// The last address a raw record may start at: `RAW_BATCH` past the
+    /// encoded records, or `hard_limit`. Read and written by the owner
+    /// only (a plain load the probe's compare takes as its operand).
+    raw_limit: UnsafeCell<usize>,
+    /// The last address a raw record fits at in the buffer.
+    hard_limit: usize,
     /// Who works on the encoded part and the file: nobody (`FREE`), the
     /// owner (`OWNER`: encoding, writing a full buffer out), the
     /// end-of-run writer (`END`, for good: nothing is written twice).
@@ -196,12 +201,19 @@ const END: u8 = 2;
 /// hook costs the encodings nothing.
 const ARMED: u8 = 3;
 
-/// A full buffer is written out when, its raw records encoded, less than
+/// The buffer is written out when, its raw records encoded, less than
 /// this share of it is left (else the owner goes on recording into the
-/// room the encoding made): written blocks fill at least 7/8 of the
-/// buffer, and a buffer of raw records takes about 1/4 of its room once
-/// encoded, so a block takes a few encodings.
+/// room past the encoded records): written blocks fill at least 7/8 of
+/// the buffer, and at most one batch more.
 const WRITE_OUT_BELOW: usize = 8;
+
+/// Bytes of raw records the probes append past the encoded ones before
+/// the owner encodes them (`make_room`): a batch that stays in the L1
+/// cache, so the 16-byte raw records are written and read back there and
+/// only the compact ones (about 4 bytes per event) go out to memory.
+/// Encoding every 1024 records costs one call and one compare-exchange
+/// per batch, nothing on the probe path (the same one compare).
+const RAW_BATCH: usize = 16 << 10;
 
 const NAME_WORDS: usize = crate::user_events::MAX_NAMES.div_ceil(64);
 
@@ -236,7 +248,11 @@ impl TraceBuf {
             cap,
             block: UnsafeCell::new(Block::new(location, now)),
             end: AtomicUsize::new(buf as usize + BLOCK_HEADER_LEN),
-            raw_limit: buf as usize + cap - RAW_REGION_RECORD_LEN,
+            raw_limit: UnsafeCell::new(batch_limit(
+                buf as usize + BLOCK_HEADER_LEN,
+                buf as usize + cap - RAW_REGION_RECORD_LEN,
+            )),
+            hard_limit: buf as usize + cap - RAW_REGION_RECORD_LEN,
             writing: AtomicU8::new(if TEST_SIGNAL.load(Relaxed) != 0 {
                 ARMED
             } else {
@@ -255,8 +271,9 @@ impl TraceBuf {
         }))
     }
 
-    /// Where the next raw record goes, if it fits (None: the buffer is
-    /// full, [`TraceBuf::enter`] / [`TraceBuf::exit`] make room). For a
+    /// Where the next raw record goes, if it fits (None: the batch of raw
+    /// records or the buffer is full, [`TraceBuf::enter`] /
+    /// [`TraceBuf::exit`] encode them and make room). For a
     /// probe that checks the room before it reads the clock and writes the
     /// record with [`TraceBuf::put_raw`] after, with no record between.
     ///
@@ -265,7 +282,7 @@ impl TraceBuf {
     #[inline(always)]
     pub unsafe fn raw_room(&self) -> Option<usize> {
         let at = self.end.load(Relaxed);
-        (at <= self.raw_limit).then_some(at)
+        (at <= *self.raw_limit.get()).then_some(at)
     }
 
     /// Writes the raw record of `code` at `ticks` for `region` at `at`
@@ -311,7 +328,7 @@ impl TraceBuf {
         }
     }
 
-    /// A region record on a full buffer: makes room first.
+    /// A region record on a full batch: makes room first.
     #[cold]
     #[inline(never)]
     unsafe fn region_record_after_room(&self, code: u8, ticks: u64, region: u32) {
@@ -323,7 +340,7 @@ impl TraceBuf {
     }
 
     /// Region enter at the time `clock` reads, which it reads after the
-    /// room for the record is checked (and made, on a full buffer): the
+    /// room for the record is checked (and made, on a full batch): the
     /// probe starts measuring the region at that reading, so only the
     /// record's stores fall inside it. Returns the reading.
     ///
@@ -339,7 +356,7 @@ impl TraceBuf {
         ticks
     }
 
-    /// [`TraceBuf::enter_timed`] on a full buffer: makes room first.
+    /// [`TraceBuf::enter_timed`] on a full batch: makes room first.
     #[cold]
     #[inline(never)]
     unsafe fn enter_timed_after_room(&self, region: u32, clock: impl Fn() -> u64) -> u64 {
@@ -353,7 +370,7 @@ impl TraceBuf {
         ticks
     }
 
-    /// The buffer is full of records: encodes its raw ones, writes it out
+    /// The batch of raw records is full: encodes them, writes the buffer out
     /// if that left too little room (starting a new block at `now` with
     /// the flush's record; a block that cannot be written has its events
     /// counted dropped), and returns where the next raw record goes. None
@@ -376,9 +393,9 @@ impl TraceBuf {
             self.write_out(block, buf, before, now);
         }
         let at = self.buf as usize + block.len();
-        self.end.store(at, Release);
+        self.publish_encoded_end(at);
         self.release();
-        (at <= self.raw_limit).then_some(at)
+        (at <= self.hard_limit).then_some(at)
     }
 
     /// Takes `writing` for the owner's encoding or write-out; false if the
@@ -513,6 +530,17 @@ impl TraceBuf {
         }
     }
 
+    /// Publishes `at`, just after the last encoded record, as the end of
+    /// the records, and lets the probes append raw records from there up
+    /// to a batch (`RAW_BATCH`). Under `writing`, by the owner.
+    ///
+    /// # Safety
+    /// Only the owning thread (or the fork child, alone).
+    unsafe fn publish_encoded_end(&self, at: usize) {
+        *self.raw_limit.get() = batch_limit(at, self.hard_limit);
+        self.end.store(at, Release);
+    }
+
     /// Encodes the raw records after `block` (up to `end`) into it, in
     /// place. Under `writing`.
     unsafe fn encode_raw(&self, block: &mut Block, buf: &mut [u8]) {
@@ -525,7 +553,7 @@ impl TraceBuf {
 
     /// Writes the block out and starts a new one at `now` that records the
     /// flush (its duration from `since`: the last encoding and the write;
-    /// the encodings of full buffers that made room without a write-out
+    /// the encodings of full batches that made room without a write-out
     /// are in no record). A block that cannot be written has its events
     /// counted as dropped. Under `writing`, raw records encoded.
     unsafe fn write_out(&self, block: &mut Block, buf: &mut [u8], since: u64, now: u64) {
@@ -569,7 +597,7 @@ impl TraceBuf {
                 bump(&self.dropped);
             }
         }
-        self.end.store(self.buf as usize + block.len(), Release);
+        self.publish_encoded_end(self.buf as usize + block.len());
         self.release();
         self.after_window();
     }
@@ -826,13 +854,18 @@ impl TraceBuf {
             let _ = sys::close(fd);
         }
         (*self.block.get()).reset(now);
-        self.end
-            .store(self.buf as usize + BLOCK_HEADER_LEN, Release);
+        self.publish_encoded_end(self.buf as usize + BLOCK_HEADER_LEN);
         self.writing.store(FREE, Release);
         // The child's file defines its names anew.
         *self.names.get() = [0; NAME_WORDS];
         self.join_region.store(0, Relaxed);
     }
+}
+
+/// The last address a raw record may start at when the encoded records
+/// end at `at`: one batch on, within the buffer (`hard_limit`).
+fn batch_limit(at: usize, hard_limit: usize) -> usize {
+    hard_limit.min(at + RAW_BATCH - RAW_REGION_RECORD_LEN)
 }
 
 /// Ticks per second for the header: the rate since start-up (the exact one

@@ -1,6 +1,7 @@
 //! The trace buffer's raw records, end to end: what reaches the file is
 //! byte for byte what the direct encoder writes (records encoded before
-//! other events, when the buffer fills, at the end of the run), and an
+//! other events, every batch of raw records, when the buffer fills, at the
+//! end of the run), the probes leave at most a batch unencoded, and an
 //! end-of-run write from another thread takes the raw records published so
 //! far while the owner goes on appending.
 
@@ -196,12 +197,20 @@ fn direct_block(
 fn what_reaches_the_file_is_what_the_direct_encoder_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    for round in 0..6 {
+    for round in 0..8 {
         let path = tmp.path().join(format!("t{round}.rtrace"));
-        let steps = stream(&mut rng, 20_000);
-        // A small buffer: many encodings of a full buffer, and write-outs
-        // between them.
-        let bytes = [4096, 8192, 3000][round % 3];
+        // Small buffers: many encodings of a full buffer, and write-outs
+        // between them; then buffers of a few batches of raw records
+        // (`RAW_BATCH`), one not a whole number of them: encodings of
+        // full batches too.
+        let (bytes, events) = [
+            (4096, 20_000),
+            (8192, 20_000),
+            (3000, 20_000),
+            (64 << 10, 150_000),
+            (40_000, 100_000),
+        ][round % 5];
+        let steps = stream(&mut rng, events);
         let tb = TraceBuf::for_test_with_file(bytes, 3, steps[0].0, &path);
         // SAFETY: this thread is the buffer's owner.
         let want = unsafe { record(tb, &steps) };
@@ -388,4 +397,42 @@ fn an_end_of_run_write_encodes_raw_records_and_closes_a_join_span() {
             ),
         ]
     );
+}
+
+#[test]
+fn the_probes_leave_at_most_a_batch_of_raw_records_unencoded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("batch.rtrace");
+    let tb = TraceBuf::for_test_with_file(256 << 10, 2, 0, &path);
+    let pairs = 100_000u64;
+    let mut most = 0;
+    for i in 0..pairs {
+        // SAFETY: this thread is the buffer's owner, and the block is
+        // read between its calls only.
+        unsafe {
+            tb.enter(i * 20, 7);
+            tb.exit(i * 20 + 10, 7);
+            let encoded = tb.buf as usize + (*tb.block.get()).len();
+            most = most.max(tb.end.load(Relaxed) - encoded);
+        }
+    }
+    // Raw records fill a batch, then are encoded: never more behind.
+    assert!(
+        most <= RAW_BATCH && most + RAW_REGION_RECORD_LEN >= RAW_BATCH,
+        "{most} bytes of raw records at most"
+    );
+    tb.write_at_end(pairs * 20 + 10, 1000, 1000);
+    assert_eq!(tb.dropped.load(Relaxed), 0);
+    let file = decode(&std::fs::read(&path).unwrap()).unwrap();
+    let (mut enters, mut exits, mut last) = (0u64, 0u64, 0u64);
+    for r in &file.records {
+        match r.event {
+            Event::Enter { region: 7 } => enters += 1,
+            Event::Exit { region: 7 } => exits += 1,
+            _ => continue,
+        }
+        assert!(r.ticks >= last, "times in order");
+        last = r.ticks;
+    }
+    assert_eq!((enters, exits), (pairs, pairs));
 }
