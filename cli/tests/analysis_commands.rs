@@ -243,3 +243,218 @@ fn calibrate_refuses_a_spread_too_wide() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(!cal.exists());
 }
+
+#[path = "../../analysis/tests/common/mod.rs"]
+mod profiles;
+
+/// A run of one rank: main calls axpy a million times (50 ns each), MPI_Send
+/// 5,000 times, `rare` 10 times (100 ns each) and the user region `phase`
+/// 2,000 times.
+fn score_run(dir: &Path) {
+    profiles::write_idf(
+        &dir.join("regio.idf.json"),
+        &[
+            (1, "function", "main", "main.c", 1, 90, None),
+            (2, "function", "axpy", "blas.c", 5, 9, None),
+            (3, "mpi_send", "MPI_Send", "main.c", 20, 20, Some(1)),
+            (4, "function", "rare", "main.c", 40, 44, None),
+            (5, "user", "phase", "main.c", 50, 60, Some(1)),
+        ],
+    );
+    let children = 50_000_000 + 1_000_000 + 1_000 + 600_000;
+    let nodes = vec![
+        (
+            0,
+            None,
+            1,
+            1,
+            0,
+            1_000_000_000,
+            1_000_000_000 - children,
+            1_000_000_000,
+            1_000_000_000,
+            0,
+        ),
+        (
+            1,
+            Some(0),
+            2,
+            1_000_000,
+            0,
+            50_000_000,
+            50_000_000,
+            40,
+            90,
+            0,
+        ),
+        (2, Some(0), 3, 5_000, 0, 1_000_000, 1_000_000, 150, 900, 0),
+        (3, Some(0), 4, 10, 0, 1_000, 1_000, 90, 110, 0),
+        (4, Some(0), 5, 2_000, 0, 600_000, 600_000, 250, 400, 0),
+    ];
+    profiles::write_profile(
+        dir,
+        &profiles::Proc::new(
+            0,
+            10,
+            1_000_000_000,
+            vec![profiles::Thread { thread: 0, nodes }],
+        ),
+    );
+}
+
+fn score(args: &[&str], dir: &Path) -> String {
+    let mut all = vec!["score"];
+    all.extend_from_slice(args);
+    let dir = dir.display().to_string();
+    all.push(&dir);
+    let out = instrument(&all);
+    assert!(out.status.success(), "{all:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// The rules of a filter file (comments left out).
+fn rules(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// `instrument score` as a user runs it: the calibration file of this host
+/// gives the cost (another host's is ignored), `--format json` gives the
+/// same figures, `--cheap-ns` and `--min-calls` move the threshold, and
+/// `--filter-out` writes a filter the instrumenter's `--filter` reads.
+#[test]
+fn score_takes_the_calibration_thresholds_and_writes_its_filter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    score_run(&run);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into());
+    let calibration = |host: &str| {
+        let path = tmp.path().join(format!("cal-{host}.json"));
+        let cal = serde_json::json!({
+            "host": host, "probe_pair_ns": 20.0, "clock_read_ns": 10.0, "lock_pair_ns": 30.0
+        });
+        std::fs::write(&path, cal.to_string()).unwrap();
+        path.display().to_string()
+    };
+    let ours = calibration(&host);
+    let filter = tmp.path().join("hot.filter");
+    let filter_arg = filter.display().to_string();
+
+    let shown = score(&["--calibration", &ours, "--filter-out", &filter_arg], &run);
+    assert!(shown.contains("at 20.0 ns per enter/exit pair"), "{shown}");
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with('-') && l.contains("axpy") && l.contains("blas.c:5")),
+        "{shown}"
+    );
+    assert_eq!(rules(&filter), ["exclude region axpy"]);
+
+    let json = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_str(&score(args, &run)).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    };
+    let row = |v: &serde_json::Value, name: &str| -> serde_json::Value {
+        v["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no row {name} in {v}"))
+    };
+    let v = json(&["--format", "json", "--calibration", &ours]);
+    assert_eq!(v["probe_pair_ns"], 20.0);
+    assert_eq!(v["cheap_ns"], 200.0, "10 calibrated probe pairs");
+    assert_eq!(row(&v, "axpy")["calls"], 1_000_000);
+    assert_eq!(row(&v, "axpy")["cost_ns"], 20.0 * 1e6);
+    assert_eq!(row(&v, "axpy")["excluded"], true);
+    assert_eq!(row(&v, "rare")["excluded"], false, "10 calls: not hot");
+
+    // Lower the call count that makes a region hot: `rare` (100 ns) goes
+    // too; MPI and user regions are never suggested.
+    let v = json(&[
+        "--format",
+        "json",
+        "--calibration",
+        &ours,
+        "--min-calls",
+        "10",
+        "--filter-out",
+        &filter_arg,
+    ]);
+    assert_eq!(row(&v, "rare")["excluded"], true);
+    assert_eq!(row(&v, "MPI_Send")["excluded"], false);
+    assert_eq!(row(&v, "phase")["excluded"], false);
+    assert_eq!(
+        rules(&filter),
+        ["exclude region axpy", "exclude region rare"]
+    );
+    // A cheaper threshold than axpy's 50 ns mean keeps everything.
+    let v = json(&[
+        "--format",
+        "json",
+        "--calibration",
+        &ours,
+        "--cheap-ns",
+        "30",
+    ]);
+    assert!(
+        v["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|r| r["excluded"] == false),
+        "{v}"
+    );
+
+    // Another host's calibration is not this machine's probe cost.
+    let theirs = calibration("another-host");
+    let v = json(&["--format", "json", "--calibration", &theirs]);
+    assert_eq!(v["probe_pair_ns"], serde_json::Value::Null);
+    assert_eq!(row(&v, "axpy")["cost_ns"], serde_json::Value::Null);
+    assert_eq!(v["cheap_ns"], 1000.0);
+
+    // The written filter is one the instrumenter takes: axpy and rare
+    // get no probes, main does.
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(
+        src.join("blas.c"),
+        "double axpy(double a, double x) { double s = 0; for (int i = 0; i < 3; i++) s += a * x; return s; }\n\
+         int rare(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }\n\
+         int main(void) { return (int)axpy(1, 2) + rare(3) - 9; }\n",
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("inst");
+    let out = instrument(&[
+        &src.display().to_string(),
+        "--out",
+        &out_dir.display().to_string(),
+        "--regions",
+        "functions",
+        "--filter",
+        &filter_arg,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let idf: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("regio.idf.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = idf["regions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert!(names.contains(&"main"), "{names:?}");
+    assert!(
+        !names.contains(&"axpy") && !names.contains(&"rare"),
+        "{names:?}"
+    );
+}

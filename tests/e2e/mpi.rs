@@ -483,8 +483,100 @@ fn check_matrix(mpi: &Mpi) {
             ));
         }
         assert_eq!(run["communication"]["messages_dropped"], 0, "{run}");
+        let what = format!("{} np {np}", mpi.name);
+        problems.extend(message_time_problems(run, &what));
+        // The text report shows the same matrix.
+        let text = run_ok(Command::new(instrument_bin()).arg("report").arg(&run_dir)).stdout;
+        let shown = text_matrix(&text);
+        if shown != expected {
+            problems.push(format!(
+                "{what}: text matrix {shown:?}, built {expected:?}\n{text}"
+            ));
+        }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The time of each blocking point-to-point call's messages (Send, Recv,
+/// Sendrecv: the call's own duration, one peer per call) is there and
+/// within the call's inclusive time, per rank and direction.
+fn message_time_problems(run: &Value, what: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    visit(run, &mut |n, _| {
+        let name = str_field(n, "name");
+        if !["MPI_Send", "MPI_Recv", "MPI_Sendrecv"].contains(&name) {
+            return;
+        }
+        checked += 1;
+        let mut time: BTreeMap<(u64, String), (u64, u64)> = BTreeMap::new();
+        for m in n["messages"].as_array().map_or(&[][..], Vec::as_slice) {
+            let key = (
+                m["rank"].as_u64().unwrap_or(u64::MAX),
+                str_field(m, "direction").to_string(),
+            );
+            let t = time.entry(key).or_default();
+            t.0 += m["messages"].as_u64().unwrap_or(0);
+            t.1 += m["time_ns"].as_u64().unwrap_or(0);
+        }
+        for ((rank, direction), (messages, ns)) in time {
+            let inclusive = n["per_rank"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|r| r["rank"].as_u64() == Some(rank))
+                .and_then(|r| r["inclusive_ns"].as_u64())
+                .unwrap_or(0);
+            // 1 us for the two figures' tick-to-ns roundings.
+            if messages == 0 || ns == 0 || ns > inclusive + 1_000 {
+                problems.push(format!(
+                    "{what}: {name} rank {rank} {direction}: {messages} messages in {ns} ns, \
+                     the calls took {inclusive} ns"
+                ));
+            }
+        }
+    });
+    if checked < 3 {
+        problems.push(format!("{what}: {checked} blocking send/receive nodes"));
+    }
+    problems
+}
+
+/// The matrix of the text report (`communication matrix:`, sender rows
+/// by receiver columns, cells `messages / bytes` or `-`).
+fn text_matrix(text: &str) -> Matrix {
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with("communication matrix:"))
+        .skip(1);
+    let cells = |l: &str| -> Vec<String> {
+        l.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let receivers: Vec<u32> = match lines.next() {
+        Some(head) => cells(head)
+            .iter()
+            .skip(1)
+            .filter_map(|c| c.parse().ok())
+            .collect(),
+        None => return Matrix::new(),
+    };
+    let mut m = Matrix::new();
+    for row in lines.take(receivers.len()).map(cells) {
+        let Some(sender) = row.first().and_then(|c| c.parse::<u32>().ok()) else {
+            break;
+        };
+        for (cell, &receiver) in row.iter().skip(1).zip(&receivers) {
+            if let Some((messages, bytes)) = cell.split_once(" / ") {
+                let parse = |v: &str| v.trim().parse::<u64>().unwrap_or(u64::MAX);
+                m.insert((sender, receiver), (parse(messages), parse(bytes)));
+            }
+        }
+    }
+    m
 }
 
 on_both_mpis!(

@@ -509,3 +509,123 @@ fn the_readme_install_blocks_run_as_written() {
         "{got:#?}"
     );
 }
+
+/// The Perfetto file's begins per slice name, after checking that every
+/// track's begins and ends nest and none is left open.
+fn perfetto_begins(json: &Path) -> std::collections::BTreeMap<String, u64> {
+    let text = std::fs::read_to_string(json).unwrap_or_else(|e| panic!("{}: {e}", json.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let mut open: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
+    let mut begins = std::collections::BTreeMap::new();
+    for e in v["traceEvents"].as_array().into_iter().flatten() {
+        let track = (e["pid"].to_string(), e["tid"].to_string());
+        let name = e["name"].as_str().unwrap_or("").to_string();
+        match e["ph"].as_str() {
+            Some("B") => {
+                *begins.entry(name.clone()).or_default() += 1;
+                open.entry(track).or_default().push(name);
+            }
+            Some("E") => assert!(
+                open.entry(track).or_default().pop().is_some(),
+                "an end without a begin in {}",
+                json.display()
+            ),
+            _ => {}
+        }
+    }
+    assert!(
+        open.values().all(Vec::is_empty),
+        "slices left open: {open:?}"
+    );
+    begins
+}
+
+#[test]
+fn the_readme_trace_block_runs_as_written() {
+    if !(require_tool("mpicc", "libopenmpi-dev")
+        && require_tool("mpirun", "openmpi-bin")
+        && require_tool("otf2-print", "otf2-tools"))
+    {
+        return;
+    }
+    let cmds = commands(&readme_block(
+        "## Event traces: Vampir, Scalasca and Perfetto\n",
+    ));
+    let tmp = TestDir::new("readme-trace");
+    let dir = tmp.join("app");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::copy(
+        testdata().join("trace/readme_app.c"),
+        dir.join("readme_app.c"),
+    )
+    .expect("copy readme_app.c");
+    // The program the block calls `./app`, built the way the README's MPI
+    // block builds, and its plain twin for the output.
+    sh(&dir, "instrument wrap mpicc -O2 readme_app.c -o app");
+    sh(&dir, "mpicc -O2 readme_app.c -o plain");
+    let plain_out = sh(&dir, "mpirun -np 4 ./plain").stdout;
+    assert!(plain_out.contains("on 4 ranks"), "{plain_out}");
+
+    let mut outputs = Vec::new();
+    let mut otf2_printed = None;
+    for cmd in &cmds {
+        // Vampir is not a package here: the block names its alternative.
+        let cmd = match cmd.trim_start().starts_with("vampir ") {
+            true => cmd
+                .split_once("# or: ")
+                .map(|(_, alt)| alt.trim().to_string())
+                .unwrap_or_else(|| panic!("no alternative to vampir in `{cmd}`")),
+            false => cmd.clone(),
+        };
+        let r = sh(&dir, &cmd);
+        if cmd.contains("./app") {
+            outputs.push(r.stdout);
+        } else if cmd.starts_with("otf2-print ") {
+            otf2_printed = Some(r.stdout);
+        }
+    }
+    // Two measured runs, each printing what the plain build prints.
+    assert_eq!(outputs, [plain_out.clone(), plain_out]);
+
+    // `score --filter-out` left out the hot, cheap function and nothing
+    // else; the filtered run traced every other region, not that one.
+    let filter = std::fs::read_to_string(dir.join("hot.filter")).expect("hot.filter");
+    let excluded: Vec<&str> = filter
+        .lines()
+        .filter_map(|l| l.strip_prefix("exclude region "))
+        .collect();
+    assert_eq!(excluded, ["accumulate"], "{filter}");
+    for run in ["app-all", "app-trace"] {
+        let traces = std::fs::read_dir(dir.join(run))
+            .expect("run directory")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".rtrace"))
+            .count();
+        assert_eq!(traces, 4, "{run}: one trace per rank");
+    }
+    sh(
+        &dir,
+        "instrument export --format perfetto --out all.json app-all",
+    );
+    let all = perfetto_begins(&dir.join("all.json"));
+    let filtered = perfetto_begins(&dir.join("app.json"));
+    assert!(all.get("accumulate").is_some_and(|&n| n > 0), "{all:?}");
+    assert_eq!(filtered.get("accumulate"), None, "{filtered:?}");
+    for region in ["halo", "MPI_Waitall", "MPI_Allreduce"] {
+        assert!(
+            filtered.get(region).is_some_and(|&n| n > 0),
+            "no {region} in the filtered trace: {filtered:?}"
+        );
+        assert_eq!(all.get(region), filtered.get(region), "{region}");
+    }
+
+    // The OTF2 archive Vampir would open: every enter left, every message
+    // sent is received.
+    let printed = otf2_printed.expect("the block prints the OTF2 archive");
+    let count = |prefix: &str| printed.lines().filter(|l| l.starts_with(prefix)).count();
+    assert!(count("ENTER ") > 0, "{printed}");
+    assert_eq!(count("ENTER "), count("LEAVE "));
+    assert_eq!(count("ENTER "), filtered.values().sum::<u64>() as usize);
+    assert!(count("MPI_ISEND ") > 0, "{printed}");
+    assert_eq!(count("MPI_ISEND "), count("MPI_IRECV "));
+}
