@@ -173,12 +173,10 @@ fn measure_against_0(comm: u64, into: &Measurement) -> bool {
     if pmpi::recv_u64_idle(0, TAG, comm, NAP) != Some(GO) {
         return false;
     }
-    // (round trip, offset, local middle, tick at the middle)
-    let mut best: Option<(u64, i64, u64, u64)> = None;
+    let mut kept = Exchanges::default();
     let began = local_ns();
     for n in 0..MAX_EXCHANGES {
-        let enough = n >= EXCHANGES && best.is_some_and(|(r, ..)| r <= GOOD_RTT_NS);
-        if enough || local_ns().saturating_sub(began) > MAX_SPAN_NS {
+        if kept.enough(n) || local_ns().saturating_sub(began) > MAX_SPAN_NS {
             break;
         }
         let k1 = clock::ticks();
@@ -191,20 +189,56 @@ fn measure_against_0(comm: u64, into: &Measurement) -> bool {
         };
         let t2 = local_ns();
         let k2 = clock::ticks();
-        let rtt = t2.saturating_sub(t1);
-        let mid = t1 + rtt / 2;
-        let offset = t0 as i64 - mid as i64;
-        if best.is_none_or(|(r, ..)| rtt < r) {
-            best = Some((rtt, offset, mid, k1 + k2.saturating_sub(k1) / 2));
-        }
+        kept.add(t1, t0, t2, k1, k2);
     }
     if !pmpi::send_u64(DONE, 0, TAG, comm) {
         return false;
     }
-    if let Some((rtt, offset, mid, at)) = best {
-        store(into, mid, offset, rtt, at);
+    if let Some(e) = kept.best {
+        store(into, e.mid, e.offset, e.rtt, e.at);
     }
     true
+}
+
+/// One ping-pong with rank 0: its round trip, rank 0's offset from the
+/// local clock at its middle (`mid`), and the tick there (`at`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Exchange {
+    rtt: u64,
+    offset: i64,
+    mid: u64,
+    at: u64,
+}
+
+/// The exchanges of one measurement, of which the one with the smallest
+/// round trip is kept (Cristian: its error is at most half that trip).
+#[derive(Debug, Default)]
+struct Exchanges {
+    best: Option<Exchange>,
+}
+
+impl Exchanges {
+    /// An exchange sent at local time `t1` (tick `k1`), answered with rank
+    /// 0's time `t0`, back at `t2` (tick `k2`).
+    fn add(&mut self, t1: u64, t0: u64, t2: u64, k1: u64, k2: u64) {
+        let rtt = t2.saturating_sub(t1);
+        let mid = t1 + rtt / 2;
+        let e = Exchange {
+            rtt,
+            offset: t0 as i64 - mid as i64,
+            mid,
+            at: k1 + k2.saturating_sub(k1) / 2,
+        };
+        if self.best.is_none_or(|b| rtt < b.rtt) {
+            self.best = Some(e);
+        }
+    }
+
+    /// Whether `n` exchanges are enough: at least `EXCHANGES`, and a kept
+    /// one short enough (else more, while the caller's limits allow).
+    fn enough(&self, n: u32) -> bool {
+        n >= EXCHANGES && self.best.is_some_and(|b| b.rtt <= GOOD_RTT_NS)
+    }
 }
 
 /// Keeps a measurement for the profile and records it in the calling
@@ -236,6 +270,39 @@ fn store(into: &Measurement, local: u64, offset: i64, rtt: u64, at: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_exchange_with_the_smallest_round_trip_is_kept() {
+        let mut e = Exchanges::default();
+        // Rank 0 runs 1 ms ahead; the trips take 300, 100 and 200 us, the
+        // answer read halfway (the slow ones late in their trip).
+        e.add(10_000, 1_250_000, 310_000, 100, 400);
+        e.add(400_000, 1_450_000, 500_000, 700, 900);
+        e.add(600_000, 1_750_000, 800_000, 1_000, 1_200);
+        assert_eq!(
+            e.best,
+            Some(Exchange {
+                rtt: 100_000,
+                offset: 1_000_000,
+                mid: 450_000,
+                at: 800,
+            })
+        );
+        // A trip as short, later, does not replace it.
+        e.add(900_000, 1_950_000, 1_000_000, 1_300, 1_500);
+        assert_eq!(e.best.map(|b| b.mid), Some(450_000));
+    }
+
+    #[test]
+    fn more_exchanges_while_none_was_short() {
+        let mut e = Exchanges::default();
+        assert!(!e.enough(EXCHANGES));
+        e.add(0, 0, GOOD_RTT_NS + 1, 0, 0);
+        assert!(!e.enough(EXCHANGES), "the kept trip is too long");
+        e.add(0, 0, GOOD_RTT_NS, 0, 0);
+        assert!(!e.enough(EXCHANGES - 1), "fewer than EXCHANGES");
+        assert!(e.enough(EXCHANGES));
+    }
 
     #[test]
     fn skew_is_offset_plus_drift_since_start() {
