@@ -1,25 +1,28 @@
 #!/bin/sh
 # Trace mode against profile mode against the plain build (issue 15):
 # wall time of a 4-rank MPI program (testdata/trace/bench_mpi.c, Open MPI)
-# and an OpenMP program (testdata/trace/bench_omp.c, 4 threads), each run
+# an OpenMP program (testdata/trace/bench_omp.c, 4 threads) and an MPI +
+# OpenMP program (testdata/trace/bench_hybrid.c, 2 ranks x 2 threads), each run
 # REPEAT times per build/mode (median printed); for the trace runs the
 # trace bytes, events (`instrument export`), bytes per event, trace bytes
 # per second of run and the time the threads spent flushing their buffers
 # (sum of `buffer_flush` durations; REGIO_TRACE_BUFFER=$BUFFER, default
 # 256K, so that buffers do flush during these short runs).
 #
-#   scripts/bench_trace.sh [REPEAT] [MPI_STEPS] [OMP_REPS]
+#   scripts/bench_trace.sh [REPEAT] [MPI_STEPS] [OMP_REPS] [HYBRID_STEPS]
 #
 # Needs mpicc/mpirun (Open MPI), gcc with OpenMP, python3, a built
 # `instrument` ($INSTRUMENT, else target/release, else target/debug) and
 # the runtime it finds (REGIO_LIB_DIR=target/release after `cargo build
 # --release -p regio-rt` to measure the optimised runtime with a debug
-# `instrument`). Instrumented with --regions mpi,functions (MPI) and
-# omp,functions --small-functions (OpenMP); -O2.
+# `instrument`). Instrumented with --regions mpi,functions (MPI),
+# omp,functions --small-functions (OpenMP) and mpi,omp,functions
+# --small-functions (MPI + OpenMP); -O2.
 set -eu
 REPEAT=${1:-5}
 STEPS=${2:-4000}
 REPS=${3:-30}
+HYBRID_STEPS=${4:-400}
 BUFFER=${BUFFER:-256K}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 INSTRUMENT=${INSTRUMENT:-$ROOT/target/release/instrument}
@@ -34,7 +37,8 @@ CFLAGS=$("$INSTRUMENT" flags --cflags)
 LIBS=$("$INSTRUMENT" flags --libs)
 
 mkdir -p "$WORK/src"
-cp "$ROOT/testdata/trace/bench_mpi.c" "$ROOT/testdata/trace/bench_omp.c" "$WORK/src/"
+cp "$ROOT/testdata/trace/bench_mpi.c" "$ROOT/testdata/trace/bench_omp.c" \
+    "$ROOT/testdata/trace/bench_hybrid.c" "$WORK/src/"
 "$INSTRUMENT" "$WORK/src/bench_mpi.c" --out "$WORK/mpi" --regions mpi,functions >/dev/null 2>&1
 # --small-functions: the loop's f is a small function, which would
 # otherwise get no probes and leave the trace nothing but OpenMP events.
@@ -43,6 +47,10 @@ mpicc -O2 "$WORK/src/bench_mpi.c" -o "$WORK/mpi_plain"
 mpicc -O2 $CFLAGS "$WORK/mpi/bench_mpi.c" $LIBS -o "$WORK/mpi_inst"
 gcc -O2 -fopenmp "$WORK/src/bench_omp.c" -o "$WORK/omp_plain"
 gcc -O2 -fopenmp $CFLAGS "$WORK/omp/bench_omp.c" $LIBS -o "$WORK/omp_inst"
+"$INSTRUMENT" "$WORK/src/bench_hybrid.c" --out "$WORK/hybrid" --regions mpi,omp,functions \
+    --small-functions >/dev/null 2>&1
+mpicc -O2 -fopenmp "$WORK/src/bench_hybrid.c" -o "$WORK/hybrid_plain"
+mpicc -O2 -fopenmp $CFLAGS "$WORK/hybrid/bench_hybrid.c" $LIBS -o "$WORK/hybrid_inst"
 
 now() { date +%s%N; }
 
@@ -107,3 +115,5 @@ bench() { # LABEL CMD...
 bench "MPI: bench_mpi.c, 4 ranks, $STEPS steps, Open MPI" \
     "mpirun --oversubscribe -np 4 -x REGIO_MODE -x REGIO_DIR -x REGIO_TRACE_BUFFER $WORK/mpi_@EXE@ $STEPS"
 OMP_NUM_THREADS=4 bench "OpenMP: bench_omp.c, 4 threads, $REPS loops" "$WORK/omp_@EXE@ $REPS"
+OMP_NUM_THREADS=2 bench "MPI+OpenMP: bench_hybrid.c, 2 ranks x 2 threads, $HYBRID_STEPS steps, Open MPI" \
+    "mpirun --oversubscribe -np 2 -x OMP_NUM_THREADS -x REGIO_MODE -x REGIO_DIR -x REGIO_TRACE_BUFFER $WORK/hybrid_@EXE@ $HYBRID_STEPS"
