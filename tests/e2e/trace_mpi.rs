@@ -1363,12 +1363,21 @@ on_both_mpis!(
 /// right neighbour, 2 of 24 to the left one; the output is the plain
 /// build's.
 fn check_fortran_test_calls(mpi: &Mpi) {
+    check_test_calls(mpi, "mpi_test_calls.f90");
+}
+
+fn check_c_test_calls(mpi: &Mpi) {
+    check_test_calls(mpi, "mpi_test_calls.c");
+}
+
+/// `testdata/trace/mpi_test_calls.{f90,c}`: messages completed by
+/// MPI_Test, Testall (statuses, persistent requests), Testany and
+/// Testsome are each recorded once, with the sender a wildcard receive's
+/// status names, and pair up.
+fn check_test_calls(mpi: &Mpi, file: &str) {
     let _machine = machine::hold();
-    let (tmp, run_dir) = traced_run_matching_plain(
-        mpi,
-        "mpi_test_calls.f90",
-        &format!("trace-mpi-ftest-{}", mpi.name),
-    );
+    let (tmp, run_dir) =
+        traced_run_matching_plain(mpi, file, &format!("trace-mpi-test-{file}-{}", mpi.name));
     let (matrix, within) = check_corrected(&run_dir);
     let mut want = Matrix::new();
     for r in 0..RANKS {
@@ -1387,6 +1396,14 @@ on_both_mpis!(
     check_fortran_test_calls,
     open_mpi_fortran,
     mpich_fortran
+);
+
+on_both_mpis!(
+    c_test_calls_complete_their_messages,
+    c_test_calls_complete_their_messages_with_mpich,
+    check_c_test_calls,
+    open_mpi,
+    mpich
 );
 
 /// What `mpi_coll_bytes.f90`'s collectives move on rank `r` of `n`, in
