@@ -33,15 +33,17 @@
 # (when that libregio.so has no `regio_gates`, their probes are written back
 # to the text before the probe gates; else they are regio_*'s probes; only
 # these C rows are run against it, like `regio_*`: REGIO_THROTTLE=off).
-# The `*_disabled`, `*_filtered` and `*_throttled` variants run the same
-# binaries as regio_shared / regio_static with REGIO_DISABLE=1, with
-# REGIO_FILTER excluding `tiny`, and with REGIO_THROTTLE at its default (so
+# The `*_disabled`, `*_filtered`, `*_masked` and `*_throttled` variants run
+# the same binaries as regio_shared / regio_static (and fortran_regio_shared
+# for the filtered and masked ones) with REGIO_DISABLE=1, with
+# REGIO_FILTER excluding `tiny` (`tiny_f`), with REGIO_EVENTS=loops (no
+# function region recorded), and with REGIO_THROTTLE at its default (so
 # `tiny` stops being measured after its first 100,000 calls; the minimum
 # over repetitions is past that point); every other variant runs with
 # REGIO_THROTTLE=off. Before timing, the script shows what each of these
 # measures: `objdump -d` of `tiny` in both builds (the two probe calls) and
 # the `tiny` line of `instrument report` after a short run of each
-# variant (throttled: "[throttled at ... calls]"; filtered and disabled: no
+# variant (throttled: "[throttled at ... calls]"; filtered, masked and disabled: no
 # line). OBJDUMP=0 skips that.
 #
 # UNGATED=1 adds `ungated_shared` and `ungated_static`: the same
@@ -139,11 +141,12 @@ build_regio() {
 build_regio regio_shared "$release" shared
 build_regio regio_static "$release" static
 variants=(regio_shared regio_static regio_shared_disabled regio_static_disabled
-    regio_shared_filtered regio_static_filtered regio_shared_throttled regio_static_throttled
-    gcc_cyg_rdtsc2)
-printf 'exclude region tiny\n' > "$tmp/tiny.filter"
+    regio_shared_filtered regio_static_filtered regio_shared_masked regio_static_masked
+    regio_shared_throttled regio_static_throttled gcc_cyg_rdtsc2)
+printf 'exclude region tiny\nexclude region tiny_f\n' > "$tmp/tiny.filter"
 if command -v gfortran > /dev/null; then
-    variants+=(fortran_regio_shared fortran_regio_static)
+    variants+=(fortran_regio_shared fortran_regio_static fortran_regio_shared_filtered
+        fortran_regio_shared_masked)
 fi
 if [ "${UNGATED:-0}" = 1 ]; then
     sed 's/ regio__gate_v = regio_gates(regio__base_v);//' "$inst" > "$tmp/ungated_probe_cost.c"
@@ -210,11 +213,14 @@ variant_env() {
     local b=$1
     b=${b%_disabled}
     b=${b%_filtered}
+    b=${b%_masked}
     b=${b%_throttled}
     bin=$tmp/$b
     case $1 in
         *_disabled) env=(REGIO_DISABLE=1 REGIO_THROTTLE=off) ;;
         *_filtered) env=(REGIO_FILTER="$tmp/tiny.filter" REGIO_THROTTLE=off) ;;
+        # Function regions masked by the run-time event list.
+        *_masked) env=(REGIO_EVENTS=loops REGIO_THROTTLE=off) ;;
         *_throttled) env=(REGIO_FILTER=) ;;
         *) env=(REGIO_THROTTLE=off) ;;
     esac
@@ -232,7 +238,8 @@ if [ "${OBJDUMP:-1}" = 1 ]; then
         objdump -d --no-show-raw-insn "$tmp/$b" |
             awk '/^[0-9a-f]+ <tiny>:/ { on = 1 } on && /^$/ { on = 0 } on' | sed 's/^/#   /'
     done
-    for v in regio_shared regio_shared_disabled regio_shared_filtered regio_shared_throttled; do
+    for v in regio_shared regio_shared_disabled regio_shared_filtered regio_shared_masked \
+        regio_shared_throttled; do
         variant_env "$v"
         rm -rf "$tmp/check"
         env -u REGIO_THROTTLE "${env[@]}" REGIO_DIR="$tmp/check" "$bin" 300000 1 > /dev/null

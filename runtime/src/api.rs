@@ -35,6 +35,32 @@ pub fn enter(id: u32) {
     enter_cold(id);
 }
 
+/// [`enter`] for Fortran, whose probes read no gate (C's read theirs
+/// inline): the region's gate (filter, event mask, throttling) is read
+/// before the thread's state, so an entry that is not recorded costs the
+/// mode, that load and no more.
+#[inline(always)]
+pub fn enter_unless_closed(id: u32) {
+    match MODE.load(Relaxed) {
+        ON => {
+            if !select::recorded(id) {
+                return;
+            }
+            let t = registry::current();
+            if !t.is_null() {
+                // SAFETY: `t` is this thread's own, leaked state; the gate
+                // was read open just now.
+                unsafe { (*t).enter_gated(id, &Ticks) };
+                return;
+            }
+        }
+        DEAD | OFF => return,
+        _ => {}
+    }
+    // Reads the gate after the start-up (which sets the gates).
+    enter_cold(id);
+}
+
 #[cold]
 #[inline(never)]
 fn enter_cold(id: u32) {

@@ -718,6 +718,15 @@ impl ThreadState {
         let stack = self.stack.load(Relaxed);
         let key = (*stack.add(d - 1)).key.load(Relaxed);
         if key >> 1 != region as u64 {
+            if !PAIRED && !crate::select::recorded(region) {
+                // A filtered, masked or throttled region whose frame is
+                // not the innermost: nothing to close (`exit_slowest`
+                // decides the same), found without a call. Fortran's and
+                // the C API's exits, which cannot tell whether their entry
+                // made a frame, come here for every unrecorded region.
+                self.end_probe();
+                return;
+            }
             return self.exit_slowest::<C, PAIRED>(region, clock);
         }
         let now = clock.now_inline();
