@@ -344,16 +344,30 @@ fn calls_at(nodes: &[PathNode], path: &[&str]) -> Option<u64> {
 /// the same in every case.
 #[test]
 fn gates_that_flip_while_regions_are_open_keep_the_stack() {
+    check_flips("flips.c", &cc(), "--cflags");
+}
+
+/// testdata/throttle/flips.f90, the same from Fortran, whose probes read
+/// no gate (the runtime does) and whose exits cannot tell whether their
+/// entry made a frame: the same shapes and counts.
+#[test]
+fn fortran_gates_that_flip_while_regions_are_open_keep_the_stack() {
+    if require_tool("gfortran", "gfortran") {
+        check_flips("flips.f90", "gfortran", "--fflags");
+    }
+}
+
+fn check_flips(file: &str, compiler: &str, lang_flags: &str) {
     let _machine = machine::hold();
-    let tmp = TestDir::new("throttle-flips");
-    let inst = instrument_testdata(&tmp, "throttle", "flips.c", "functions,user");
+    let tmp = TestDir::new(&format!("throttle-flips-{file}"));
+    let inst = instrument_testdata(&tmp, "throttle", file, "functions,user");
     let mut flags: Vec<String> = vec!["-O2".into()];
-    flags.extend(instrument_flags("--cflags"));
+    flags.extend(instrument_flags(lang_flags));
     let exe = tmp.join("prog");
     compile(
-        &cc(),
+        compiler,
         &flags,
-        &[inst.join("flips.c")],
+        &[inst.join(file)],
         &instrument_flags("--libs"),
         &exe,
     );
