@@ -7,70 +7,14 @@ use regio_analysis::load_run;
 use regio_analysis::score::{score, ScoreOptions};
 use regio_trace_format::{Block, BLOCK_HEADER_LEN};
 
-use common::{tempdir, write_idf, write_profile, Proc, Thread};
-
-fn idf(dir: &std::path::Path) {
-    write_idf(
-        &dir.join("regio.idf.json"),
-        &[
-            (1, "function", "main", "main.c", 1, 90, None),
-            (2, "function", "axpy", "blas.c", 5, 9, None),
-            (3, "mpi_send", "MPI_Send", "main.c", 20, 20, Some(1)),
-            (4, "function", "rare", "main.c", 40, 44, None),
-            (5, "user", "phase", "main.c", 50, 60, Some(1)),
-        ],
-    );
-}
+use common::{tempdir, write_hot_cheap_idf, write_hot_cheap_run, write_profile, Proc, Thread};
 
 #[test]
 fn hot_cheap_functions_are_filtered_and_the_rest_kept() {
     let tmp = tempdir();
     let dir = tmp.path();
-    idf(dir);
-    let children = 50_000_000 + 1_000_000 + 1_000 + 600_000;
-    let nodes = vec![
-        (
-            0,
-            None,
-            1,
-            1,
-            0,
-            1_000_000_000,
-            1_000_000_000 - children,
-            1_000_000_000,
-            1_000_000_000,
-            0,
-        ),
-        (
-            1,
-            Some(0),
-            2,
-            1_000_000,
-            0,
-            50_000_000,
-            50_000_000,
-            40,
-            90,
-            0,
-        ),
-        (2, Some(0), 3, 5_000, 0, 1_000_000, 1_000_000, 150, 900, 0),
-        (3, Some(0), 4, 10, 0, 1_000, 1_000, 90, 110, 0),
-        (4, Some(0), 5, 2_000, 0, 600_000, 600_000, 250, 400, 0),
-    ];
     // Two ranks, the second doing the same work.
-    for (rank, pid) in [(0, 10), (1, 11)] {
-        let mut p = Proc::new(
-            rank,
-            pid,
-            1_000_000_000,
-            vec![Thread {
-                thread: 0,
-                nodes: nodes.clone(),
-            }],
-        );
-        p.size = 2;
-        write_profile(dir, &p);
-    }
+    write_hot_cheap_run(dir, &[(0, 10), (1, 11)]);
     let run = load_run(dir, None).unwrap();
     let opts = ScoreOptions {
         probe_pair_ns: Some(20.0),
@@ -137,7 +81,7 @@ fn trace_bytes_match_the_encoded_stream_of_a_regular_program() {
     const N: u64 = 10_000;
     let tmp = tempdir();
     let dir = tmp.path();
-    idf(dir);
+    write_hot_cheap_idf(dir);
     let gap = 1_000u64;
     let main_excl = gap * (N + 1);
     let nodes = vec![

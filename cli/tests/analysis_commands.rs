@@ -247,61 +247,6 @@ fn calibrate_refuses_a_spread_too_wide() {
 #[path = "../../analysis/tests/common/mod.rs"]
 mod profiles;
 
-/// A run of one rank: main calls axpy a million times (50 ns each), MPI_Send
-/// 5,000 times, `rare` 10 times (100 ns each) and the user region `phase`
-/// 2,000 times.
-fn score_run(dir: &Path) {
-    profiles::write_idf(
-        &dir.join("regio.idf.json"),
-        &[
-            (1, "function", "main", "main.c", 1, 90, None),
-            (2, "function", "axpy", "blas.c", 5, 9, None),
-            (3, "mpi_send", "MPI_Send", "main.c", 20, 20, Some(1)),
-            (4, "function", "rare", "main.c", 40, 44, None),
-            (5, "user", "phase", "main.c", 50, 60, Some(1)),
-        ],
-    );
-    let children = 50_000_000 + 1_000_000 + 1_000 + 600_000;
-    let nodes = vec![
-        (
-            0,
-            None,
-            1,
-            1,
-            0,
-            1_000_000_000,
-            1_000_000_000 - children,
-            1_000_000_000,
-            1_000_000_000,
-            0,
-        ),
-        (
-            1,
-            Some(0),
-            2,
-            1_000_000,
-            0,
-            50_000_000,
-            50_000_000,
-            40,
-            90,
-            0,
-        ),
-        (2, Some(0), 3, 5_000, 0, 1_000_000, 1_000_000, 150, 900, 0),
-        (3, Some(0), 4, 10, 0, 1_000, 1_000, 90, 110, 0),
-        (4, Some(0), 5, 2_000, 0, 600_000, 600_000, 250, 400, 0),
-    ];
-    profiles::write_profile(
-        dir,
-        &profiles::Proc::new(
-            0,
-            10,
-            1_000_000_000,
-            vec![profiles::Thread { thread: 0, nodes }],
-        ),
-    );
-}
-
 fn score(args: &[&str], dir: &Path) -> String {
     let mut all = vec!["score"];
     all.extend_from_slice(args);
@@ -331,7 +276,7 @@ fn score_takes_the_calibration_thresholds_and_writes_its_filter() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     std::fs::create_dir_all(&run).unwrap();
-    score_run(&run);
+    profiles::write_hot_cheap_run(&run, &[(0, 10)]);
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "unknown".into());

@@ -107,6 +107,74 @@ pub fn write_profile(dir: &Path, p: &Proc) {
     std::fs::write(dir.join(name), profile_text(p)).unwrap();
 }
 
+/// The regions of [`write_hot_cheap_run`]: main, axpy, MPI_Send, rare and
+/// the user region phase.
+pub fn write_hot_cheap_idf(dir: &Path) {
+    write_idf(
+        &dir.join("regio.idf.json"),
+        &[
+            (1, "function", "main", "main.c", 1, 90, None),
+            (2, "function", "axpy", "blas.c", 5, 9, None),
+            (3, "mpi_send", "MPI_Send", "main.c", 20, 20, Some(1)),
+            (4, "function", "rare", "main.c", 40, 44, None),
+            (5, "user", "phase", "main.c", 50, 60, Some(1)),
+        ],
+    );
+}
+
+/// The run `instrument score` is tested on (analysis/tests/score.rs and
+/// the command in cli/tests/analysis_commands.rs): main (1 s) calls axpy
+/// a million times (50 ns each), MPI_Send 5,000 times, `rare` 10 times
+/// (100 ns each) and the user region `phase` 2,000 times; one profile
+/// per (rank, pid) of `procs`, each doing the same work, `size` their
+/// count.
+pub fn write_hot_cheap_run(dir: &Path, procs: &[(u32, u32)]) {
+    write_hot_cheap_idf(dir);
+    let children = 50_000_000 + 1_000_000 + 1_000 + 600_000;
+    let nodes = vec![
+        (
+            0,
+            None,
+            1,
+            1,
+            0,
+            1_000_000_000,
+            1_000_000_000 - children,
+            1_000_000_000,
+            1_000_000_000,
+            0,
+        ),
+        (
+            1,
+            Some(0),
+            2,
+            1_000_000,
+            0,
+            50_000_000,
+            50_000_000,
+            40,
+            90,
+            0,
+        ),
+        (2, Some(0), 3, 5_000, 0, 1_000_000, 1_000_000, 150, 900, 0),
+        (3, Some(0), 4, 10, 0, 1_000, 1_000, 90, 110, 0),
+        (4, Some(0), 5, 2_000, 0, 600_000, 600_000, 250, 400, 0),
+    ];
+    for &(rank, pid) in procs {
+        let mut p = Proc::new(
+            rank,
+            pid,
+            1_000_000_000,
+            vec![Thread {
+                thread: 0,
+                nodes: nodes.clone(),
+            }],
+        );
+        p.size = procs.len() as u32;
+        write_profile(dir, &p);
+    }
+}
+
 /// A counter the profile lists: (name, available, reason).
 pub type C = (&'static str, bool, Option<&'static str>);
 
