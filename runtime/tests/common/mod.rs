@@ -105,9 +105,29 @@ pub fn spawn(
     scenario: &str,
     env: &[(&str, &str)],
 ) -> (Child, PathBuf, tempfile::TempDir) {
+    spawn_under(&[], entry, scenario, env)
+}
+
+/// [`spawn`] with the test binary run by `wrapper` (a tool and its
+/// arguments before the binary's path, as `strace -f -o FILE`; none: the
+/// binary itself).
+pub fn spawn_under(
+    wrapper: &[&std::ffi::OsStr],
+    entry: &str,
+    scenario: &str,
+    env: &[(&str, &str)],
+) -> (Child, PathBuf, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = match wrapper.split_first() {
+        Some((tool, args)) => {
+            let mut c = Command::new(tool);
+            c.args(args).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
     cmd.args([
         "--exact",
         entry,
