@@ -87,7 +87,8 @@ fn walk(name: &str, f: &TraceFile, problems: &mut Vec<String>) -> (BTreeMap<u32,
                 open.push(region);
             }
             Event::Exit { region } => {
-                if open.pop() != Some(region) {
+                let top = open.pop();
+                if top != Some(region) {
                     problems.push(format!("{name}: record {i}: exit of {region} unmatched"));
                 }
             }
