@@ -163,9 +163,7 @@ pub fn current_or_register() -> *const ThreadState {
     // Fails only when the thread is already tearing down its TLS; then it
     // is about to end and simply stays unmarked.
     let _ = FINISH.try_with(|g| g.0.set(me));
-    if tid == sys::getpid() {
-        altstack::install();
-    }
+    altstack::install();
     me
 }
 

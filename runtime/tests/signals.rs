@@ -3,7 +3,10 @@
 
 mod common;
 
-use common::{check_invariants, finish, node, run, spawn, wait_for_line, SCENARIO};
+use common::{
+    calls_by_region, check_invariants, count_trace, finish, node, only_trace, open_frames, run,
+    spawn, wait_for_line, TraceCounts, SCENARIO,
+};
 use std::io::Write;
 
 const ENTRY: &str = "child_entry";
@@ -24,6 +27,22 @@ fn child_entry() {
             unsafe { p.write_volatile(1) };
         }
         "abort" => std::process::abort(),
+        // Trace mode, a fault the kernel raises (not a sent signal) with
+        // regions open, after enough records that full buffers were
+        // written out before it: the file must hold those blocks, the last
+        // buffer, and the regions left open.
+        "trace_segv" => {
+            pairs(FAULT_PAIRS);
+            regio::enter(4);
+            let p = std::hint::black_box(std::ptr::null_mut::<u32>());
+            // SAFETY: deliberately not: this is the crash under test.
+            unsafe { p.write_volatile(1) };
+        }
+        "trace_abort" => {
+            pairs(FAULT_PAIRS);
+            regio::enter(4);
+            std::process::abort()
+        }
         "wait" => wait_for_kill(),
         // A flush held up by REGIO_TEST_WRITE_PAUSE_MS; the parent sends
         // SIGTERM while it writes.
@@ -81,6 +100,12 @@ fn pairs(n: u64) {
 /// `RAW_BATCH` of 16 KiB), so the first encoding is the one before the
 /// user event.
 const TRACE_PAIRS: u64 = 400;
+
+/// Pairs before the fault in the `trace_*` fault scenarios: with a 64 KiB
+/// buffer (`FAULT_BUFFER`, about 7/8 of it filled before a write-out) and
+/// 3-4 bytes per record, several write-outs.
+const FAULT_PAIRS: u64 = 60_000;
+const FAULT_BUFFER: &str = "64K";
 
 /// Recurses inside a region until the stack runs out.
 fn overflow(depth: u64) -> u64 {
@@ -306,35 +331,9 @@ fn killed_inside_the_encoding(
     (r, c)
 }
 
-/// The run's only trace file, decoded and counted.
+/// The run's only trace file, decoded (whole) and counted.
 fn trace_counts(r: &common::Run) -> TraceCounts {
-    let files: Vec<String> = common::list(&r.dir)
-        .into_iter()
-        .filter(|n| n.starts_with("trace-") && n.ends_with(".rtrace"))
-        .collect();
-    assert_eq!(files.len(), 1, "one thread, one trace file: {files:?}");
-    let data = std::fs::read(r.dir.join(&files[0])).unwrap();
-    let file = regio_trace_format::decode(&data).unwrap();
-    assert!(file.truncated.is_none());
-    let mut c = TraceCounts::default();
-    for rec in &file.records {
-        use regio_trace_format::Event;
-        match rec.event {
-            Event::Enter { region } => {
-                *c.enters.entry(region).or_default() += 1;
-                c.open.push(region);
-            }
-            Event::Exit { region } => {
-                *c.exits.entry(region).or_default() += 1;
-                assert_eq!(c.open.pop(), Some(region), "exit without its enter");
-            }
-            Event::String { .. } => c.strings += 1,
-            Event::User { .. } => c.user += 1,
-            Event::ClockRate { .. } => c.clock_rate += 1,
-            _ => {}
-        }
-    }
-    c
+    count_trace(&only_trace(r))
 }
 
 /// `assert_killed_profile` for a trace-mode run.
@@ -348,16 +347,6 @@ fn assert_killed_trace_profile(r: &common::Run, sig: i32) -> regio_idf::rundir::
     assert_eq!(node(t, &[1, 2]).open, 1);
     assert_eq!(node(t, &[1, 2]).calls, 1);
     p
-}
-
-#[derive(Default, Debug)]
-struct TraceCounts {
-    enters: std::collections::BTreeMap<u32, u64>,
-    exits: std::collections::BTreeMap<u32, u64>,
-    open: Vec<u32>,
-    strings: u64,
-    user: u64,
-    clock_rate: u64,
 }
 
 fn check_trace_event_run(sig: i32) {
@@ -428,4 +417,54 @@ fn a_signal_deferred_inside_the_encoding_reaches_the_programs_handler() {
     let want: Vec<(u32, u64)> = vec![(1, 1), (2, 1), (3, TRACE_PAIRS)];
     assert_eq!(c.enters.into_iter().collect::<Vec<_>>(), want);
     assert_eq!(c.exits.into_iter().collect::<Vec<_>>(), [(3, TRACE_PAIRS)]);
+}
+
+/// Trace mode, a fault the kernel raises (`scenario`: a null write, or
+/// `abort()`) in the middle of the program with regions 1, 2 and 4 open,
+/// after `FAULT_PAIRS` pairs of region 3 have filled the buffer several
+/// times: the process dies by the signal, its profile is the signal's,
+/// and its trace file decodes whole (the blocks written out before the
+/// fault, then the last buffer the handler wrote) with every record the
+/// profile counted: enters per region == calls per region, the regions
+/// open at its end == the profile's open frames, time never going back.
+fn fault_in_trace_mode(scenario: &str, sig: i32) {
+    let env = [
+        ("REGIO_MODE", "trace"),
+        ("REGIO_TRACE_BUFFER", FAULT_BUFFER),
+    ];
+    let r = run(ENTRY, scenario, &env);
+    // Not a second fault inside the handler (the end-of-run write on a
+    // small alternate stack) either.
+    assert_eq!(r.signal(), Some(sig), "status {:?}\n{}", r.status, r.stderr);
+    let p = assert_killed_trace_profile(&r, sig);
+    let t = &p.threads[0];
+    assert_eq!(node(t, &[1, 2, 3]).calls, FAULT_PAIRS);
+    assert_eq!(node(t, &[1, 2, 4]).open, 1);
+    let file = only_trace(&r);
+    let c = count_trace(&file);
+    // Written out before the fault: the flush records and whole blocks
+    // of a full buffer each (a 64 KiB buffer holds fewer than 20 000
+    // records); the handler's own write adds the last buffer and the
+    // clock-rate block.
+    assert!(c.flushes >= 3, "{c:?}");
+    assert!(file.blocks >= 5, "{} blocks", file.blocks);
+    assert_eq!(
+        c.enters.clone().into_iter().collect::<Vec<_>>(),
+        calls_by_region(t).into_iter().collect::<Vec<_>>(),
+        "enter records per region against the profile's calls"
+    );
+    assert_eq!(c.exits.get(&3).copied(), Some(FAULT_PAIRS));
+    assert_eq!(c.open, open_frames(t), "open at the fault");
+    assert_eq!(c.open, [1, 2, 4]);
+    assert_eq!(c.clock_rate, 1, "the end-of-run tail");
+}
+
+#[test]
+fn a_segfault_in_trace_mode_keeps_the_written_blocks_and_the_last_buffer() {
+    fault_in_trace_mode("trace_segv", libc::SIGSEGV);
+}
+
+#[test]
+fn abort_in_trace_mode_keeps_the_written_blocks_and_the_last_buffer() {
+    fault_in_trace_mode("trace_abort", libc::SIGABRT);
 }

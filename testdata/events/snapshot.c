@@ -1,5 +1,7 @@
 /* REGIO_SNAPSHOT end to end (tests/e2e/snapshot.rs), --regions functions.
- * `snapshot N`: N steps of about 20 ms each (step: N calls), then "done".
+ * `snapshot N`: N steps of about 20 ms each (step: N calls, each making
+ * 1000 calls of `inner`: in trace mode about 8 KB of records a step, so a
+ * small REGIO_TRACE_BUFFER is written out every few steps), then "done".
  * `snapshot`: steps for ever (the test kills it with SIGKILL); prints
  * "ready" after the first 5 steps.
  * `snapshot thread-exit`: main starts a thread that makes 5 steps and
@@ -18,10 +20,15 @@
 
 static volatile double sink;
 
+static void inner(int i) {
+    for (int k = 0; k < (i & 3); k++)
+        sink += k * 0.5;
+}
+
 static void step(void) {
     struct timespec ts = {0, 20 * 1000 * 1000};
     for (int i = 0; i < 1000; i++)
-        sink += i * 0.5;
+        inner(i);
     nanosleep(&ts, NULL);
 }
 

@@ -43,6 +43,7 @@ use regio_analysis::export::{load_trace_with, match_messages, Clocks, MessageChe
 use regio_trace_format::{decode, Event, SyncPhase, TraceFile};
 use serde_json::Value;
 
+mod abort;
 mod spawn;
 
 use crate::common::report::{only_run, report_json};

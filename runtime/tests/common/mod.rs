@@ -105,9 +105,29 @@ pub fn spawn(
     scenario: &str,
     env: &[(&str, &str)],
 ) -> (Child, PathBuf, tempfile::TempDir) {
+    spawn_under(&[], entry, scenario, env)
+}
+
+/// [`spawn`] with the test binary run by `wrapper` (a tool and its
+/// arguments before the binary's path, as `strace -f -o FILE`; none: the
+/// binary itself).
+pub fn spawn_under(
+    wrapper: &[&std::ffi::OsStr],
+    entry: &str,
+    scenario: &str,
+    env: &[(&str, &str)],
+) -> (Child, PathBuf, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = match wrapper.split_first() {
+        Some((tool, args)) => {
+            let mut c = Command::new(tool);
+            c.args(args).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
     cmd.args([
         "--exact",
         entry,
@@ -244,4 +264,97 @@ pub fn check_invariants(p: &Profile) {
     assert!(p.regions.is_empty());
     assert!(p.clock.ticks_per_second > 0.0);
     assert!(["tsc", "clock_gettime"].contains(&p.clock.source.as_str()));
+}
+
+/// Names of the run's trace files (`trace-*.rtrace`), sorted.
+pub fn trace_files(dir: &Path) -> Vec<String> {
+    list(dir)
+        .into_iter()
+        .filter(|n| n.starts_with("trace-") && n.ends_with(".rtrace"))
+        .collect()
+}
+
+/// The run's only trace file (one measured thread), decoded; the
+/// end-of-run writer leaves it whole, so it must not read as cut.
+pub fn only_trace(r: &Run) -> regio_trace_format::TraceFile {
+    let files = trace_files(&r.dir);
+    assert_eq!(
+        files.len(),
+        1,
+        "one thread, one trace file: {files:?}\n{}",
+        r.stderr
+    );
+    let data = std::fs::read(r.dir.join(&files[0])).unwrap();
+    let file = regio_trace_format::decode(&data).unwrap();
+    assert!(file.truncated.is_none(), "{:?}", file.truncated);
+    file
+}
+
+/// What a trace file holds, counted: region records per region, the
+/// regions still open at its end (innermost last), and the other events
+/// the tests look at.
+#[derive(Default, Debug)]
+pub struct TraceCounts {
+    pub enters: std::collections::BTreeMap<u32, u64>,
+    pub exits: std::collections::BTreeMap<u32, u64>,
+    pub open: Vec<u32>,
+    pub strings: u64,
+    pub user: u64,
+    pub clock_rate: u64,
+    pub flushes: u64,
+}
+
+/// Counts `file`'s records; panics on an exit that does not close the
+/// innermost open enter of its region, or on a record earlier than the
+/// one before it (one thread's clock never goes back).
+pub fn count_trace(file: &regio_trace_format::TraceFile) -> TraceCounts {
+    use regio_trace_format::Event;
+    let mut c = TraceCounts::default();
+    let mut last = 0u64;
+    for (i, rec) in file.records.iter().enumerate() {
+        assert!(rec.ticks >= last, "record {i} goes back in time");
+        last = rec.ticks;
+        match rec.event {
+            Event::Enter { region } => {
+                *c.enters.entry(region).or_default() += 1;
+                c.open.push(region);
+            }
+            Event::Exit { region } => {
+                *c.exits.entry(region).or_default() += 1;
+                assert_eq!(
+                    c.open.pop(),
+                    Some(region),
+                    "record {i}: exit without its enter"
+                );
+            }
+            Event::String { .. } => c.strings += 1,
+            Event::User { .. } => c.user += 1,
+            Event::ClockRate { .. } => c.clock_rate += 1,
+            Event::BufferFlush { .. } => c.flushes += 1,
+            _ => {}
+        }
+    }
+    c
+}
+
+/// A thread's calls per region, summed over its nodes.
+pub fn calls_by_region(t: &ThreadProfile) -> std::collections::BTreeMap<u32, u64> {
+    let mut m = std::collections::BTreeMap::new();
+    for n in &t.nodes {
+        *m.entry(n.region).or_default() += n.calls;
+    }
+    m
+}
+
+/// The regions of a thread's open frames, outermost first: the chain of
+/// nodes with `open` > 0 from a root (recursion folds onto one node, which
+/// the tests using this do not make).
+pub fn open_frames(t: &ThreadProfile) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut parent = None;
+    while let Some(n) = t.nodes.iter().find(|n| n.parent == parent && n.open > 0) {
+        out.push(n.region);
+        parent = Some(n.id);
+    }
+    out
 }
