@@ -76,7 +76,9 @@ pub fn retire() {
 /// rank of the job on this host to write theirs and waits until they have
 /// (at most [`WAIT`]).
 pub fn abort_flush(cfg: &Config) {
-    profile::write(Reason::Flush);
+    // As the other ranks' (`abort`, not complete): the run ends here, and
+    // no snapshot may replace this profile while the peers are waited for.
+    profile::write(Reason::Abort);
     profile::write_traces();
     retire();
     let me = sys::getpid();
@@ -168,7 +170,7 @@ fn install_handler() -> bool {
 /// incomplete, reason `abort`) and carry on until the launcher ends us.
 extern "C" fn snapshot(_sig: c_int) {
     let errno = sys::errno();
-    profile::write(Reason::PeerAbort);
+    profile::write(Reason::Abort);
     retire();
     // SAFETY: restoring errno as the interrupted code left it.
     unsafe { *libc::__errno_location() = errno };

@@ -38,8 +38,9 @@ pub enum Reason {
     Exit,
     Flush,
     Signal(i32),
-    /// Another rank of the job is about to call `MPI_Abort` (peers).
-    PeerAbort,
+    /// `MPI_Abort`: this rank is about to call it, or another rank of the
+    /// job is (peers). An end of the run, never complete.
+    Abort,
     /// `REGIO_SNAPSHOT`: written while the program runs (`snapshot`).
     Snapshot,
 }
@@ -266,10 +267,7 @@ unsafe fn write_locked(cfg: &Config, reason: Reason) -> bool {
             (*me).pop_to(1, now);
         }
     }
-    let complete = !matches!(
-        reason,
-        Reason::Signal(_) | Reason::PeerAbort | Reason::Snapshot
-    ) && {
+    let complete = !matches!(reason, Reason::Signal(_) | Reason::Abort | Reason::Snapshot) && {
         let mut others_open = false;
         let mut t = registry::head();
         while !t.is_null() {
@@ -413,7 +411,7 @@ unsafe fn emit(
         Reason::Exit => (b"exit", None),
         Reason::Flush => (b"flush", None),
         Reason::Signal(s) => (b"signal", Some(s)),
-        Reason::PeerAbort => (b"abort", None),
+        Reason::Abort => (b"abort", None),
         Reason::Snapshot => (b"snapshot", None),
     };
     o.string(name);

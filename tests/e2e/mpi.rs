@@ -376,6 +376,17 @@ fn aborting_run_leaves_every_ranks_profile(mpi: &Mpi) {
         .filter_map(|p| p["rank"].as_u64())
         .collect();
     assert_eq!(ranks, [0, 1], "every rank wrote its profile: {run}");
+    // The run ended by the abort: the last rank (which called it) says
+    // so, not complete; the other says so too, or, when the launcher's
+    // SIGTERM reached it before the abort's own signal, `signal`.
+    for p in run["per_process"].as_array().map_or(&[][..], Vec::as_slice) {
+        let reason = p["reason"].as_str();
+        assert_eq!(p["complete"].as_bool(), Some(false), "{p}");
+        match p["rank"].as_u64() {
+            Some(1) => assert_eq!(reason, Some("abort"), "{p}"),
+            _ => assert!(matches!(reason, Some("abort" | "signal")), "{p}"),
+        }
+    }
     // Both ranks measured the allreduce before the abort.
     let counts = calls_by_kind_and_rank(run);
     for rank in 0..2 {
