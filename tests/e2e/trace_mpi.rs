@@ -40,12 +40,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use regio_analysis::export::{load_trace_with, match_messages, Clocks, MessageCheck, Trace};
-use regio_trace_format::{decode, Event, SyncPhase, TraceFile};
+use regio_trace_format::{Event, SyncPhase};
 use serde_json::Value;
 
 mod spawn;
 
 use crate::common::report::{only_run, report_json};
+use crate::common::traces;
 use crate::common::{
     compile, find_on_path, instrument_bin, instrument_flags, instrument_testdata, machine,
     python_with_otf2, require_tool, run, run_ok, TestDir,
@@ -208,27 +209,6 @@ fn mpirun_traced(
         got.describe()
     );
     got.stdout
-}
-
-/// Every trace file of the run, decoded, with the rank from its header.
-fn trace_files(run_dir: &Path) -> Vec<(String, TraceFile)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}")) {
-        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name.ends_with(".rtrace") {
-            let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-            out.push((
-                name.clone(),
-                decode(&data).unwrap_or_else(|e| panic!("{name}: {e}")),
-            ));
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
 }
 
 type Matrix = BTreeMap<(u32, u32), (u64, u64)>;
@@ -401,9 +381,12 @@ fn otf2_messages_with(
     }
     assert_eq!(sends, recvs, "OTF2 sends and receives per message kind");
     let total: u64 = sends.values().sum();
+    let entered: u64 = traces::otf2_enters_by_name(&printed.stdout).values().sum();
+    let calls: u64 = traces::profile_calls(run_dir).values().sum();
+    assert_eq!(entered, calls, "otf2-print ENTER lines vs profile calls");
     if let Some(python) = python_with_otf2() {
         let (enters, matched) = python_read_back(python, &out.join("traces.otf2"));
-        assert!(enters > 0, "no Enter events through the Python bindings");
+        assert_eq!(enters, entered, "Enter events through the Python bindings");
         assert_eq!(
             matched, total,
             "messages matched through the Python bindings"
@@ -516,7 +499,7 @@ fn fortran_collectives(r: u64, n: u64) -> Vec<CollBytes> {
 /// --format json`) their sums.
 fn check_collective_bytes(run_dir: &Path, want: fn(u64, u64) -> Vec<CollBytes>) {
     let n = u64::from(RANKS);
-    for (name, f) in trace_files(run_dir) {
+    for (name, f) in traces::decode_all(run_dir) {
         let got: Vec<CollBytes> = f
             .records
             .iter()
@@ -580,7 +563,7 @@ fn check_c_program(mpi: &Mpi) {
     // What the runtime wrote: per rank the two clock measurements (with
     // the sync clock's reading), the sub-communicator's definition, and
     // message and collective records.
-    let files = trace_files(&run_dir);
+    let files = traces::decode_all(&run_dir);
     assert_eq!(files.len(), RANKS as usize, "one trace per rank");
     for (name, f) in &files {
         let phases: Vec<SyncPhase> = f
@@ -706,7 +689,7 @@ fn check_c_program(mpi: &Mpi) {
         &quiet,
         &[("REGIO_EVENTS", "functions,mpi".to_string())],
     );
-    for (name, f) in trace_files(&quiet) {
+    for (name, f) in traces::decode_all(&quiet) {
         let messages = f
             .records
             .iter()
@@ -764,7 +747,7 @@ fn check_persistent_program(mpi: &Mpi) {
         &run_dir,
         &[],
     );
-    for (name, f) in trace_files(&run_dir) {
+    for (name, f) in traces::decode_all(&run_dir) {
         let count = |p: fn(&Event) -> bool| f.records.iter().filter(|r| p(&r.event)).count();
         // Three rounds: one post and one completion per request each.
         assert_eq!(count(|e| matches!(e, Event::MpiIsend { .. })), 3, "{name}");
@@ -838,7 +821,7 @@ fn check_fortran_program(mpi: &Mpi) {
     // The duplicate of the parity split is the one communicator besides
     // the world that carries messages: defined once per rank, with a
     // run-wide id (its creation captured from Fortran).
-    for (name, f) in trace_files(&run_dir) {
+    for (name, f) in traces::decode_all(&run_dir) {
         let ids: Vec<u32> = f
             .records
             .iter()
@@ -902,7 +885,7 @@ fn check_comms_program(mpi: &Mpi) {
     let _machine = machine::hold();
     let (tmp, run_dir) =
         traced_run_matching_plain(mpi, "mpi_comms.c", &format!("trace-mpi-comms-{}", mpi.name));
-    for (name, f) in trace_files(&run_dir) {
+    for (name, f) in traces::decode_all(&run_dir) {
         let ids: Vec<u32> = f
             .records
             .iter()
@@ -1468,7 +1451,7 @@ fn check_comm_kinds_program(mpi: &Mpi) {
         "mpi_comm_kinds.c",
         &format!("trace-mpi-commkinds-{}", mpi.name),
     );
-    for (name, f) in trace_files(&run_dir) {
+    for (name, f) in traces::decode_all(&run_dir) {
         let ids: Vec<u32> = f
             .records
             .iter()
