@@ -192,6 +192,53 @@ fn event_list_without_user_drops_user_events() {
     }
 }
 
+/// Host `teams` make a descriptor region per team at run time (kind
+/// `omp_team`, testdata/omp5/teams.c: two teams, run one after the other):
+/// `REGIO_EVENTS` without `omp` leaves them out with the IDF's OpenMP
+/// regions, in the profile and the trace.
+#[test]
+fn event_list_without_omp_leaves_host_team_regions_out() {
+    let tmp = TestDir::new("trace-teams");
+    let exe = build(&tmp, "omp5", "teams.c", "omp,functions", &["-fopenmp"]);
+    for (list, want) in [("all", 2), ("functions", 0)] {
+        let run_dir = tmp.join(list);
+        let r = run(traced(&exe, &run_dir)
+            .env("REGIO_EVENTS", list)
+            .env("OMP_NUM_THREADS", "3"));
+        assert_eq!(r.code(), Some(0), "{}", r.describe());
+        let files = traces::decode_all(&run_dir);
+        assert_eq!(nesting_problems(&files), Vec::<String>::new());
+        let _ = traces::assert_counts_match(&run_dir, &files);
+        let teams: Vec<u32> = profiles::read_all(&run_dir)
+            .iter()
+            .flat_map(|p| &p.regions)
+            .filter(|r| r.kind == "omp_team")
+            .map(|r| r.id)
+            .collect();
+        let calls = traces::profile_calls(&run_dir);
+        let team_calls: u64 = teams.iter().filter_map(|id| calls.get(id)).sum();
+        assert_eq!(team_calls, want, "{list}: calls of omp_team regions");
+        if list == "functions" {
+            let kinds = traces::idf_field(&run_dir, "kind");
+            let local = |id: &u32| id % regio_idf::rundir::OBJECT_ID_STRIDE;
+            let other: Vec<_> = calls
+                .keys()
+                .filter(|id| {
+                    !matches!(
+                        kinds.get(&local(id)).map(String::as_str),
+                        Some("function" | "program")
+                    )
+                })
+                .collect();
+            assert_eq!(
+                other,
+                Vec::<&u32>::new(),
+                "only functions and main: {kinds:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn sigkilled_program_leaves_readable_traces() {
     let tmp = TestDir::new("trace-kill");
