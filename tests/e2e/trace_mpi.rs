@@ -861,6 +861,12 @@ fn check_fortran_program(mpi: &Mpi) {
     let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
     assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
     check_warnings(&stderr, within);
+    // OTF2 (with otf2-print): the messages pair up and are the profile's,
+    // the ENTER lines are its calls (and the Python bindings' count).
+    if let Some((messages, _)) = otf2_messages(&run_dir, &tmp.join("t.otf2")) {
+        let total: u64 = matrix.values().map(|c| c.0).sum();
+        assert_eq!(messages, total, "OTF2 point-to-point messages");
+    }
 }
 
 on_both_mpis!(
