@@ -109,9 +109,15 @@ const RANKS: u32 = 4;
 /// Instruments `testdata/trace/<file>` (`--regions mpi,functions`) and
 /// builds it with the implementation's compiler wrapper.
 fn build(mpi: &Mpi, file: &str, tmp: &TestDir) -> PathBuf {
+    build_with(mpi, file, tmp, "mpi,functions", &[])
+}
+
+/// [`build`] with `--regions regions` and `extra` compiler flags.
+fn build_with(mpi: &Mpi, file: &str, tmp: &TestDir, regions: &str, extra: &[&str]) -> PathBuf {
     let fortran = !file.ends_with(".c");
-    let inst = instrument_testdata(tmp, "trace", file, "mpi,functions");
+    let inst = instrument_testdata(tmp, "trace", file, regions);
     let mut flags = vec!["-O1".to_string()];
+    flags.extend(extra.iter().map(|f| f.to_string()));
     if !fortran {
         flags.extend(instrument_flags("--cflags"));
     }
@@ -868,6 +874,81 @@ fn check_fortran_program(mpi: &Mpi) {
         assert_eq!(messages, total, "OTF2 point-to-point messages");
     }
 }
+
+/// `testdata/trace/mpi_omp_trace.c`, MPI and OpenMP in one traced run (4
+/// ranks of 2 threads): a file per thread, strict nesting, enter records
+/// equal the profile's calls (join spans included), teams of 2 on every
+/// rank (2 forks each), `work` 8 times per rank and round, the ring's
+/// messages matched after clock correction and equal to the profile's
+/// matrix in the trace, Perfetto and OTF2.
+fn check_hybrid_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-omp-{}", mpi.name));
+    let exe = build_with(
+        mpi,
+        "mpi_omp_trace.c",
+        &tmp,
+        "mpi,omp,functions",
+        &["-fopenmp"],
+    );
+    let run_dir = tmp.join("run");
+    mpirun_traced(
+        mpi,
+        &exe,
+        &[],
+        &run_dir,
+        &[("OMP_NUM_THREADS", "2".to_string())],
+    );
+    let files = traces::decode_all(&run_dir);
+    assert_eq!(files.len(), 2 * RANKS as usize, "{:?}", files.keys());
+    assert_eq!(traces::nesting_problems(&files), Vec::<String>::new());
+    let forks = traces::check_teams(&run_dir, &files, 2);
+    assert_eq!(forks, 2 * RANKS as usize, "two parallel loops per rank");
+    let names = traces::idf_field(&run_dir, "name");
+    let work: u64 = traces::enters(&files)
+        .into_iter()
+        .filter(|(id, _)| {
+            names
+                .get(&(id % regio_idf::rundir::OBJECT_ID_STRIDE))
+                .map(String::as_str)
+                == Some("work")
+        })
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(
+        work,
+        2 * 8 * u64::from(RANKS),
+        "work over ranks and threads"
+    );
+    let (matrix, within) = check_corrected(&run_dir);
+    for r in 0..RANKS {
+        let right = (r + 1) % RANKS;
+        assert_eq!(
+            matrix.get(&(r, right)),
+            Some(&(2, 8)),
+            "{r} -> {right}: {matrix:?}"
+        );
+    }
+    assert_eq!(matrix.len(), RANKS as usize, "{matrix:?}");
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+    if let Some((messages, _)) = otf2_messages(&run_dir, &tmp.join("t.otf2")) {
+        assert_eq!(
+            messages,
+            2 * u64::from(RANKS),
+            "OTF2 point-to-point messages"
+        );
+    }
+}
+
+on_both_mpis!(
+    mpi_and_openmp_trace_has_teams_on_every_rank_and_matches,
+    mpi_and_openmp_trace_has_teams_on_every_rank_and_matches_with_mpich,
+    check_hybrid_program,
+    open_mpi,
+    mpich
+);
 
 on_both_mpis!(
     fortran_mpi_messages_in_traces_match,

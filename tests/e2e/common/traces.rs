@@ -255,22 +255,26 @@ pub fn check_teams(run_dir: &Path, files: &Files, threads: u32) -> usize {
         "every member of every team begins"
     );
     assert_eq!(ends, begins);
-    // Team numbers and thread numbers as OpenMP gave them.
-    let mut members: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
-    for r in files.values().flat_map(|f| &f.records) {
-        if let Event::OmpTeamBegin {
-            team,
-            thread_num,
-            team_size,
-        } = r.event
-        {
-            assert_eq!(team_size, threads);
-            members.entry(team).or_default().push(thread_num);
+    // Team numbers (per process: the file name up to `-t<thread>`) and
+    // thread numbers as OpenMP gave them.
+    let mut members: BTreeMap<(&str, u64), Vec<u32>> = BTreeMap::new();
+    for (name, f) in files {
+        let process = name.rsplit_once("-t").map_or(name.as_str(), |(p, _)| p);
+        for r in &f.records {
+            if let Event::OmpTeamBegin {
+                team,
+                thread_num,
+                team_size,
+            } = r.event
+            {
+                assert_eq!(team_size, threads);
+                members.entry((process, team)).or_default().push(thread_num);
+            }
         }
     }
     for (team, mut m) in members {
         m.sort_unstable();
-        assert_eq!(m, (0..threads).collect::<Vec<_>>(), "team {team}");
+        assert_eq!(m, (0..threads).collect::<Vec<_>>(), "team {team:?}");
     }
     forks
 }
