@@ -312,7 +312,7 @@ impl Guard {
     /// Opens a descriptor region (what the macros expand to).
     #[inline(always)]
     pub fn region(region: &'static Region) -> Guard {
-        Guard::new(region.id())
+        Guard::new(crate::select::descriptor_id(region))
     }
 }
 

@@ -52,7 +52,7 @@ impl<F: Future> Future for Instrumented<F> {
         // SAFETY: `future` is structurally pinned: it is never moved out of
         // `self`, and the other fields are plain data.
         let this = unsafe { self.get_unchecked_mut() };
-        let id = this.region.id();
+        let id = crate::select::descriptor_id(this.region);
         let tick = enter_poll(id, this.first_poll == 0);
         if this.first_poll == 0 {
             this.first_poll = tick;

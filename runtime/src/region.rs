@@ -85,16 +85,23 @@ impl Region {
     /// This region's id in this process, registering it on first use.
     #[inline(always)]
     pub fn id(&'static self) -> u32 {
+        self.id_and_fresh().0
+    }
+
+    /// [`Self::id`], and whether this call registered the region (the
+    /// probes then give it its class: `select::descriptor_id`).
+    #[inline(always)]
+    pub fn id_and_fresh(&'static self) -> (u32, bool) {
         let id = self.id.load(Relaxed);
         if id != 0 {
-            return id;
+            return (id, false);
         }
         self.register()
     }
 
     #[cold]
     #[inline(never)]
-    fn register(&'static self) -> u32 {
+    fn register(&'static self) -> (u32, bool) {
         let fresh = NEXT_ID.fetch_add(1, Relaxed);
         match self.id.compare_exchange(0, fresh, AcqRel, Acquire) {
             Ok(_) => {
@@ -109,10 +116,10 @@ impl Region {
                         Err(h) => head = h,
                     }
                 }
-                fresh
+                (fresh, true)
             }
             // Another thread registered it first; `fresh` stays unused.
-            Err(winner) => winner,
+            Err(winner) => (winner, false),
         }
     }
 

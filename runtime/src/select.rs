@@ -96,9 +96,13 @@ static MASK: AtomicU64 = AtomicU64::new(ALL);
 /// A mask other than ALL or a filter is or was in force: region kinds are
 /// needed (IDFs registered later are read too).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
-/// Highest `CLASS` index whose kind was read (MASKED bits are recomputed
-/// up to it when the mask changes).
+/// Highest `CLASS` index whose kind was read from an IDF (MASKED bits are
+/// recomputed up to it when the mask changes).
 static MAX_LOADED: AtomicU32 = AtomicU32::new(0);
+/// Descriptor slots with a class byte, from the start of their block (the
+/// last one: recomputing up to it through [`MAX_LOADED`] would write every
+/// gate of every object block).
+static DESCRIPTORS_LOADED: AtomicU32 = AtomicU32::new(0);
 static FILTER: OnceLock<Filter> = OnceLock::new();
 /// IDFs (by `idf` slot) whose regions are in `CLASS`; the lock serialises
 /// loading (registration and `set_events` are not on the probe path).
@@ -249,7 +253,9 @@ pub fn set_events(list: &str) -> Result<u64, String> {
 }
 
 fn set_mask_bits(m: u64) {
-    MASK.store(m, Relaxed);
+    // SeqCst with `descriptor_registered`: either it reads this mask, or
+    // this reads its slot's high-water mark (and marks the slot).
+    MASK.store(m, SeqCst);
     if m != ALL {
         ACTIVE.store(true, Release);
     }
@@ -257,6 +263,52 @@ fn set_mask_bits(m: u64) {
     let n = MAX_LOADED.load(Relaxed) as usize + 1;
     for (c, g) in CLASS.iter().zip(GATE.iter()).take(n) {
         mark_masked(c, g, m);
+    }
+    let first = BLOCK[DESCRIPTOR_BASE as usize] as usize;
+    let d = DESCRIPTORS_LOADED.load(SeqCst) as usize;
+    for (c, g) in CLASS[first..].iter().zip(&GATE[first..]).take(d) {
+        mark_masked(c, g, m);
+    }
+}
+
+/// The id of a Rust descriptor region (`region::Region`) for a probe: on
+/// its first entry, also the class byte of its kind, so the event mask
+/// (`REGIO_EVENTS`, `set_events`) leaves it out as it leaves out IDF
+/// regions of that kind.
+#[inline(always)]
+pub fn descriptor_id(region: &'static crate::region::Region) -> u32 {
+    let (id, fresh) = region.id_and_fresh();
+    if fresh {
+        descriptor_registered(id, region.kind);
+    }
+    id
+}
+
+/// Lock-free, as it runs inside a probe: a concurrent `set_mask_bits`
+/// either sees this slot or stored its mask before the last load here,
+/// which then marks the slot again.
+#[cold]
+fn descriptor_registered(id: u32, kind: crate::region::Kind) {
+    use crate::region::Kind;
+    let at = slot(id);
+    let (Some(c), Some(g)) = (CLASS.get(at), GATE.get(at)) else {
+        return;
+    };
+    let class = match kind {
+        Kind::Program | Kind::Function => FUNCTIONS,
+        Kind::Loop => LOOPS,
+        Kind::User => USER,
+        Kind::OmpTeam => OMP,
+    };
+    c.store(class.trailing_zeros() as u8 + 1, SeqCst);
+    let first = BLOCK[DESCRIPTOR_BASE as usize] as usize;
+    DESCRIPTORS_LOADED.fetch_max((at - first + 1) as u32, SeqCst);
+    loop {
+        let m = MASK.load(SeqCst);
+        mark_masked(c, g, m);
+        if MASK.load(SeqCst) == m {
+            break;
+        }
     }
 }
 

@@ -62,7 +62,7 @@ fn team_region(k: usize) -> &'static Region {
 /// enters the body region and, inside it, this team's region.
 pub fn begin(body: u32) {
     api::enter(body);
-    api::enter(team_region(team_num()).id());
+    api::enter(crate::select::descriptor_id(team_region(team_num())));
 }
 
 /// Last thing in the body: leaves the team's region and the body.

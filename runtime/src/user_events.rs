@@ -38,6 +38,9 @@ pub const TABLE_ENTRIES: usize = 1024;
 
 /// `hash` of a slot a thread is filling.
 const RESERVED: u64 = u64::MAX;
+/// Spins [`intern`] waits for a reserved slot to be published (a copy of
+/// at most [`MAX_NAME_LEN`] bytes, unless its writer was preempted).
+const RESERVED_WAIT: u32 = 1 << 20;
 
 struct Slot {
     /// FNV-1a of the name: 0 while the slot is empty, [`RESERVED`] while a
@@ -97,6 +100,7 @@ pub fn intern(name: &[u8]) -> Option<u32> {
     for i in 0..MAX_NAMES {
         let k = (start + i) % MAX_NAMES;
         let slot = &SLOTS[k];
+        let mut waited = 0;
         loop {
             match slot.hash.load(Acquire) {
                 0 => {
@@ -112,6 +116,15 @@ pub fn intern(name: &[u8]) -> Option<u32> {
                     slot.len.store(len as u32, Relaxed);
                     slot.hash.store(h, Release);
                     return Some(k as u32);
+                }
+                // Another thread is writing its name here, which may be
+                // this one: passing on would give one name two ids (two
+                // rows of one event on one node). The wait is bounded: a
+                // signal handler may have interrupted the writer on this
+                // very thread.
+                RESERVED if waited < RESERVED_WAIT => {
+                    waited += 1;
+                    std::hint::spin_loop();
                 }
                 x if x == h && text(slot) == Some(name) => return Some(k as u32),
                 _ => break,

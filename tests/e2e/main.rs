@@ -48,6 +48,7 @@ mod readme_build;
 mod readme_rust;
 mod runtime_signals;
 mod rust_instrument;
+mod rust_trace;
 mod rust_traced;
 mod small_functions;
 mod snapshot;

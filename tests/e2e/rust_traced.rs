@@ -15,24 +15,29 @@ use serde_json::Value;
 const PACKAGE: &str = "regio-testdata-traced";
 const BIN: &str = "traced-demo";
 
-/// Builds the test crate into its own target directory (so this never
-/// waits on the lock of the `cargo test` that runs us) and returns the
-/// binary.
+/// Builds `traced-demo` (see [`build_bin`]).
 fn build(features: &[&str], flavour: &str) -> PathBuf {
+    build_bin(BIN, features, flavour)
+}
+
+/// Builds a binary of the test crate into its own target directory (so
+/// this never waits on the lock of the `cargo test` that runs us) and
+/// returns it.
+pub fn build_bin(bin: &str, features: &[&str], flavour: &str) -> PathBuf {
     let target = workspace_root()
         .join("target")
         .join("rust-e2e")
         .join(flavour);
     let mut c = Command::new(env!("CARGO"));
     c.current_dir(workspace_root())
-        .args(["build", "--quiet", "-p", PACKAGE, "--bin", BIN])
+        .args(["build", "--quiet", "-p", PACKAGE, "--bin", bin])
         .arg("--target-dir")
         .arg(&target);
     for f in features {
         c.args(["--features", f]);
     }
     run_ok(&mut c);
-    target.join("debug").join(BIN)
+    target.join("debug").join(bin)
 }
 
 fn run_demo(bin: &Path, run_dir: &Path) -> common::Run {

@@ -17,19 +17,15 @@
 //! - Perfetto export always; OTF2 export checked with `otf2-print` when
 //!   installed (SKIPPED otherwise, unless REGIO_REQUIRE_TOOLCHAINS=1).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use regio_trace_format::{decode, Event, TraceFile};
-use serde_json::Value;
+use regio_trace_format::Event;
 
 use crate::common::cmd::{sigkill, spawn_until_ready};
 use crate::common::profiles;
-use crate::common::{
-    cc, compile, instrument_bin, instrument_flags, instrument_testdata, require_tool, run, run_ok,
-    TestDir,
-};
+use crate::common::traces::{self, enters, nesting_problems};
+use crate::common::{cc, compile, instrument_flags, instrument_testdata, run, TestDir};
 
 /// Instruments `testdata/<dir>/<file>` with `regions` and builds it.
 fn build(tmp: &TestDir, dir: &str, file: &str, regions: &str, extra: &[&str]) -> PathBuf {
@@ -62,167 +58,22 @@ fn traced(exe: &Path, run_dir: &Path) -> Command {
     c
 }
 
-/// The run directory's trace files, decoded, by file name.
-fn traces(run_dir: &Path) -> BTreeMap<String, TraceFile> {
-    let mut out = BTreeMap::new();
-    let entries = std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}"));
-    for e in entries {
-        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name.ends_with(".rtrace") {
-            let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let file = decode(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
-            out.insert(name, file);
-        }
-    }
-    out
-}
-
-/// Enter records per region id over all files.
-fn enters(files: &BTreeMap<String, TraceFile>) -> BTreeMap<u32, u64> {
-    let mut n = BTreeMap::new();
-    for f in files.values() {
-        for r in &f.records {
-            if let Event::Enter { region } = r.event {
-                *n.entry(region).or_default() += 1;
-            }
-        }
-    }
-    n
-}
-
-/// Problems with the nesting of each file's enter/exit records.
-fn nesting_problems(files: &BTreeMap<String, TraceFile>) -> Vec<String> {
-    let mut problems = Vec::new();
-    for (name, f) in files {
-        let mut open: Vec<u32> = Vec::new();
-        let mut last = 0u64;
-        for (i, r) in f.records.iter().enumerate() {
-            if r.ticks < last {
-                problems.push(format!("{name}: record {i} goes back in time"));
-            }
-            last = r.ticks;
-            match r.event {
-                Event::Enter { region } => open.push(region),
-                Event::Exit { region } => match open.pop() {
-                    Some(top) if top == region => {}
-                    other => problems.push(format!(
-                        "{name}: record {i}: exit of {region} closes {other:?}"
-                    )),
-                },
-                _ => {}
-            }
-        }
-        if !open.is_empty() {
-            problems.push(format!("{name}: ends with regions {open:?} open"));
-        }
-    }
-    problems
-}
-
-/// Profile calls per region id (all processes, threads and nodes), and
-/// each region's kind from the IDF copied into the run directory.
-fn profile_calls(run_dir: &Path) -> (BTreeMap<u32, u64>, BTreeMap<u32, String>) {
-    let mut calls = BTreeMap::new();
-    for (_, _, n) in profiles::nodes(&profiles::read_all(run_dir)) {
-        *calls.entry(n.region).or_default() += n.calls;
-    }
-    let idf = std::fs::read_to_string(run_dir.join("regio.idf.json"))
-        .unwrap_or_else(|e| panic!("regio.idf.json: {e}"));
-    let idf: Value = serde_json::from_str(&idf).unwrap_or_else(|e| panic!("{e}"));
-    let kinds = idf["regions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| {
-            (
-                r["id"].as_u64().unwrap_or(0) as u32,
-                r["kind"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    (calls, kinds)
-}
-
-/// Enter records equal profile calls, region by region (the join regions
-/// too: every team thread's join wait is a span in its own trace). Returns
-/// the regions of kind `omp_join` with their calls.
-fn assert_counts_match(run_dir: &Path, files: &BTreeMap<String, TraceFile>) -> BTreeMap<u32, u64> {
-    let (calls, kinds) = profile_calls(run_dir);
-    let enters = enters(files);
-    let mut problems = Vec::new();
-    let mut joins = BTreeMap::new();
-    for (region, &c) in &calls {
-        // The profile (and the trace) write C ids as base + local id; the
-        // program has one IDF, whose local ids the kinds are keyed by.
-        let local = region % regio_idf::rundir::OBJECT_ID_STRIDE;
-        if kinds.get(&local).map(String::as_str) == Some("omp_join") {
-            joins.insert(*region, c);
-        }
-        let e = enters.get(region).copied().unwrap_or(0);
-        if e != c {
-            problems.push(format!("region {region}: {e} enter records, {c} calls"));
-        }
-    }
-    for (region, &e) in &enters {
-        if !calls.contains_key(region) {
-            problems.push(format!(
-                "region {region}: {e} enter records, not in the profile"
-            ));
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    joins
-}
-
 /// `instrument export --format perfetto`: the JSON's begin events.
 fn export_perfetto(run_dir: &Path, out: &Path) -> u64 {
     export_perfetto_with(run_dir, out, &[])
 }
 
 fn export_perfetto_with(run_dir: &Path, out: &Path, extra: &[&std::ffi::OsStr]) -> u64 {
-    run_ok(
-        Command::new(instrument_bin())
-            .args(["export", "--format", "perfetto"])
-            .args(extra)
-            .arg(run_dir)
-            .arg("--out")
-            .arg(out),
-    );
-    let text = std::fs::read_to_string(out).unwrap_or_else(|e| panic!("{e}"));
-    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    v["traceEvents"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|e| e["ph"] == "B")
-        .count() as u64
+    let json = traces::export_perfetto(run_dir, out, extra);
+    traces::perfetto_events(&json, "B").count() as u64
 }
 
-/// `instrument export --format otf2`, counted by `otf2-print`; None when
-/// the tools are missing (SKIPPED).
+/// `instrument export --format otf2`, ENTER lines counted by `otf2-print`
+/// (nesting per location checked); None when the tools are missing
+/// (SKIPPED).
 fn export_otf2(run_dir: &Path, out: &Path) -> Option<u64> {
-    if !require_tool("otf2-print", "otf2-tools") {
-        return None;
-    }
-    run_ok(
-        Command::new(instrument_bin())
-            .args(["export", "--format", "otf2"])
-            .arg(run_dir)
-            .arg("--out")
-            .arg(out),
-    );
-    let printed = run_ok(Command::new("otf2-print").arg(out.join("traces.otf2")));
-    Some(
-        printed
-            .stdout
-            .lines()
-            .filter(|l| l.starts_with("ENTER "))
-            .count() as u64,
-    )
+    let printed = traces::otf2_printed(run_dir, out)?;
+    Some(traces::otf2_enters_by_name(&printed).values().sum())
 }
 
 #[test]
@@ -232,7 +83,7 @@ fn c_program_trace_matches_its_profile() {
     let run_dir = tmp.join("run");
     let r = run(traced(&exe, &run_dir).env("REGIO_TRACE_BUFFER", "64K"));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
-    let files = traces(&run_dir);
+    let files = traces::decode_all(&run_dir);
     assert_eq!(files.len(), 1, "one thread, one file: {:?}", files.keys());
     let f = files
         .values()
@@ -243,35 +94,15 @@ fn c_program_trace_matches_its_profile() {
         "several whole blocks (64K buffer): {f:?}"
     );
     assert_eq!(nesting_problems(&files), Vec::<String>::new());
-    let _ = assert_counts_match(&run_dir, &files);
+    let _ = traces::assert_counts_match(&run_dir, &files);
     let leaf = enters(&files).into_values().max().unwrap_or(0);
     assert_eq!(leaf, 30010, "leaf: 30000 + 10 calls, 100 masked");
-    let masks: Vec<u64> = files
-        .values()
-        .flat_map(|f| &f.records)
-        .filter_map(|r| match r.event {
-            Event::Mask { mask } => Some(mask),
-            _ => None,
-        })
-        .collect();
+    let masks = traces::masks(&files);
     assert_eq!(masks.len(), 2, "{masks:?}");
     assert_eq!(masks[0], 0, "`none`");
-    let strings: Vec<_> = files.values().flat_map(|f| f.strings()).collect();
-    let progress = strings
-        .iter()
-        .find(|(_, s)| *s == "progress")
-        .map(|(id, _)| *id);
-    assert!(
-        progress.is_some(),
-        "a string record names the event: {strings:?}"
-    );
     let values: Vec<f64> = files
         .values()
-        .flat_map(|f| &f.records)
-        .filter_map(|r| match r.event {
-            Event::User { name, value } if Some(name) == progress => Some(value),
-            _ => None,
-        })
+        .flat_map(|f| traces::user_values(f, "progress"))
         .collect();
     let want: Vec<f64> = (0..10).map(|i| f64::from(i * 300)).collect();
     assert_eq!(values, want, "user event values in order");
@@ -296,57 +127,10 @@ fn openmp_trace_has_teams_and_matches_its_profile() {
     let run_dir = tmp.join("run");
     let r = run(traced(&exe, &run_dir).env("OMP_NUM_THREADS", "3"));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
-    let files = traces(&run_dir);
+    let files = traces::decode_all(&run_dir);
     assert_eq!(files.len(), 3, "one file per thread: {:?}", files.keys());
     assert_eq!(nesting_problems(&files), Vec::<String>::new());
-    let joins = assert_counts_match(&run_dir, &files);
-    // The members' join waits are in their own traces: every thread's
-    // file has as many join spans as teams it ended.
-    assert!(!joins.is_empty(), "no omp_join region in the profile");
-    for (name, f) in &files {
-        let spans = f
-            .records
-            .iter()
-            .filter(|r| matches!(r.event, Event::Enter { region } if joins.contains_key(&region)))
-            .count();
-        let ended = f
-            .records
-            .iter()
-            .filter(|r| matches!(r.event, Event::OmpTeamEnd { .. }))
-            .count();
-        assert_eq!(spans, ended, "{name}: join spans vs teams ended");
-    }
-    let count = |want: fn(&Event) -> bool| {
-        files
-            .values()
-            .flat_map(|f| &f.records)
-            .filter(|r| want(&r.event))
-            .count()
-    };
-    let forks = count(|e| matches!(e, Event::OmpFork { .. }));
-    let joins = count(|e| matches!(e, Event::OmpJoin { .. }));
-    let begins = count(|e| matches!(e, Event::OmpTeamBegin { .. }));
-    let ends = count(|e| matches!(e, Event::OmpTeamEnd { .. }));
-    assert!(forks >= 1 && forks == joins, "{forks} forks, {joins} joins");
-    assert_eq!(begins, 3 * forks, "every member of every team begins");
-    assert_eq!(ends, begins);
-    // Team numbers and thread numbers as OpenMP gave them.
-    let mut members: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
-    for r in files.values().flat_map(|f| &f.records) {
-        if let Event::OmpTeamBegin {
-            team,
-            thread_num,
-            team_size,
-        } = r.event
-        {
-            assert_eq!(team_size, 3);
-            members.entry(team).or_default().push(thread_num);
-        }
-    }
-    for (team, mut m) in members {
-        m.sort_unstable();
-        assert_eq!(m, vec![0, 1, 2], "team {team}");
-    }
+    let _ = traces::check_teams(&run_dir, &files, 3);
     let total: u64 = enters(&files).values().sum();
     assert_eq!(export_perfetto(&run_dir, &tmp.join("t.json")), total);
     if let Some(n) = export_otf2(&run_dir, &tmp.join("t.otf2")) {
@@ -363,19 +147,96 @@ fn run_time_filter_and_event_list_apply_to_profile_and_trace() {
     let run_dir = tmp.join("run");
     let r = run(traced(&exe, &run_dir).env("REGIO_FILTER", &filter));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
-    let files = traces(&run_dir);
-    let _ = assert_counts_match(&run_dir, &files);
-    let (calls, _) = profile_calls(&run_dir);
+    let files = traces::decode_all(&run_dir);
+    let _ = traces::assert_counts_match(&run_dir, &files);
+    let calls = traces::profile_calls(&run_dir);
     assert_eq!(calls.len(), 2, "main and mid only: {calls:?}");
     assert!(calls.values().any(|&c| c == 3000), "mid: {calls:?}");
 
     let run_dir = tmp.join("run2");
     let r = run(traced(&exe, &run_dir).env("REGIO_EVENTS", "none"));
     assert_eq!(r.code(), Some(0), "{}", r.describe());
-    let (calls, _) = profile_calls(&run_dir);
+    let calls = traces::profile_calls(&run_dir);
     // The program itself turns everything back on for its last 10 calls.
     assert_eq!(calls.values().sum::<u64>(), 10, "{calls:?}");
-    let _ = assert_counts_match(&run_dir, &traces(&run_dir));
+    let _ = traces::assert_counts_match(&run_dir, &traces::decode_all(&run_dir));
+}
+
+/// `REGIO_EVENTS` without `user` leaves user events out of the trace and
+/// the profile while the regions are recorded; with `user` they are there
+/// (calls.c makes its 10 events before its own mask change).
+#[test]
+fn event_list_without_user_drops_user_events() {
+    let tmp = TestDir::new("trace-no-user");
+    let exe = build(&tmp, "trace", "calls.c", "functions", &[]);
+    for (list, want) in [("functions", 0), ("functions,user", 10)] {
+        let run_dir = tmp.join(list.replace(',', "-"));
+        let r = run(traced(&exe, &run_dir).env("REGIO_EVENTS", list));
+        assert_eq!(r.code(), Some(0), "{}", r.describe());
+        let files = traces::decode_all(&run_dir);
+        let _ = traces::assert_counts_match(&run_dir, &files);
+        let calls = traces::profile_calls(&run_dir);
+        assert_eq!(
+            calls.values().sum::<u64>(),
+            1 + 3000 + 30010,
+            "{list}: main, mid, leaf: {calls:?}"
+        );
+        assert_eq!(traces::user_records(&files), want, "{list}: user records");
+        let profiled: u64 = profiles::read_all(&run_dir)
+            .iter()
+            .flat_map(|p| &p.threads)
+            .flat_map(|t| &t.user_events)
+            .map(|e| e.count)
+            .sum();
+        assert_eq!(profiled, want as u64, "{list}: user events in the profile");
+    }
+}
+
+/// Host `teams` make a descriptor region per team at run time (kind
+/// `omp_team`, testdata/omp5/teams.c: two teams, run one after the other):
+/// `REGIO_EVENTS` without `omp` leaves them out with the IDF's OpenMP
+/// regions, in the profile and the trace.
+#[test]
+fn event_list_without_omp_leaves_host_team_regions_out() {
+    let tmp = TestDir::new("trace-teams");
+    let exe = build(&tmp, "omp5", "teams.c", "omp,functions", &["-fopenmp"]);
+    for (list, want) in [("all", 2), ("functions", 0)] {
+        let run_dir = tmp.join(list);
+        let r = run(traced(&exe, &run_dir)
+            .env("REGIO_EVENTS", list)
+            .env("OMP_NUM_THREADS", "3"));
+        assert_eq!(r.code(), Some(0), "{}", r.describe());
+        let files = traces::decode_all(&run_dir);
+        assert_eq!(nesting_problems(&files), Vec::<String>::new());
+        let _ = traces::assert_counts_match(&run_dir, &files);
+        let teams: Vec<u32> = profiles::read_all(&run_dir)
+            .iter()
+            .flat_map(|p| &p.regions)
+            .filter(|r| r.kind == "omp_team")
+            .map(|r| r.id)
+            .collect();
+        let calls = traces::profile_calls(&run_dir);
+        let team_calls: u64 = teams.iter().filter_map(|id| calls.get(id)).sum();
+        assert_eq!(team_calls, want, "{list}: calls of omp_team regions");
+        if list == "functions" {
+            let kinds = traces::idf_field(&run_dir, "kind");
+            let local = |id: &u32| id % regio_idf::rundir::OBJECT_ID_STRIDE;
+            let other: Vec<_> = calls
+                .keys()
+                .filter(|id| {
+                    !matches!(
+                        kinds.get(&local(id)).map(String::as_str),
+                        Some("function" | "program")
+                    )
+                })
+                .collect();
+            assert_eq!(
+                other,
+                Vec::<&u32>::new(),
+                "only functions and main: {kinds:?}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -386,7 +247,7 @@ fn sigkilled_program_leaves_readable_traces() {
     sigkill(spawn_until_ready(
         traced(&exe, &run_dir).env("REGIO_TRACE_BUFFER", "64K"),
     ));
-    let files = traces(&run_dir);
+    let files = traces::decode_all(&run_dir);
     assert_eq!(files.len(), 1, "{:?}", files.keys());
     let f = files.values().next().map(|f| (f.blocks, f.records.len()));
     // 100 000 enter/exit records at about 3 bytes need several 64K blocks;
@@ -395,7 +256,7 @@ fn sigkilled_program_leaves_readable_traces() {
         matches!(f, Some((b, n)) if b >= 3 && n > 40_000),
         "blocks and records of the flushed part: {f:?}"
     );
-    let total: u64 = enters(&traces(&run_dir)).values().sum();
+    let total: u64 = enters(&traces::decode_all(&run_dir)).values().sum();
     assert!(total > 10_000, "{total}");
     // The exporter reads it and closes the regions left open; the IDF is
     // copied with the profile, which a SIGKILL prevents.

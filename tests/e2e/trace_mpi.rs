@@ -40,13 +40,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use regio_analysis::export::{load_trace_with, match_messages, Clocks, MessageCheck, Trace};
-use regio_trace_format::{decode, Event, SyncPhase, TraceFile};
+use regio_trace_format::{Event, SyncPhase};
 use serde_json::Value;
 
 mod abort;
 mod spawn;
 
 use crate::common::report::{only_run, report_json};
+use crate::common::traces;
 use crate::common::{
     compile, find_on_path, instrument_bin, instrument_flags, instrument_testdata, machine,
     python_with_otf2, require_tool, run, run_ok, TestDir,
@@ -109,9 +110,15 @@ const RANKS: u32 = 4;
 /// Instruments `testdata/trace/<file>` (`--regions mpi,functions`) and
 /// builds it with the implementation's compiler wrapper.
 fn build(mpi: &Mpi, file: &str, tmp: &TestDir) -> PathBuf {
+    build_with(mpi, file, tmp, "mpi,functions", &[])
+}
+
+/// [`build`] with `--regions regions` and `extra` compiler flags.
+fn build_with(mpi: &Mpi, file: &str, tmp: &TestDir, regions: &str, extra: &[&str]) -> PathBuf {
     let fortran = !file.ends_with(".c");
-    let inst = instrument_testdata(tmp, "trace", file, "mpi,functions");
+    let inst = instrument_testdata(tmp, "trace", file, regions);
     let mut flags = vec!["-O1".to_string()];
+    flags.extend(extra.iter().map(|f| f.to_string()));
     if !fortran {
         flags.extend(instrument_flags("--cflags"));
     }
@@ -209,27 +216,6 @@ fn mpirun_traced(
         got.describe()
     );
     got.stdout
-}
-
-/// Every trace file of the run, decoded, with the rank from its header.
-fn trace_files(run_dir: &Path) -> Vec<(String, TraceFile)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(run_dir).unwrap_or_else(|e| panic!("{e}")) {
-        let path = e.unwrap_or_else(|e| panic!("{e}")).path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name.ends_with(".rtrace") {
-            let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-            out.push((
-                name.clone(),
-                decode(&data).unwrap_or_else(|e| panic!("{name}: {e}")),
-            ));
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
 }
 
 type Matrix = BTreeMap<(u32, u32), (u64, u64)>;
@@ -402,9 +388,12 @@ fn otf2_messages_with(
     }
     assert_eq!(sends, recvs, "OTF2 sends and receives per message kind");
     let total: u64 = sends.values().sum();
+    let entered: u64 = traces::otf2_enters_by_name(&printed.stdout).values().sum();
+    let calls: u64 = traces::profile_calls(run_dir).values().sum();
+    assert_eq!(entered, calls, "otf2-print ENTER lines vs profile calls");
     if let Some(python) = python_with_otf2() {
         let (enters, matched) = python_read_back(python, &out.join("traces.otf2"));
-        assert!(enters > 0, "no Enter events through the Python bindings");
+        assert_eq!(enters, entered, "Enter events through the Python bindings");
         assert_eq!(
             matched, total,
             "messages matched through the Python bindings"
@@ -517,7 +506,7 @@ fn fortran_collectives(r: u64, n: u64) -> Vec<CollBytes> {
 /// --format json`) their sums.
 fn check_collective_bytes(run_dir: &Path, want: fn(u64, u64) -> Vec<CollBytes>) {
     let n = u64::from(RANKS);
-    for (name, f) in trace_files(run_dir) {
+    for (name, f) in traces::decode_all(run_dir) {
         let got: Vec<CollBytes> = f
             .records
             .iter()
@@ -581,7 +570,7 @@ fn check_c_program(mpi: &Mpi) {
     // What the runtime wrote: per rank the two clock measurements (with
     // the sync clock's reading), the sub-communicator's definition, and
     // message and collective records.
-    let files = trace_files(&run_dir);
+    let files = traces::decode_all(&run_dir);
     assert_eq!(files.len(), RANKS as usize, "one trace per rank");
     for (name, f) in &files {
         let phases: Vec<SyncPhase> = f
@@ -707,7 +696,7 @@ fn check_c_program(mpi: &Mpi) {
         &quiet,
         &[("REGIO_EVENTS", "functions,mpi".to_string())],
     );
-    for (name, f) in trace_files(&quiet) {
+    for (name, f) in traces::decode_all(&quiet) {
         let messages = f
             .records
             .iter()
@@ -765,7 +754,7 @@ fn check_persistent_program(mpi: &Mpi) {
         &run_dir,
         &[],
     );
-    for (name, f) in trace_files(&run_dir) {
+    for (name, f) in traces::decode_all(&run_dir) {
         let count = |p: fn(&Event) -> bool| f.records.iter().filter(|r| p(&r.event)).count();
         // Three rounds: one post and one completion per request each.
         assert_eq!(count(|e| matches!(e, Event::MpiIsend { .. })), 3, "{name}");
@@ -839,7 +828,7 @@ fn check_fortran_program(mpi: &Mpi) {
     // The duplicate of the parity split is the one communicator besides
     // the world that carries messages: defined once per rank, with a
     // run-wide id (its creation captured from Fortran).
-    for (name, f) in trace_files(&run_dir) {
+    for (name, f) in traces::decode_all(&run_dir) {
         let ids: Vec<u32> = f
             .records
             .iter()
@@ -879,7 +868,88 @@ fn check_fortran_program(mpi: &Mpi) {
     let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
     assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
     check_warnings(&stderr, within);
+    // OTF2 (with otf2-print): the messages pair up and are the profile's,
+    // the ENTER lines are its calls (and the Python bindings' count).
+    if let Some((messages, _)) = otf2_messages(&run_dir, &tmp.join("t.otf2")) {
+        let total: u64 = matrix.values().map(|c| c.0).sum();
+        assert_eq!(messages, total, "OTF2 point-to-point messages");
+    }
 }
+
+/// `testdata/trace/mpi_omp_trace.c`, MPI and OpenMP in one traced run (4
+/// ranks of 2 threads): a file per thread, strict nesting, enter records
+/// equal the profile's calls (join spans included), teams of 2 on every
+/// rank (2 forks each), `work` 8 times per rank and round, the ring's
+/// messages matched after clock correction and equal to the profile's
+/// matrix in the trace, Perfetto and OTF2.
+fn check_hybrid_program(mpi: &Mpi) {
+    let _machine = machine::hold();
+    let tmp = TestDir::new(&format!("trace-mpi-omp-{}", mpi.name));
+    let exe = build_with(
+        mpi,
+        "mpi_omp_trace.c",
+        &tmp,
+        "mpi,omp,functions",
+        &["-fopenmp"],
+    );
+    let run_dir = tmp.join("run");
+    mpirun_traced(
+        mpi,
+        &exe,
+        &[],
+        &run_dir,
+        &[("OMP_NUM_THREADS", "2".to_string())],
+    );
+    let files = traces::decode_all(&run_dir);
+    assert_eq!(files.len(), 2 * RANKS as usize, "{:?}", files.keys());
+    assert_eq!(traces::nesting_problems(&files), Vec::<String>::new());
+    let forks = traces::check_teams(&run_dir, &files, 2);
+    assert_eq!(forks, 2 * RANKS as usize, "two parallel loops per rank");
+    let names = traces::idf_field(&run_dir, "name");
+    let work: u64 = traces::enters(&files)
+        .into_iter()
+        .filter(|(id, _)| {
+            names
+                .get(&(id % regio_idf::rundir::OBJECT_ID_STRIDE))
+                .map(String::as_str)
+                == Some("work")
+        })
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(
+        work,
+        2 * 8 * u64::from(RANKS),
+        "work over ranks and threads"
+    );
+    let (matrix, within) = check_corrected(&run_dir);
+    for r in 0..RANKS {
+        let right = (r + 1) % RANKS;
+        assert_eq!(
+            matrix.get(&(r, right)),
+            Some(&(2, 8)),
+            "{r} -> {right}: {matrix:?}"
+        );
+    }
+    assert_eq!(matrix.len(), RANKS as usize, "{matrix:?}");
+    let (flows, stderr) = perfetto_flows(&run_dir, &tmp.join("t.json"));
+    assert_eq!(flows, matrix, "Perfetto flows per (from, to)");
+    check_warnings(&stderr, within);
+    if let Some((messages, _)) = otf2_messages(&run_dir, &tmp.join("t.otf2")) {
+        assert_eq!(
+            messages,
+            2 * u64::from(RANKS),
+            "OTF2 point-to-point messages"
+        );
+    }
+}
+
+on_both_mpis!(
+    mpi_and_openmp_trace_has_teams_on_every_rank_and_matches,
+    mpi_and_openmp_trace_has_teams_on_every_rank_and_matches_with_mpich,
+    check_hybrid_program,
+    open_mpi,
+    mpich
+);
 
 on_both_mpis!(
     fortran_mpi_messages_in_traces_match,
@@ -903,7 +973,7 @@ fn check_comms_program(mpi: &Mpi) {
     let _machine = machine::hold();
     let (tmp, run_dir) =
         traced_run_matching_plain(mpi, "mpi_comms.c", &format!("trace-mpi-comms-{}", mpi.name));
-    for (name, f) in trace_files(&run_dir) {
+    for (name, f) in traces::decode_all(&run_dir) {
         let ids: Vec<u32> = f
             .records
             .iter()
@@ -1486,7 +1556,7 @@ fn check_comm_kinds_program(mpi: &Mpi) {
         "mpi_comm_kinds.c",
         &format!("trace-mpi-commkinds-{}", mpi.name),
     );
-    for (name, f) in trace_files(&run_dir) {
+    for (name, f) in traces::decode_all(&run_dir) {
         let ids: Vec<u32> = f
             .records
             .iter()

@@ -5,6 +5,7 @@ pub mod machine;
 pub mod omp;
 pub mod profiles;
 pub mod report;
+pub mod traces;
 pub mod truth;
 
 use std::path::{Path, PathBuf};
