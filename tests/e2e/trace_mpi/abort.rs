@@ -24,7 +24,8 @@ use regio_idf::rundir::OBJECT_ID_STRIDE;
 use regio_trace_format::{Event, TraceFile};
 use serde_json::Value;
 
-use super::{build, mpi_launcher, mpich, open_mpi, trace_files, Mpi, MPICH, OPEN_MPI};
+use super::{build, mpi_launcher, mpich, open_mpi, Mpi, MPICH, OPEN_MPI};
+use crate::common::traces::decode_all;
 use crate::common::{profiles, run, TestDir};
 
 const FILE: &str = "mpi_abort.c";
@@ -130,14 +131,14 @@ fn check_abort(mpi: &Mpi) {
         "a profile per rank\n{}",
         got.describe()
     );
-    let files = trace_files(&run_dir);
-    let mut trace_ranks: Vec<u32> = files.iter().map(|(_, f)| f.header.rank).collect();
+    let files = decode_all(&run_dir);
+    let mut trace_ranks: Vec<u32> = files.values().map(|f| f.header.rank).collect();
     trace_ranks.sort_unstable();
     assert_eq!(
         trace_ranks,
         (0..RANKS).collect::<Vec<_>>(),
         "one trace file per rank (one thread each): {:?}\n{}",
-        files.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        files.keys().collect::<Vec<_>>(),
         got.describe()
     );
 
