@@ -29,7 +29,7 @@
 //! (`thread::ThreadState::exit`); an exit of a region entered while not
 //! recorded finds no frame and is ignored, as any unmatched exit.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::{Mutex, OnceLock};
 
 use regio_idf::filter::Filter;
@@ -232,6 +232,15 @@ pub fn configure(events: Option<&str>, filter: Option<(&str, &str)>) {
             Ok(f) => {
                 let _ = FILTER.set(f);
                 ACTIVE.store(true, Release);
+                // With `descriptor_registered`'s fence: either that sees
+                // the filter, or this sees its descriptor (the process's
+                // first probe registers one before the start-up).
+                fence(SeqCst);
+                for r in crate::region::registered() {
+                    if let Some(id) = r.registered_id() {
+                        filter_descriptor(r, id);
+                    }
+                }
             }
             Err(e) => warn(
                 &[e.to_string().as_bytes(), b" (REGIO_FILTER ignored)"],
@@ -274,14 +283,31 @@ fn set_mask_bits(m: u64) {
 /// The id of a Rust descriptor region (`region::Region`) for a probe: on
 /// its first entry, also the class byte of its kind, so the event mask
 /// (`REGIO_EVENTS`, `set_events`) leaves it out as it leaves out IDF
-/// regions of that kind.
+/// regions of that kind, and its gate's filtered bit (`REGIO_FILTER` by
+/// its name and file, as for IDF regions).
 #[inline(always)]
 pub fn descriptor_id(region: &'static crate::region::Region) -> u32 {
     let (id, fresh) = region.id_and_fresh();
     if fresh {
         descriptor_registered(id, region.kind);
+        fence(SeqCst);
+        filter_descriptor(region, id);
     }
     id
+}
+
+/// Sets the filtered bit of descriptor `region` (id `id`) if `REGIO_FILTER`
+/// leaves it out; nothing before the filter is read.
+fn filter_descriptor(region: &crate::region::Region, id: u32) {
+    let Some(f) = FILTER.get() else {
+        return;
+    };
+    if f.allows_region(region.name) && f.allows_file(region.file) {
+        return;
+    }
+    if let Some(g) = GATE.get(slot(id)) {
+        g.fetch_or(FILTERED, Relaxed);
+    }
 }
 
 /// Lock-free, as it runs inside a probe: a concurrent `set_mask_bits`

@@ -147,3 +147,34 @@ fn rust_program_trace_matches_its_profile_and_exports_named_regions() {
         assert_eq!(entered, expected(), "otf2-print ENTER lines per region");
     }
 }
+
+/// `REGIO_FILTER` leaves out Rust macro regions by name as it does IDF
+/// regions: `leaf` is in neither the trace nor the profile; the rest
+/// counts as before and the program prints the same. (The process's
+/// first probe registers its region before the start-up reads the
+/// filter: `select::configure` filters the descriptors registered by
+/// then.)
+#[test]
+fn rust_regions_follow_the_run_time_filter() {
+    let exe = build_bin("trace-demo", &[], "traced");
+    let tmp = TestDir::new("rust-trace-filter");
+    let filter = tmp.join("leaf.filter");
+    std::fs::write(&filter, "exclude region leaf\n").unwrap_or_else(|e| panic!("{e}"));
+    let run_dir = tmp.join("run");
+    let r = run(Command::new(&exe)
+        .env_remove("REGIO_DISABLE")
+        .env_remove("REGIO_EVENTS")
+        .env_remove("REGIO_SNAPSHOT")
+        .env("REGIO_FILTER", &filter)
+        .env("REGIO_MODE", "trace")
+        .env("REGIO_DIR", &run_dir));
+    assert_eq!(r.code(), Some(0), "{}", r.describe());
+    assert_eq!(r.stdout.trim(), "630 70 3");
+    let files = traces::decode_all(&run_dir);
+    assert_eq!(traces::nesting_problems(&files), Vec::<String>::new());
+    let enters = traces::enters(&files);
+    assert_eq!(enters, profile_calls(&run_dir), "enter records vs calls");
+    let mut want = expected();
+    want.remove("leaf");
+    assert_eq!(by_name(enters, &descriptor_names(&run_dir)), want);
+}
