@@ -5,9 +5,9 @@
 //! merged report against per-rank call counts known by construction and
 //! the barrier wait built into `comm.c` and `comm.f90`.
 //!
-//! Open MPI (`mpicc`, `mpif90`, `mpirun`) is required under
-//! `REGIO_REQUIRE_TOOLCHAINS=1`; MPICH (`mpicc.mpich`, `mpirun.mpich`) is
-//! tested where it is installed and otherwise skipped with a line saying so.
+//! Open MPI (`mpicc`, `mpif90`, `mpirun`) and MPICH (`mpicc.mpich`,
+//! `mpirun.mpich`) are required under `REGIO_REQUIRE_TOOLCHAINS=1`
+//! (`common::mpis`); without, a line says what is skipped.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,38 +15,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::common::mpis::{mpich, mpich_fortran, open_mpi, open_mpi_fortran, Mpi, MPICH, OPEN_MPI};
 use crate::common::report::{only_run, report_json, str_field, visit};
-use crate::common::{
-    compile, find_on_path, instrument_bin, instrument_flags, require_tool, run, run_ok,
-};
+use crate::common::{compile, instrument_bin, instrument_flags, run, run_ok};
 use crate::common::{machine, testdata, Run, TestDir};
-
-/// One MPI implementation's tools.
-struct Mpi {
-    name: &'static str,
-    cc: &'static str,
-    fc: &'static str,
-    run: &'static str,
-    /// Extra launcher arguments (Open MPI must be told it may
-    /// oversubscribe the 2 cores of CI and run as root).
-    args: &'static [&'static str],
-}
-
-const OPEN_MPI: Mpi = Mpi {
-    name: "Open MPI",
-    cc: "mpicc",
-    fc: "mpif90",
-    run: "mpirun",
-    args: &["--oversubscribe"],
-};
-
-const MPICH: Mpi = Mpi {
-    name: "MPICH",
-    cc: "mpicc.mpich",
-    fc: "mpif90.mpich",
-    run: "mpirun.mpich",
-    args: &[],
-};
 
 /// Per-rank calls expected for one MPI routine (kind without `mpi_`),
 /// given the rank and the number of ranks.
@@ -111,7 +83,7 @@ fn mpirun(mpi: &Mpi, np: u32, exe: &Path, dir: &Path, run_dir: Option<&Path>) ->
         .args(["-np", &np.to_string()]);
     if let Some(d) = run_dir {
         c.env("REGIO_DIR", d);
-        if mpi.name == "Open MPI" {
+        if mpi.is_open_mpi() {
             c.args(["-x", "REGIO_DIR"]);
         }
     }
@@ -278,23 +250,6 @@ fn check_program(mpi: &Mpi, file: &str, expect: Expect, spin_ms: Option<f64>) {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-fn open_mpi() -> bool {
-    require_tool("mpicc", "libopenmpi-dev") && require_tool("mpirun", "openmpi-bin")
-}
-
-fn open_mpi_fortran() -> bool {
-    open_mpi() && require_tool("mpif90", "libopenmpi-dev (with gfortran)")
-}
-
-/// MPICH is optional everywhere: a clear line when it is missing.
-fn mpich() -> bool {
-    let ok = find_on_path(MPICH.cc).is_some() && find_on_path(MPICH.run).is_some();
-    if !ok {
-        println!("SKIPPED: needs mpich (mpicc.mpich, mpirun.mpich)");
-    }
-    ok
-}
-
 #[test]
 fn c_calls_are_counted_per_rank_and_the_barrier_shows_the_imbalance() {
     if open_mpi() {
@@ -321,15 +276,6 @@ fn fixed_form_mpif_h_calls_are_counted_per_rank() {
     if open_mpi_fortran() {
         check_program(&OPEN_MPI, "comm_fixed.f", expect_comm_fixed, None);
     }
-}
-
-/// MPICH's Fortran wrapper as well (mpif90.mpich).
-fn mpich_fortran() -> bool {
-    let ok = mpich() && find_on_path(MPICH.fc).is_some();
-    if !ok {
-        println!("SKIPPED: needs mpich with Fortran (mpif90.mpich)");
-    }
-    ok
 }
 
 #[test]
@@ -621,7 +567,7 @@ fn check_clock_skew(mpi: &Mpi) {
         )
         .args(mpi.args)
         .args(["-np", "2"]);
-    if mpi.name == "Open MPI" {
+    if mpi.is_open_mpi() {
         c.args(["-x", "REGIO_DIR", "-x", "REGIO_TEST_CLOCK_SKEW"]);
     }
     c.arg(&inst).arg("1");

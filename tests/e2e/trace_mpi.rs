@@ -46,60 +46,13 @@ use serde_json::Value;
 mod abort;
 mod spawn;
 
+use crate::common::mpis::{mpich, mpich_fortran, open_mpi, open_mpi_fortran, Mpi, MPICH, OPEN_MPI};
 use crate::common::report::{only_run, report_json};
 use crate::common::traces;
 use crate::common::{
-    compile, find_on_path, instrument_bin, instrument_flags, instrument_testdata, machine,
-    python_with_otf2, require_tool, run, run_ok, TestDir,
+    compile, instrument_bin, instrument_flags, instrument_testdata, machine, python_with_otf2,
+    require_tool, run, run_ok, TestDir,
 };
-
-struct Mpi {
-    name: &'static str,
-    cc: &'static str,
-    fc: &'static str,
-    run: &'static str,
-    args: &'static [&'static str],
-}
-
-const OPEN_MPI: Mpi = Mpi {
-    name: "openmpi",
-    cc: "mpicc",
-    fc: "mpif90",
-    run: "mpirun",
-    args: &["--oversubscribe"],
-};
-
-const MPICH: Mpi = Mpi {
-    name: "mpich",
-    cc: "mpicc.mpich",
-    fc: "mpif90.mpich",
-    run: "mpirun.mpich",
-    args: &[],
-};
-
-fn open_mpi() -> bool {
-    require_tool("mpicc", "libopenmpi-dev") && require_tool("mpirun", "openmpi-bin")
-}
-
-fn open_mpi_fortran() -> bool {
-    open_mpi() && require_tool("mpif90", "libopenmpi-dev (with gfortran)")
-}
-
-fn mpich() -> bool {
-    let ok = find_on_path(MPICH.cc).is_some() && find_on_path(MPICH.run).is_some();
-    if !ok {
-        println!("SKIPPED: needs mpich (mpicc.mpich, mpirun.mpich)");
-    }
-    ok
-}
-
-fn mpich_fortran() -> bool {
-    let ok = mpich() && find_on_path(MPICH.fc).is_some();
-    if !ok {
-        println!("SKIPPED: needs mpich with Fortran (mpif90.mpich)");
-    }
-    ok
-}
 
 /// Rank 1 runs this far ahead (plus the drift): far above the latency of
 /// a message between processes of one machine.
@@ -202,7 +155,7 @@ fn mpirun_traced(
         c.env(k, v);
         names.push(k);
     }
-    if mpi.name == "openmpi" {
+    if mpi.is_open_mpi() {
         for n in names {
             c.args(["-x", n]);
         }

@@ -414,13 +414,11 @@ fn an_mpi_program_builds_with_wrapped_mpicc() {
 }
 
 /// `instrument wrap mpicc.mpich`: the same program with MPICH's compiler
-/// wrapper and launcher (optional, as in `mpi::`: SKIPPED without MPICH).
+/// wrapper and launcher (as in `mpi::`: SKIPPED without MPICH, unless
+/// REGIO_REQUIRE_TOOLCHAINS=1).
 #[test]
 fn an_mpi_program_builds_with_wrapped_mpich_mpicc() {
-    if crate::common::find_on_path("mpicc.mpich").is_none()
-        || crate::common::find_on_path("mpirun.mpich").is_none()
-    {
-        println!("SKIPPED: needs mpich (mpicc.mpich, mpirun.mpich)");
+    if !crate::common::mpis::mpich() {
         return;
     }
     let tmp = TestDir::new("wrap-mpich");

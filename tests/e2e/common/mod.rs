@@ -2,6 +2,7 @@
 
 pub mod cmd;
 pub mod machine;
+pub mod mpis;
 pub mod omp;
 pub mod profiles;
 pub mod report;

@@ -45,7 +45,7 @@ fn run_traced(mpi: &Mpi, exe: &Path, run_dir: &Path) -> crate::common::Run {
         .arg(mpi.run)
         .args(mpi.args)
         .args(["-np", &RANKS.to_string()]);
-    if mpi.name == "openmpi" {
+    if mpi.is_open_mpi() {
         for n in ["REGIO_MODE", "REGIO_DIR", "REGIO_TRACE_BUFFER"] {
             c.args(["-x", n]);
         }

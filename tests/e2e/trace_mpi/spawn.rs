@@ -38,7 +38,7 @@ fn mpirun(mpi: &Mpi, exe: &Path, env: &[(&str, &Path)]) -> Run {
         .args(["-np", &PARENTS.to_string()]);
     for (k, v) in env {
         c.env(k, v);
-        if mpi.name == "openmpi" {
+        if mpi.is_open_mpi() {
             c.args(["-x", k]);
         }
     }
@@ -59,7 +59,7 @@ fn plain_output(mpi: &Mpi, tmp: &TestDir) -> Option<String> {
     if got.status.success() && got.stdout.contains("mpi_spawn done") {
         return Some(got.stdout);
     }
-    if mpi.name == "openmpi" && std::env::var("REGIO_REQUIRE_TOOLCHAINS").as_deref() == Ok("1") {
+    if mpi.is_open_mpi() && std::env::var("REGIO_REQUIRE_TOOLCHAINS").as_deref() == Ok("1") {
         panic!(
             "MPI_Comm_spawn does not run under {}; REGIO_REQUIRE_TOOLCHAINS=1\n{}",
             mpi.name,
