@@ -50,8 +50,8 @@ use crate::common::mpis::{mpich, mpich_fortran, open_mpi, open_mpi_fortran, Mpi,
 use crate::common::report::{only_run, report_json};
 use crate::common::traces;
 use crate::common::{
-    compile, instrument_bin, instrument_flags, instrument_testdata, machine, python_with_otf2,
-    require_tool, run, run_ok, TestDir,
+    compile, instrument_bin, instrument_flags, instrument_testdata, machine, python_with_otf2, run,
+    run_ok, TestDir,
 };
 
 /// Rank 1 runs this far ahead (plus the drift): far above the latency of
@@ -296,22 +296,11 @@ fn otf2_messages_with(
     out: &Path,
     env: &[(&str, &str)],
 ) -> Option<(u64, Vec<Otf2Collective>)> {
-    if !require_tool("otf2-print", "otf2-tools") {
-        return None;
-    }
-    run_ok(
-        Command::new(instrument_bin())
-            .args(["export", "--format", "otf2"])
-            .arg(run_dir)
-            .arg("--out")
-            .arg(out)
-            .envs(env.iter().copied()),
-    );
-    let printed = run_ok(Command::new("otf2-print").arg(out.join("traces.otf2")));
+    let printed = traces::otf2_printed_with(run_dir, out, env)?;
     let mut sends: BTreeMap<String, u64> = BTreeMap::new();
     let mut recvs: BTreeMap<String, u64> = BTreeMap::new();
     let mut ops = Vec::new();
-    for line in printed.stdout.lines() {
+    for line in printed.lines() {
         let mut words = line.split_whitespace();
         let kind = words.next().unwrap_or("");
         // "Communicator: ... , Tag: t, Length: n" identify the message.
@@ -341,7 +330,7 @@ fn otf2_messages_with(
     }
     assert_eq!(sends, recvs, "OTF2 sends and receives per message kind");
     let total: u64 = sends.values().sum();
-    let entered: u64 = traces::otf2_enters_by_name(&printed.stdout).values().sum();
+    let entered: u64 = traces::otf2_enters_by_name(&printed).values().sum();
     let calls: u64 = traces::profile_calls(run_dir).values().sum();
     assert_eq!(entered, calls, "otf2-print ENTER lines vs profile calls");
     if let Some(python) = python_with_otf2() {

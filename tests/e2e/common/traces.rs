@@ -53,29 +53,46 @@ pub fn enters(files: &Files) -> BTreeMap<u32, u64> {
 pub fn nesting_problems(files: &Files) -> Vec<String> {
     let mut problems = Vec::new();
     for (name, f) in files {
-        let mut open: Vec<u32> = Vec::new();
-        let mut last = 0u64;
-        for (i, r) in f.records.iter().enumerate() {
-            if r.ticks < last {
-                problems.push(format!("{name}: record {i} goes back in time"));
-            }
-            last = r.ticks;
-            match r.event {
-                Event::Enter { region } => open.push(region),
-                Event::Exit { region } => match open.pop() {
-                    Some(top) if top == region => {}
-                    other => problems.push(format!(
-                        "{name}: record {i}: exit of {region} closes {other:?}"
-                    )),
-                },
-                _ => {}
-            }
-        }
+        let (_, open) = walk(name, f, &mut problems);
         if !open.is_empty() {
             problems.push(format!("{name}: ends with regions {open:?} open"));
         }
     }
     problems
+}
+
+/// One file's enter records per region, and the regions open at its end
+/// (innermost last); a problem for each exit that does not close the
+/// innermost open enter of its region and each record that goes back in
+/// time.
+pub fn walk(
+    name: &str,
+    f: &TraceFile,
+    problems: &mut Vec<String>,
+) -> (BTreeMap<u32, u64>, Vec<u32>) {
+    let mut enters = BTreeMap::new();
+    let mut open = Vec::new();
+    let mut last = 0u64;
+    for (i, r) in f.records.iter().enumerate() {
+        if r.ticks < last {
+            problems.push(format!("{name}: record {i} goes back in time"));
+        }
+        last = r.ticks;
+        match r.event {
+            Event::Enter { region } => {
+                *enters.entry(region).or_default() += 1;
+                open.push(region);
+            }
+            Event::Exit { region } => match open.pop() {
+                Some(top) if top == region => {}
+                other => problems.push(format!(
+                    "{name}: record {i}: exit of {region} closes {other:?}"
+                )),
+            },
+            _ => {}
+        }
+    }
+    (enters, open)
 }
 
 /// Profile calls per region id, summed over every process, thread and
@@ -153,6 +170,11 @@ pub fn perfetto_events<'a>(json: &'a Value, ph: &'a str) -> impl Iterator<Item =
 /// `instrument export --format otf2` into `out`, printed by `otf2-print`
 /// (its stdout); None when `otf2-print` is missing (SKIPPED).
 pub fn otf2_printed(run_dir: &Path, out: &Path) -> Option<String> {
+    otf2_printed_with(run_dir, out, &[])
+}
+
+/// [`otf2_printed`] with `env` set for the export.
+pub fn otf2_printed_with(run_dir: &Path, out: &Path, env: &[(&str, &str)]) -> Option<String> {
     if !require_tool("otf2-print", "otf2-tools") {
         return None;
     }
@@ -161,7 +183,8 @@ pub fn otf2_printed(run_dir: &Path, out: &Path) -> Option<String> {
             .args(["export", "--format", "otf2"])
             .arg(run_dir)
             .arg("--out")
-            .arg(out),
+            .arg(out)
+            .envs(env.iter().copied()),
     );
     Some(run_ok(Command::new("otf2-print").arg(out.join("traces.otf2"))).stdout)
 }

@@ -21,11 +21,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use regio_idf::rundir::OBJECT_ID_STRIDE;
-use regio_trace_format::{Event, TraceFile};
+use regio_trace_format::Event;
 use serde_json::Value;
 
 use super::{build, mpi_launcher, mpich, open_mpi, Mpi, MPICH, OPEN_MPI};
-use crate::common::traces::decode_all;
+use crate::common::traces::{decode_all, walk};
 use crate::common::{profiles, run, TestDir};
 
 const FILE: &str = "mpi_abort.c";
@@ -68,35 +68,6 @@ fn idf_regions(run_dir: &Path) -> BTreeMap<u32, (String, String)> {
             (r["id"].as_u64().unwrap_or(0) as u32, (s("name"), s("kind")))
         })
         .collect()
-}
-
-/// Enter records per region, and the regions open at the end (innermost
-/// last); a problem for each exit that does not close its enter or record
-/// that goes back in time.
-fn walk(name: &str, f: &TraceFile, problems: &mut Vec<String>) -> (BTreeMap<u32, u64>, Vec<u32>) {
-    let mut enters = BTreeMap::new();
-    let mut open = Vec::new();
-    let mut last = 0u64;
-    for (i, r) in f.records.iter().enumerate() {
-        if r.ticks < last {
-            problems.push(format!("{name}: record {i} goes back in time"));
-        }
-        last = r.ticks;
-        match r.event {
-            Event::Enter { region } => {
-                *enters.entry(region).or_default() += 1;
-                open.push(region);
-            }
-            Event::Exit { region } => {
-                let top = open.pop();
-                if top != Some(region) {
-                    problems.push(format!("{name}: record {i}: exit of {region} unmatched"));
-                }
-            }
-            _ => {}
-        }
-    }
-    (enters, open)
 }
 
 fn check_abort(mpi: &Mpi) {
