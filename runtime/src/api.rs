@@ -15,32 +15,12 @@ use crate::registry;
 use crate::select;
 use crate::ticks::Ticks;
 
-/// Enters region `id` on the calling thread.
+/// Enters region `id` on the calling thread. The region's gate (filter,
+/// event mask, throttling) is read before the thread's state, so an entry
+/// that is not recorded costs the mode and that load (Fortran's and the C
+/// API's probes read no gate themselves; instrumented C reads it inline).
 #[inline(always)]
 pub fn enter(id: u32) {
-    match MODE.load(Relaxed) {
-        ON => {
-            let t = registry::current();
-            if !t.is_null() {
-                // SAFETY: `t` is this thread's own, leaked state.
-                unsafe { (*t).enter(id, &Ticks) };
-                return;
-            }
-        }
-        // REGIO_DISABLE or regio_disable(): nothing to do, and nothing
-        // more to pay than this load.
-        DEAD | OFF => return,
-        _ => {}
-    }
-    enter_cold(id);
-}
-
-/// [`enter`] for Fortran, whose probes read no gate (C's read theirs
-/// inline): the region's gate (filter, event mask, throttling) is read
-/// before the thread's state, so an entry that is not recorded costs the
-/// mode, that load and no more.
-#[inline(always)]
-pub fn enter_unless_closed(id: u32) {
     match MODE.load(Relaxed) {
         ON => {
             if !select::recorded(id) {
@@ -54,6 +34,8 @@ pub fn enter_unless_closed(id: u32) {
                 return;
             }
         }
+        // REGIO_DISABLE or regio_disable(): nothing to do, and nothing
+        // more to pay than this load.
         DEAD | OFF => return,
         _ => {}
     }

@@ -200,7 +200,7 @@ pub extern "C" fn regio_flush() {
 #[no_mangle]
 pub unsafe extern "C" fn regio_enter_(id: *const i32) {
     if !id.is_null() {
-        api::enter_unless_closed(*id as u32);
+        api::enter(*id as u32);
     }
 }
 
