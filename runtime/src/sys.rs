@@ -14,6 +14,22 @@ pub fn getpid() -> u64 {
     unsafe { libc::getpid() as u64 }
 }
 
+/// Sends `sig` to the calling thread with `info` as its siginfo
+/// (`rt_tgsigqueueinfo`: the handler sees that sender and code); false if
+/// the kernel refused (a siginfo that claims to be the kernel's).
+pub fn signal_own_thread(sig: i32, info: &mut libc::siginfo_t) -> bool {
+    // SAFETY: a signal to our own process and thread with a valid siginfo.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_tgsigqueueinfo,
+            getpid() as libc::c_long,
+            gettid() as libc::c_long,
+            sig as libc::c_long,
+            info as *mut libc::siginfo_t,
+        ) == 0
+    }
+}
+
 pub fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }

@@ -437,13 +437,7 @@ impl TraceBuf {
             let mut info: libc::siginfo_t = std::mem::zeroed();
             info.si_signo = sig;
             info.si_code = libc::SI_QUEUE;
-            libc::syscall(
-                libc::SYS_rt_tgsigqueueinfo,
-                sys::getpid() as libc::c_long,
-                sys::gettid() as libc::c_long,
-                sig as libc::c_long,
-                &mut info as *mut libc::siginfo_t,
-            );
+            sys::signal_own_thread(sig, &mut info);
             let _ = block.encode_raw(buf, from + half, to);
             // The caller's encoding then finds no raw record left.
             self.end.store(self.buf as usize + block.len(), Release);
@@ -513,18 +507,13 @@ impl TraceBuf {
             // it was (the handler keeps it too).
             let errno = sys::errno();
             let mut info = (*self.deferred_info.get()).assume_init();
-            let pid = sys::getpid() as libc::c_long;
-            let tid = sys::gettid() as libc::c_long;
-            let sent = info.si_signo == sig
-                && libc::syscall(
-                    libc::SYS_rt_tgsigqueueinfo,
-                    pid,
-                    tid,
+            if !(info.si_signo == sig && sys::signal_own_thread(sig, &mut info)) {
+                libc::syscall(
+                    libc::SYS_tgkill,
+                    sys::getpid() as libc::c_long,
+                    sys::gettid() as libc::c_long,
                     sig as libc::c_long,
-                    &mut info as *mut libc::siginfo_t,
-                ) == 0;
-            if !sent {
-                libc::syscall(libc::SYS_tgkill, pid, tid, sig as libc::c_long);
+                );
             }
             *libc::__errno_location() = errno;
         }
