@@ -11,9 +11,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// The marker's name before the rank, as the runtime writes it.
-pub const MARKER_PREFIX: &str = "regio.spawned-r";
-const MARKER_SUFFIX: &str = ".txt";
+use regio_idf::rundir::{SPAWNED_PREFIX, SPAWNED_SUFFIX};
 
 /// (rank, pid) of every process `dir` holds a spawn marker of; none if
 /// the directory cannot be read.
@@ -29,8 +27,8 @@ pub fn marked(dir: &Path) -> BTreeSet<(u32, u32)> {
 
 fn parse(name: &str) -> Option<(u32, u32)> {
     let rest = name
-        .strip_prefix(MARKER_PREFIX)?
-        .strip_suffix(MARKER_SUFFIX)?;
+        .strip_prefix(SPAWNED_PREFIX)?
+        .strip_suffix(SPAWNED_SUFFIX)?;
     let (rank, pid) = rest.split_once("-p")?;
     Some((rank.parse().ok()?, pid.parse().ok()?))
 }

@@ -53,6 +53,13 @@ pub const UNREGISTERED_BASE: u32 = 511 * OBJECT_ID_STRIDE;
 pub const OBJECTS_PREFIX: &str = "regio.objects-p";
 pub const OBJECTS_SUFFIX: &str = ".txt";
 
+/// `regio.spawned-r<rank>-p<pid>.txt`: written at `MPI_Init` by a process
+/// that `MPI_Comm_spawn` started into the run directory (the runtime's
+/// `mpi/spawn.rs`); readers leave its files out (`regio-analysis`
+/// `spawned.rs`).
+pub const SPAWNED_PREFIX: &str = "regio.spawned-r";
+pub const SPAWNED_SUFFIX: &str = ".txt";
+
 /// The pid and host an objects file's `name` holds
 /// ([`OBJECTS_PREFIX`]); None for any other name.
 pub fn objects_file_key(name: &str) -> Option<(u32, Option<&str>)> {

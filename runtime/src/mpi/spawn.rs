@@ -7,14 +7,12 @@
 //! `instrument report` and `export` leave its profile and trace out (with
 //! a warning): the run directory describes one `MPI_COMM_WORLD`.
 
+use regio_idf::rundir::{SPAWNED_PREFIX, SPAWNED_SUFFIX};
+
 use crate::config::Config;
 use crate::mpi::pmpi;
 use crate::out::warn;
 use crate::sys;
-
-/// The marker's name before the rank; `regio-analysis` reads the same
-/// name (`spawned.rs`).
-pub const MARKER_PREFIX: &str = "regio.spawned-r";
 
 /// After `MPI_Init` returned, with the rank MPI reported.
 pub fn at_init(cfg: &Config, rank: u32) {
@@ -23,7 +21,10 @@ pub fn at_init(cfg: &Config, rank: u32) {
     }
     use std::os::unix::ffi::OsStrExt;
     let dir = std::path::Path::new(std::ffi::OsStr::from_bytes(&cfg.run_dir));
-    let path = dir.join(format!("{MARKER_PREFIX}{rank}-p{}.txt", sys::getpid()));
+    let path = dir.join(format!(
+        "{SPAWNED_PREFIX}{rank}-p{}{SPAWNED_SUFFIX}",
+        sys::getpid()
+    ));
     let text = format!(
         "started by MPI_Comm_spawn on {}\n",
         String::from_utf8_lossy(&cfg.host)
