@@ -232,6 +232,11 @@ fn describe(e: &Event, me: u32, trace: &Trace) -> Value {
             .get(*c as usize)?
             .rank_seen_by(me, world(c, peer)?)
     };
+    // A message record's args; a non-blocking one adds its request.
+    let message = |peer: &u32, c: &u32, tag: &u32, bytes: &u64| {
+        json!({"peer": peer, "communicator": comm(c), "tag": tag, "bytes": bytes,
+            "peer_rank": peer_rank(c, peer), "peer_world": world(c, peer), "communicator_id": c, "intercommunicator": inter(c)})
+    };
     match e {
         Event::OmpFork { region, team_size } => {
             json!({"region": trace.region(*region).name, "team_size": team_size})
@@ -256,8 +261,7 @@ fn describe(e: &Event, me: u32, trace: &Trace) -> Value {
             comm: c,
             tag,
             bytes,
-        } => json!({"peer": peer, "communicator": comm(c), "tag": tag, "bytes": bytes,
-            "peer_rank": peer_rank(c, peer), "peer_world": world(c, peer), "communicator_id": c, "intercommunicator": inter(c)}),
+        } => message(peer, c, tag, bytes),
         Event::MpiIsend {
             peer,
             comm: c,
@@ -272,8 +276,9 @@ fn describe(e: &Event, me: u32, trace: &Trace) -> Value {
             bytes,
             request,
         } => {
-            json!({"peer": peer, "communicator": comm(c), "tag": tag, "bytes": bytes, "request": request,
-                "peer_rank": peer_rank(c, peer), "peer_world": world(c, peer), "communicator_id": c, "intercommunicator": inter(c)})
+            let mut args = message(peer, c, tag, bytes);
+            args["request"] = json!(request);
+            args
         }
         Event::MpiIsendComplete { request } | Event::MpiIrecvRequest { request } => {
             json!({"request": request})
